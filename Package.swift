@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+// The app side of swift-deeplinks. It declares no package dependency at all, not even for tests,
+// so that an iOS app adding it fetches and builds nothing but these sources. The server, the CLI
+// and every test that needs a package live in Server/Package.swift, which depends on this one by path.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "swift-deeplinks",
+    platforms: [.iOS(.v15), .macOS(.v13), .tvOS(.v15), .visionOS(.v1)],
+    products: [
+        .library(name: "DeepLinks", targets: ["DeepLinks"]),
+        .library(name: "DeepLinksTesting", targets: ["DeepLinksTesting"]),
+        .library(name: "DeepLinksUIKit", targets: ["DeepLinksUIKit"]),
+        .library(name: "DeepLinksSwiftUI", targets: ["DeepLinksSwiftUI"]),
+        .library(name: "AppSiteAssociation", targets: ["AppSiteAssociation"]),
+    ],
+    targets: [
+        .target(name: "DeepLinks", swiftSettings: swiftSettings),
+        .target(name: "DeepLinksTesting", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        .target(name: "DeepLinksUIKit", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        .target(name: "DeepLinksSwiftUI", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        .target(name: "AppSiteAssociation", swiftSettings: swiftSettings),
+        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DeepLinksTestingTests",
+            dependencies: ["DeepLinksTesting", "DeepLinks"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppSiteAssociationTests",
+            dependencies: ["AppSiteAssociation"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+// The server and the `deeplinks` command. Depends on the app-side package by path, so the app never
+// fetches NIO, Hummingbird or database drivers.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let testSwiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "swift-deeplinks-server",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DeepLinksServer", targets: ["DeepLinksServer"]),
+        .executable(name: "deeplinks", targets: ["deeplinks"]),
+    ],
+    dependencies: [
+        .package(name: "swift-deeplinks", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "DeepLinksServer",
+            dependencies: [
+                .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "deeplinks",
+            dependencies: [
+                "DeepLinksServer",
+                .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DeepLinksServerTests",
+            dependencies: [
+                "DeepLinksServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DeepLinksCLITests",
+            dependencies: [
+                "deeplinks",
+                .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: testSwiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,202 @@
+import Foundation
+
+/// The validated description of the app the server links to: who it is (team and bundle ID), how
+/// links reach it (custom scheme, universal-link domains) and where to send users without it (App Store).
+///
+/// Built from ``AppConfigurationFile`` (the on-disk JSON) by ``init(file:)``, which reports every
+/// problem at once. When no file is given, the server runs on ``demo``.
+public struct AppConfiguration: Sendable, Equatable {
+    /// The Apple Developer Team ID: ten upper-case letters or digits.
+    public var teamID: String
+    /// The app's bundle identifier, as in `com.example.demo`.
+    public var bundleID: String
+    /// The custom URL scheme the app registers, lower-cased (`demoapp` for `demoapp://...`).
+    public var customScheme: String
+    /// Universal-link hosts, lower-cased: the app's `applinks:` entitlement entries, without the service prefix.
+    public var domains: [String]
+    /// The numeric App Store identifier (the digits of `id1234567890`), when the app is published.
+    public var appStoreID: String?
+    /// The app's display name, used on web pages and in mail.
+    public var displayName: String
+
+    /// `TEAMID.bundle.id`, as in an apple-app-site-association file.
+    public var appID: String { "\(teamID).\(bundleID)" }
+
+    /// The demo app of `Server/Examples/demo-app.json`.
+    public static let demo = AppConfiguration(
+        teamID: "ABCDE12345",
+        bundleID: "com.example.demo",
+        customScheme: "demoapp",
+        domains: ["links.example.com"],
+        appStoreID: "1234567890",
+        displayName: "Demo"
+    )
+
+    public init(
+        teamID: String,
+        bundleID: String,
+        customScheme: String,
+        domains: [String],
+        appStoreID: String?,
+        displayName: String
+    ) {
+        self.teamID = teamID
+        self.bundleID = bundleID
+        self.customScheme = customScheme
+        self.domains = domains
+        self.appStoreID = appStoreID
+        self.displayName = displayName
+    }
+
+    /// Validates a decoded file. Throws ``ConfigurationFileError`` listing every problem.
+    public init(file: AppConfigurationFile, source: String = "configuration") throws(ConfigurationFileError) {
+        var problems: [String] = []
+        func required(_ value: String?, _ key: String) -> String {
+            guard let value, !value.isEmpty else {
+                problems.append("\(key): is required")
+                return ""
+            }
+            return value
+        }
+        let app = file.app
+        if app == nil { problems.append("app: is required") }
+        let teamID = required(app?.teamID, "app.teamID")
+        if !teamID.isEmpty, !Self.isTeamID(teamID) {
+            problems.append("app.teamID: '\(teamID)' is not ten upper-case letters or digits")
+        }
+        let bundleID = required(app?.bundleID, "app.bundleID")
+        if !bundleID.isEmpty, !Self.isBundleID(bundleID) {
+            problems.append("app.bundleID: '\(bundleID)' is not a reverse-DNS identifier (letters, digits, '-' and '.')")
+        }
+        let scheme = required(app?.customScheme, "app.customScheme")
+        if !scheme.isEmpty, !Self.isScheme(scheme) {
+            problems.append("app.customScheme: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')")
+        } else if ["http", "https", "file", "ftp", "mailto", "tel", "sms", "javascript", "data"].contains(scheme.lowercased()) {
+            problems.append("app.customScheme: '\(scheme)' is reserved; choose a scheme of the app's own")
+        }
+        var domains: [String] = []
+        for (index, domain) in (app?.domains ?? []).enumerated() {
+            if let reason = Self.hostProblem(domain) {
+                problems.append("app.domains[\(index)]: '\(domain)' \(reason)")
+            } else {
+                domains.append(domain.lowercased())
+            }
+        }
+        if app?.domains?.isEmpty ?? true {
+            problems.append("app.domains: list at least one universal-link domain")
+        }
+        if let storeID = app?.appStoreID, !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count)) {
+            problems.append("app.appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')")
+        }
+        guard problems.isEmpty else {
+            throw ConfigurationFileError(source: source, problems: problems)
+        }
+        self.init(
+            teamID: teamID,
+            bundleID: bundleID,
+            customScheme: scheme.lowercased(),
+            domains: domains,
+            appStoreID: app?.appStoreID,
+            displayName: app?.displayName ?? bundleID
+        )
+    }
+
+    /// Reads and validates a JSON configuration file.
+    public static func load(path: String) throws(ConfigurationFileError) -> AppConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationFileError(source: path, problems: ["cannot be read (\(error.localizedDescription))"])
+        }
+        return try decode(data, source: path)
+    }
+
+    /// Decodes and validates JSON configuration bytes.
+    public static func decode(_ data: Data, source: String) throws(ConfigurationFileError) -> AppConfiguration {
+        guard data.count <= 1 << 20 else {
+            throw ConfigurationFileError(source: source, problems: ["is larger than 1 MiB"])
+        }
+        let file: AppConfigurationFile
+        do {
+            file = try JSONDecoder().decode(AppConfigurationFile.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigurationFileError(source: source, problems: [error.readableDescription])
+        } catch {
+            throw ConfigurationFileError(source: source, problems: ["is not valid JSON"])
+        }
+        return try AppConfiguration(file: file, source: source)
+    }
+
+    static func isTeamID(_ value: String) -> Bool {
+        value.count == 10 && value.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+    }
+
+    static func isBundleID(_ value: String) -> Bool {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 && value.count <= 155
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" }
+            }
+    }
+
+    static func isScheme(_ value: String) -> Bool {
+        guard let first = value.unicodeScalars.first, first.isASCIILetter, value.count <= 64 else { return false }
+        return value.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "+" || $0 == "-" || $0 == "." }
+    }
+
+    /// Why `value` is not a bare host name (no scheme, path, port or wildcard), or nil when it is one.
+    static func hostProblem(_ value: String) -> String? {
+        if value.contains("://") { return "must be a host name without a scheme" }
+        if value.contains("/") { return "must be a host name without a path" }
+        if value.contains(":") { return "must be a host name without a port" }
+        if value.hasPrefix("*.") { return "is a wildcard; list the exact host the server answers for" }
+        let labels = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard value.count <= 253, labels.count >= 2 else { return "is not a fully qualified host name" }
+        for label in labels {
+            guard !label.isEmpty, label.count <= 63,
+                label.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "-" }),
+                label.first != "-", label.last != "-"
+            else { return "is not a valid host name" }
+        }
+        return nil
+    }
+}
+
+extension Unicode.Scalar {
+    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+    var isASCIIAlphanumeric: Bool { isASCIILetter || ("0"..."9").contains(self) }
+}
+
+extension DecodingError {
+    /// A one-line description with the JSON path, for people.
+    var readableDescription: String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.isEmpty ? "the top level" : String(text.drop(while: { $0 == "." }))
+        }
+        switch self {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.typeName(type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(Self.typeName(type)), found null"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): is required"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "is not valid JSON" }
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "is not a valid configuration"
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// The configuration file as it is on disk: JSON, every field optional so that validation can say
+/// what is missing. See `Server/Examples/demo-app.json`.
+public struct AppConfigurationFile: Codable, Sendable, Equatable {
+    public struct App: Codable, Sendable, Equatable {
+        public var teamID: String?
+        public var bundleID: String?
+        public var customScheme: String?
+        public var domains: [String]?
+        public var appStoreID: String?
+        public var displayName: String?
+    }
+
+    public var app: App?
+}
+
+/// A configuration file that cannot be used: where, and every problem found.
+public struct ConfigurationFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var source: String
+    public var problems: [String]
+
+    public var description: String {
+        if problems.count == 1 { return "\(source): \(problems[0])" }
+        return "\(source) has \(problems.count) problems: " + problems.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,14 @@
+import Logging
+
+/// Everything `deeplinks serve` needs, validated. Defaults are the embedded ones: nothing to install.
+public struct ServerSettings: Sendable {
+    /// The address to bind; `127.0.0.1` by default, so a development server is not exposed.
+    public var host: String = "127.0.0.1"
+    /// The port to bind; 8080 by default, 0 for an ephemeral port.
+    public var port: Int = 8080
+    public var database: DatabaseURL = .sqliteFile(path: "var/deeplinks.sqlite")
+    public var mail: MailURL = .folder(path: "var/mail/")
+    public var app: AppConfiguration = .demo
+
+    public init() {}
+}

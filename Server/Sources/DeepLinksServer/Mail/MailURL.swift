@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where outgoing mail goes: a local folder of `.eml` files (the default, for development), or an SMTP server.
+///
+/// Forms: `file:var/mail` or a bare path (`./var/mail/`); `smtp://USER:PASSWORD@HOST:587` (STARTTLS when
+/// offered); `smtps://USER:PASSWORD@HOST:465` (TLS from the first byte). The password never appears in
+/// ``description``.
+public enum MailURL: Sendable, Equatable, CustomStringConvertible {
+    case folder(path: String)
+    case smtp(SMTPSettings)
+
+    public struct SMTPSettings: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var implicitTLS: Bool
+        public var username: String?
+        public var password: String?
+
+        public init(host: String, port: Int, implicitTLS: Bool, username: String?, password: String?) {
+            self.host = host
+            self.port = port
+            self.implicitTLS = implicitTLS
+            self.username = username
+            self.password = password
+        }
+    }
+
+    public static let defaultValue = "var/mail/"
+
+    public init(parsing string: String) throws(ConfigurationError) {
+        let trimmed = string.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw ConfigurationError(setting: "mail URL", reason: "is empty") }
+        if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw ConfigurationError(setting: "mail URL", reason: "contains a control character")
+        }
+        let lowered = trimmed.lowercased()
+        if lowered.hasPrefix("smtp://") || lowered.hasPrefix("smtps://") {
+            let implicitTLS = lowered.hasPrefix("smtps://")
+            guard let components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else {
+                throw ConfigurationError(setting: "mail URL", reason: "\(DatabaseURL.redact(trimmed)) is not a valid SMTP URL")
+            }
+            let port = components.port ?? (implicitTLS ? 465 : 587)
+            guard (1...65535).contains(port) else {
+                throw ConfigurationError(setting: "mail URL", reason: "port \(port) is out of range")
+            }
+            self = .smtp(
+                SMTPSettings(
+                    host: host,
+                    port: port,
+                    implicitTLS: implicitTLS,
+                    username: components.user?.removingPercentEncoding,
+                    password: components.password?.removingPercentEncoding
+                )
+            )
+        } else if lowered.hasPrefix("file:") {
+            var path = String(trimmed.dropFirst("file:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }
+            guard !path.isEmpty else { throw ConfigurationError(setting: "mail URL", reason: "file: needs a folder path") }
+            self = .folder(path: path)
+        } else if trimmed.contains("://") {
+            throw ConfigurationError(
+                setting: "mail URL",
+                reason: "unsupported scheme in \(DatabaseURL.redact(trimmed)): use a folder path, smtp:// or smtps://"
+            )
+        } else {
+            self = .folder(path: trimmed)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .folder(let path): return "folder \(path)"
+        case .smtp(let settings):
+            let user = settings.username.map { "\($0):***@" } ?? ""
+            return "\(settings.implicitTLS ? "smtps" : "smtp")://\(user)\(settings.host):\(settings.port)"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Hummingbird
+import Prometheus
+
+/// The Prometheus registry behind `GET /metrics`, and the server's own collectors.
+///
+/// The library never bootstraps the global `MetricsSystem`: it records into its own registry, which a
+/// caller may also hand to `PrometheusMetricsFactory` to collect swift-metrics from other libraries.
+public final class ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    let databaseUp: Gauge
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        self.databaseUp = registry.makeGauge(
+            descriptor: .init(namespace: "deeplinks", metricName: "database", unitName: "up", helpText: "1 when the last database check passed")
+        )
+        registry.makeGauge(
+            descriptor: .init(namespace: "deeplinks", metricName: "build", unitName: "info", helpText: "The server's version"),
+            labels: [("version", DeepLinksServerVersion.current)]
+        ).set(Double(1))
+    }
+
+    private static var requests: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "deeplinks",
+        subsystem: "http",
+        metricName: "requests",
+        unitName: "total",
+        helpText: "HTTP requests answered, by method, route pattern and status"
+    ) }
+    private static var duration: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "deeplinks",
+        subsystem: "http",
+        metricName: "request_duration",
+        unitName: "seconds",
+        helpText: "Time to answer an HTTP request"
+    ) }
+
+    func recordRequest(method: String, route: String, status: Int, seconds: Double) {
+        registry.makeCounter(
+            descriptor: Self.requests,
+            labels: [("method", method), ("route", route), ("status", String(status))]
+        ).increment()
+        registry.makeValueHistogram(
+            descriptor: Self.duration,
+            labels: [("method", method), ("route", route)],
+            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+        ).record(seconds)
+    }
+
+    /// The registry in Prometheus text format.
+    func exposition() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}
+
+/// Counts every request by its route pattern (never the raw path, so labels stay bounded).
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let method = request.method.rawValue
+        do {
+            let response = try await next(request, context)
+            record(method, context, response.status.code, start)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            record(method, context, status, start)
+            throw error
+        }
+    }
+
+    private func record(_ method: String, _ context: Context, _ status: Int, _ start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let knownMethod = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(method) ? method : "OTHER"
+        metrics.recordRequest(
+            method: knownMethod,
+            route: context.endpointPath ?? "unmatched",
+            status: status,
+            seconds: seconds
+        )
+    }
+}

@@ -1,0 +1,194 @@
+@preconcurrency import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// The server's one SQL layer over SQLite and PostgreSQL (SQLKit), with a small connection pool.
+///
+/// SQLite gets one connection (it has one writer anyway, and one connection makes transactions safe);
+/// PostgreSQL gets a pool. Every query goes through ``withConnection(_:)`` or ``sql``: no caller
+/// sees a driver type. Query logging is off, so bound values (tokens, hashes) never reach a log line.
+public final class Database: Sendable {
+    public let url: DatabaseURL
+    public var kind: DatabaseKind { url.kind }
+    private let pool: any ConnectionLeasing
+
+    private init(url: DatabaseURL, pool: any ConnectionLeasing) {
+        self.url = url
+        self.pool = pool
+    }
+
+    /// Opens the database and checks that it answers. Creates the folder of a SQLite file when needed.
+    ///
+    /// - Throws: ``DatabaseError`` with a one-line reason when the database cannot be opened or reached.
+    public static func open(_ url: DatabaseURL, logger: Logger) async throws -> Database {
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        // The pool would log each failed connection attempt itself; the failure reaches the caller
+        // instead (a one-line error at start, a 503 from /healthz later), so keep the pool quiet.
+        var logger = logger
+        logger.logLevel = .critical
+        let pool: any ConnectionLeasing
+        switch url {
+        case .sqliteMemory:
+            pool = SQLitePool(storage: .memory, eventLoop: eventLoop, logger: logger)
+        case .sqliteFile(let path):
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw DatabaseError.unreachable(url, reason: "cannot create the folder \(folder): \(Self.reason(error))")
+            }
+            pool = SQLitePool(storage: .file(path: path), eventLoop: eventLoop, logger: logger)
+        case .postgres(let string):
+            var configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: string)
+            } catch {
+                // The driver's error repeats the whole URL, password included: never show it.
+                throw DatabaseError.unreachable(url, reason: "the URL is not valid (check sslmode and the database name)")
+            }
+            if let searchPath = URLComponents(string: string)?.queryItems?.last(where: { $0.name == "search_path" })?.value {
+                configuration.searchPath = searchPath.split(separator: ",").map(String.init)
+            }
+            pool = PostgresPool(configuration: configuration, eventLoop: eventLoop, logger: logger)
+        }
+        let database = Database(url: url, pool: pool)
+        do {
+            try await database.ping()
+            if url.kind == .sqlite {
+                try await database.withConnection { sql in
+                    try await sql.raw("PRAGMA journal_mode = WAL").run()
+                    try await sql.raw("PRAGMA busy_timeout = 5000").run()
+                }
+            }
+        } catch {
+            try? await pool.close()
+            throw DatabaseError.unreachable(url, reason: Self.reason(error))
+        }
+        return database
+    }
+
+    /// Runs `body` with one connection held for its whole duration (use it for transactions).
+    public func withConnection<T: Sendable>(
+        _ body: @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await pool.withConnection(body)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T: Sendable>(
+        _ body: @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await withConnection { sql in
+            try await sql.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let result = try await body(sql)
+                try await sql.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await sql.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// Checks that the database answers a trivial query.
+    public func ping() async throws {
+        try await withConnection { sql in
+            _ = try await sql.raw("SELECT 1 AS one").first()
+        }
+    }
+
+    public func close() async throws {
+        try await pool.close()
+    }
+
+    /// A one-line, secret-free reason for a driver error.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return message
+            }
+            if let underlying = error.underlying {
+                return reason(underlying)
+            }
+            return "PostgreSQL error \(error.code)"
+        }
+        if let error = error as? DatabaseError {
+            return error.message
+        }
+        if let error = error as? IOError {
+            return error.description
+        }
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first {
+                return "cannot connect to \(first.target): \(reason(first.error))"
+            }
+            return "cannot connect to \(error.host):\(error.port)"
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return "connection timed out"
+        }
+        let text = String(describing: error)
+        return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+    }
+}
+
+/// Leases a connection for the duration of a closure.
+private protocol ConnectionLeasing: Sendable {
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func close() async throws
+}
+
+// The pools hop to their event loop themselves; the wrappers only forward.
+private struct SQLitePool: ConnectionLeasing, @unchecked Sendable {
+    let pool: EventLoopConnectionPool<SQLiteConnectionSource>
+
+    init(storage: SQLiteConfiguration.Storage, eventLoop: any EventLoop, logger: Logger) {
+        let source = SQLiteConnectionSource(
+            configuration: .init(storage: storage, enableForeignKeys: true),
+            threadPool: .singleton
+        )
+        pool = EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop)
+    }
+
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await pool.requestConnection().get()
+        defer { pool.releaseConnection(connection) }
+        return try await body(connection.sql(queryLogLevel: nil))
+    }
+
+    func close() async throws {
+        try await pool.close().get()
+    }
+}
+
+private struct PostgresPool: ConnectionLeasing, @unchecked Sendable {
+    let pool: EventLoopConnectionPool<PostgresConnectionSource>
+
+    init(configuration: SQLPostgresConfiguration, eventLoop: any EventLoop, logger: Logger) {
+        var configuration = configuration
+        configuration.coreConfiguration.options.connectTimeout = .seconds(5)
+        pool = EventLoopConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            maxConnections: 8,
+            requestTimeout: .seconds(10),
+            logger: logger,
+            on: eventLoop
+        )
+    }
+
+    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await pool.requestConnection().get()
+        defer { pool.releaseConnection(connection) }
+        return try await body(connection.sql(queryLogLevel: nil))
+    }
+
+    func close() async throws {
+        try await pool.close().get()
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// Applies ``Migration/all`` in order, each in its own transaction, recording each in `schema_migrations`.
+///
+/// Running it again applies nothing. On PostgreSQL an advisory lock keeps two servers starting at once
+/// from applying the same step twice; on SQLite `BEGIN IMMEDIATE` does the same.
+public struct Migrator: Sendable {
+    public let database: Database
+    public let migrations: [Migration]
+    public let logger: Logger
+
+    public init(database: Database, migrations: [Migration] = Migration.all, logger: Logger) {
+        self.database = database
+        self.migrations = migrations
+        self.logger = logger
+    }
+
+    /// Applies the pending migrations and returns the versions applied now.
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL
+                )
+                """
+            ).run()
+        }
+        let known = migrations.map(\.version).max() ?? 0
+        let applied = try await appliedVersions()
+        if let newest = applied.max(), newest > known {
+            throw DatabaseError.newerSchema(applied: newest, known: known)
+        }
+        var appliedNow: [Int] = []
+        for migration in migrations where !applied.contains(migration.version) {
+            let kind = database.kind
+            let didApply = try await database.transaction { sql in
+                if kind == .postgresql {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(727274)").run()
+                }
+                // Another process may have applied it while we waited for the lock.
+                let rows = try await sql.raw(
+                    "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
+                ).all()
+                guard rows.isEmpty else { return false }
+                do {
+                    try await migration.apply(sql, kind)
+                } catch {
+                    throw DatabaseError.migrationFailed(
+                        version: migration.version,
+                        name: migration.name,
+                        reason: Database.reason(error)
+                    )
+                }
+                try await sql.raw(
+                    """
+                    INSERT INTO schema_migrations (version, name, applied_at)
+                    VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: Self.timestamp()))
+                    """
+                ).run()
+                return true
+            }
+            if didApply {
+                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                appliedNow.append(migration.version)
+            }
+        }
+        return appliedNow
+    }
+
+    /// The versions recorded in `schema_migrations`.
+    public func appliedVersions() async throws -> [Int] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT version FROM schema_migrations ORDER BY version").all().map {
+                try $0.decode(column: "version", as: Int.self)
+            }
+        }
+    }
+
+    static func timestamp() -> String {
+        Date.now.formatted(.iso8601)
+    }
+}

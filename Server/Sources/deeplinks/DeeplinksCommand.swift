@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct DeeplinksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deeplinks",
+        abstract: "Self-hosted deep links for iOS apps: the server, and tools for association files and routes.",
+        version: "0.1.0",
+        subcommands: [ServeCommand.self, MigrateCommand.self]
+    )
+}

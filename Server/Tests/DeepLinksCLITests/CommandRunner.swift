@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs the built `deeplinks` binary, as a user would, and captures what it prints.
+struct CommandRunner {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `deeplinks` binary beside the test bundle (`swift build` puts both in the same folder).
+    static let binary: URL = {
+        let bundleFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [bundleFolder, bundleFolder.deletingLastPathComponent()] {
+            let candidate = folder.appendingPathComponent("deeplinks")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return bundleFolder.appendingPathComponent("deeplinks")
+    }()
+
+    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws -> Output {
+        let process = try start(arguments, environment: environment, in: folder)
+        let stdout = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        let stderr = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEEPLINKS_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.currentDirectoryURL = folder
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        return process
+    }
+
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deeplinks-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}
+
+/// Reads a child's stderr line by line in the background, so a test can wait for a given line.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+
+    init(_ handle: FileHandle) {
+        handle.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
+            self.lock.withLock { self.text += String(decoding: data, as: UTF8.self) }
+        }
+    }
+
+    var contents: String { lock.withLock { text } }
+
+    /// Waits (up to `timeout`) until a line contains `marker`, and returns that line.
+    func waitForLine(containing marker: String, timeout: Duration = .seconds(30)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = contents.split(separator: "\n").first(where: { $0.contains(marker) }) {
+                return String(line)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+}

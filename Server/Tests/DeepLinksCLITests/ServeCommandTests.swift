@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct ServeCommandTests {
+    @Test func serveListensAnswersHealthzAndStopsGracefullyOnSIGTERM() async throws {
+        try await runServerAndStop(with: SIGTERM)
+    }
+
+    @Test func serveStopsGracefullyOnSIGINT() async throws {
+        try await runServerAndStop(with: SIGINT)
+    }
+
+    private func runServerAndStop(with signal: Int32) async throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // No database or mail flag: the embedded defaults, relative to the working directory.
+        let process = try CommandRunner.start(["serve", "--port", "0"], in: folder)
+        let log = LineCollector((process.standardError as! Pipe).fileHandleForReading)
+        defer { if process.isRunning { process.terminate() } }
+
+        let listening = try await log.waitForLine(containing: "listening on http://127.0.0.1:")
+        let line = try #require(listening, "no 'listening on' line; log so far:\n\(log.contents)")
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
+        #expect(try await log.waitForLine(containing: "try: curl http://127.0.0.1:\(port)/healthz") != nil)
+
+        let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let report = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect((report?["database"] as? [String: Any])?["kind"] as? String == "sqlite")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("var/deeplinks.sqlite").path))
+
+        kill(process.processIdentifier, signal)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!process.isRunning, "the server did not stop within 20 s")
+        #expect(process.terminationStatus == 0)
+        #expect(try await log.waitForLine(containing: "stopped", timeout: .seconds(2)) != nil)
+    }
+}
+
+@Suite struct MigrateCommandTests {
+    @Test func migrateTwiceAppliesThenReportsUpToDate() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = "sqlite:\(folder.path)/db.sqlite"
+        let first = try CommandRunner.run(["migrate", "--database-url", url])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "\(url): applied 1 migration(s) (1); schema version 1\n")
+        let second = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_DATABASE_URL": url])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "\(url): up to date at schema version 1\n")
+    }
+
+    @Test(arguments: [
+        (["--database-url", "mysql://root:hunter2@127.0.0.1/db"],
+         "error: database URL: unsupported scheme 'mysql': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE\n"),
+        (["--database-url", "postgres://app:hunter2@127.0.0.1:1/db?sslmode=disable"],
+         "error: cannot open the database at postgres://app:***@127.0.0.1:1/db?sslmode=disable: "),
+        (["--database-url", "postgres://app:hunter2@127.0.0.1:5432/db?sslmode=sometimes"],
+         "error: cannot open the database at postgres://app:***@127.0.0.1:5432/db?sslmode=sometimes: the URL is not valid (check sslmode and the database name)\n"),
+        (["--database-url", "sqlite:/proc/forbidden/db.sqlite"],
+         "error: cannot open the database at sqlite:/proc/forbidden/db.sqlite: cannot create the folder /proc/forbidden: "),
+        (["--port", "99999"], "error: --port: '99999' is not a port number (0-65535)\n"),
+        (["--log-level", "loud"], "error: log level: 'loud' is not one of trace, debug, info, notice, warning, error, critical\n"),
+        (["--config", "/no/such/file.json"], "error: /no/such/file.json: cannot be read ("),
+    ])
+    func badSettingsEndWithOneLineAndExitCode1(_ arguments: [String], _ expectedStart: String) throws {
+        for command in ["migrate", "serve"] {
+            let output = try CommandRunner.run([command] + arguments)
+            #expect(output.status == 1, "\(command) \(arguments)")
+            #expect(output.stderr.hasPrefix(expectedStart), "\(command): \(output.stderr)")
+            #expect(output.stderr.filter { $0 == "\n" }.count == 1, "one line, got: \(output.stderr)")
+            #expect(!output.stderr.contains("hunter2"))
+            #expect(output.stdout.isEmpty)
+        }
+    }
+
+    @Test func aBadPortInTheEnvironmentIsNamed() throws {
+        let output = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_PORT": "http"])
+        #expect(output.status == 1)
+        #expect(output.stderr == "error: DEEPLINKS_PORT: 'http' is not a port number (0-65535)\n")
+    }
+
+    @Test func helpDocumentsEveryOptionAndItsEnvironmentVariable() throws {
+        let output = try CommandRunner.run(["serve", "--help"])
+        #expect(output.status == 0)
+        for variable in ["DEEPLINKS_HOST", "DEEPLINKS_PORT", "DEEPLINKS_CONFIG", "DEEPLINKS_DATABASE_URL", "DEEPLINKS_MAIL_URL", "DEEPLINKS_LOG_LEVEL"] {
+            #expect(output.stdout.contains(variable), "\(variable) missing from serve --help")
+        }
+    }
+}

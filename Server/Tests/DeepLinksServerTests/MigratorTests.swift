@@ -1,0 +1,54 @@
+import DeepLinksServer
+import Logging
+import SQLKit
+import Testing
+
+@Suite struct MigratorTests {
+    @Test(arguments: TestDatabase.allCases)
+    func migrationsRunTwiceInARowAndTheSecondRunAppliesNothing(_ kind: TestDatabase) async throws {
+        guard kind.isAvailable else { return }
+        let (database, cleanup) = try await kind.open()
+        let migrator = Migrator(database: database, logger: Logger(label: "test"))
+        let first = try await migrator.migrate()
+        let second = try await migrator.migrate()
+        #expect(first == Migration.all.map(\.version))
+        #expect(second.isEmpty)
+        #expect(try await migrator.appliedVersions() == Migration.all.map(\.version))
+        await cleanup()
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aFailingMigrationRollsBackAndIsNotRecorded(_ kind: TestDatabase) async throws {
+        guard kind.isAvailable else { return }
+        let (database, cleanup) = try await kind.open()
+        let logger = Logger(label: "test")
+        try await Migrator(database: database, logger: logger).migrate()
+        let broken = Migration.all + [
+            Migration(version: 1000, name: "half done") { sql, _ in
+                try await sql.raw("CREATE TABLE half_done (id INTEGER)").run()
+                try await sql.raw("SELECT * FROM no_such_table").run()
+            }
+        ]
+        await #expect(throws: DatabaseError.self) {
+            try await Migrator(database: database, migrations: broken, logger: logger).migrate()
+        }
+        #expect(try await Migrator(database: database, logger: logger).appliedVersions() == Migration.all.map(\.version))
+        // The table created before the failure was rolled back with it.
+        await #expect(throws: (any Error).self) {
+            try await database.withConnection { sql in try await sql.raw("SELECT * FROM half_done").run() }
+        }
+        await cleanup()
+    }
+
+    @Test func aDatabaseNewerThanTheBuildIsRefusedWithAReason() async throws {
+        let (database, cleanup) = try await TestDatabase.sqlite.open()
+        let logger = Logger(label: "test")
+        let newer = Migration.all + [Migration(version: 99, name: "from the future") { _, _ in }]
+        try await Migrator(database: database, migrations: newer, logger: logger).migrate()
+        let error = await #expect(throws: DatabaseError.self) {
+            try await Migrator(database: database, logger: logger).migrate()
+        }
+        #expect(error?.description == "the database schema is at version 99, newer than this build knows (1): upgrade the server")
+        await cleanup()
+    }
+}

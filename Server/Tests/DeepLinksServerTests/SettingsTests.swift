@@ -1,0 +1,127 @@
+import DeepLinksServer
+import Foundation
+import Logging
+import Testing
+
+@Suite struct DatabaseURLTests {
+    @Test(arguments: [
+        ("sqlite:var/deeplinks.sqlite", DatabaseURL.sqliteFile(path: "var/deeplinks.sqlite")),
+        ("sqlite:///tmp/x.sqlite", .sqliteFile(path: "/tmp/x.sqlite")),
+        ("sqlite::memory:", .sqliteMemory),
+        ("postgres://u:p@localhost:5432/db", .postgres(url: "postgres://u:p@localhost:5432/db")),
+        ("POSTGRESQL://u@db.internal/app?sslmode=require", .postgres(url: "postgresql://u@db.internal/app?sslmode=require")),
+    ])
+    func acceptedForms(_ input: String, _ expected: DatabaseURL) throws {
+        #expect(try DatabaseURL(parsing: input) == expected)
+    }
+
+    @Test(arguments: [
+        ("", "database URL: is empty"),
+        ("mysql://u:hunter2@h/db", "database URL: unsupported scheme 'mysql': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE"),
+        ("sqlite:", "database URL: sqlite: needs a file path, as in sqlite:var/deeplinks.sqlite"),
+        ("postgres://u:hunter2@/db", "database URL: postgres://u:***@/db is not a valid PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"),
+        ("postgres://localhost/db", "database URL: postgres://localhost/db names no user"),
+        ("postgres://u:p@h:99999/db", "database URL: port 99999 is out of range"),
+        ("sqlite:a\u{0}b", "database URL: contains a control character"),
+    ])
+    func malformedURLsGiveAReasonWithoutThePassword(_ input: String, _ message: String) {
+        #expect(throws: ConfigurationError.self) { try DatabaseURL(parsing: input) }
+        do {
+            _ = try DatabaseURL(parsing: input)
+        } catch {
+            #expect(error.description == message)
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+
+    @Test func redactionHidesThePasswordOnly() throws {
+        let url = try DatabaseURL(parsing: "postgres://app:s3cr%40t@db:5432/links")
+        #expect(url.redacted == "postgres://app:***@db:5432/links")
+        #expect("\(url)" == "postgres://app:***@db:5432/links")
+    }
+
+    @Test func anUnreachableDatabaseFailsWithOneLineAndNoSecret() async throws {
+        let url = try DatabaseURL(parsing: "postgres://app:hunter2@127.0.0.1:1/links?sslmode=disable")
+        do {
+            _ = try await Database.open(url, logger: .init(label: "test"))
+            Issue.record("opening a closed port should fail")
+        } catch let error as DatabaseError {
+            #expect(error.description.hasPrefix("cannot open the database at postgres://app:***@127.0.0.1:1/links?sslmode=disable: "))
+            #expect(!error.description.contains("hunter2"))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+}
+
+@Suite struct MailURLTests {
+    @Test(arguments: [
+        ("var/mail/", MailURL.folder(path: "var/mail/")),
+        ("file:/srv/mail", .folder(path: "/srv/mail")),
+        ("smtp://mailer:pw@127.0.0.1:2525", .smtp(.init(host: "127.0.0.1", port: 2525, implicitTLS: false, username: "mailer", password: "pw"))),
+        ("smtps://smtp.example.com", .smtp(.init(host: "smtp.example.com", port: 465, implicitTLS: true, username: nil, password: nil))),
+        ("smtp://smtp.example.com", .smtp(.init(host: "smtp.example.com", port: 587, implicitTLS: false, username: nil, password: nil))),
+    ])
+    func acceptedForms(_ input: String, _ expected: MailURL) throws {
+        #expect(try MailURL(parsing: input) == expected)
+    }
+
+    @Test(arguments: [
+        ("", "mail URL: is empty"),
+        ("imap://u:hunter2@h", "mail URL: unsupported scheme in imap://u:***@h: use a folder path, smtp:// or smtps://"),
+        ("smtp://", "mail URL: smtp:// is not a valid SMTP URL"),
+        ("smtp://h:70000", "mail URL: port 70000 is out of range"),
+    ])
+    func malformedURLsGiveAReason(_ input: String, _ message: String) {
+        do {
+            _ = try MailURL(parsing: input)
+            Issue.record("\(input) should be refused")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func theDescriptionHidesThePassword() throws {
+        #expect("\(try MailURL(parsing: "smtp://mailer:hunter2@h:25"))" == "smtp://mailer:***@h:25")
+    }
+}
+
+@Suite struct AppConfigurationTests {
+    static let examplePath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples/demo-app.json").path
+
+    @Test func theShippedExampleIsTheBuiltInDemo() throws {
+        #expect(try AppConfiguration.load(path: Self.examplePath) == .demo)
+        #expect(AppConfiguration.demo.appID == "ABCDE12345.com.example.demo")
+    }
+
+    @Test(arguments: [
+        ("", "config.json: is not valid JSON"),
+        ("[1]", "config.json: the top level: expected an object"),
+        (#"{"app": {"teamID": 5}}"#, "config.json: app.teamID: expected a string"),
+        (#"{"app": {"domains": "links.example.com"}}"#, "config.json: app.domains: expected an array"),
+        ("{}", "config.json has 5 problems: app: is required; app.teamID: is required; app.bundleID: is required; app.customScheme: is required; app.domains: list at least one universal-link domain"),
+        (
+            #"{"app": {"teamID": "abc", "bundleID": "demo", "customScheme": "https", "domains": ["https://x.com", "a.com:8443", "*.a.com", "a..com", "ok.example.com"], "appStoreID": "id123"}}"#,
+            "config.json has 8 problems: app.teamID: 'abc' is not ten upper-case letters or digits; app.bundleID: 'demo' is not a reverse-DNS identifier (letters, digits, '-' and '.'); app.customScheme: 'https' is reserved; choose a scheme of the app's own; app.domains[0]: 'https://x.com' must be a host name without a scheme; app.domains[1]: 'a.com:8443' must be a host name without a port; app.domains[2]: '*.a.com' is a wildcard; list the exact host the server answers for; app.domains[3]: 'a..com' is not a valid host name; app.appStoreID: 'id123' is not the numeric App Store ID (digits only, without 'id')"
+        ),
+        (#"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "1app", "domains": ["x.com"]}}"#,
+         "config.json: app.customScheme: '1app' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')"),
+    ])
+    func malformedFilesListEveryProblem(_ json: String, _ message: String) {
+        do {
+            _ = try AppConfiguration.decode(Data(json.utf8), source: "config.json")
+            Issue.record("should be refused: \(json)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func hostsAndSchemesAreLowerCased() throws {
+        let json = #"{"app": {"teamID": "ABCDE12345", "bundleID": "com.x.y", "customScheme": "MyApp", "domains": ["Links.Example.COM"]}}"#
+        let app = try AppConfiguration.decode(Data(json.utf8), source: "c")
+        #expect(app.customScheme == "myapp")
+        #expect(app.domains == ["links.example.com"])
+        #expect(app.displayName == "com.x.y")
+    }
+}
