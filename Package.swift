@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "DeepLinksUIKit", targets: ["DeepLinksUIKit"]),
         .library(name: "DeepLinksSwiftUI", targets: ["DeepLinksSwiftUI"]),
         .library(name: "AppSiteAssociation", targets: ["AppSiteAssociation"]),
+        .library(name: "DemoAppRoutes", targets: ["DemoAppRoutes"]),
     ],
     targets: [
         .target(name: "DeepLinks", swiftSettings: swiftSettings),
@@ -25,7 +26,9 @@ let package = Package(
         .target(name: "DeepLinksUIKit", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         .target(name: "DeepLinksSwiftUI", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         .target(name: "AppSiteAssociation", swiftSettings: swiftSettings),
-        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        // The demo app's route table, shared by the demo app, the server's reference journey and the tests.
+        .target(name: "DemoAppRoutes", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "DemoAppRoutes"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DeepLinksTestingTests",
             dependencies: ["DeepLinksTesting", "DeepLinks"],

@@ -1,0 +1,56 @@
+/// Where a route accepts links from.
+public struct RouteSources: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The table's custom schemes (`yourapp://...`).
+    public static let customScheme = RouteSources(rawValue: 1)
+    /// The table's universal-link hosts (`https://example.com/...`).
+    public static let universalLink = RouteSources(rawValue: 2)
+    public static let all: RouteSources = [.customScheme, .universalLink]
+
+    var names: [String] {
+        (contains(.customScheme) ? ["customScheme"] : []) + (contains(.universalLink) ? ["universalLink"] : [])
+    }
+}
+
+/// One destination of a ``RouteTable``: a pattern, its parameters, the sources it accepts, and the two
+/// directions: `parse` builds the app's destination from the parameters, `print` gives the parameters of a
+/// destination (nil when the destination is not this route's).
+///
+/// ```swift
+/// Route<AppRoute>("post", "/post/:id", parameters: [.path("id", Int.self)],
+///     parse: { p in try .post(id: p("id")) },
+///     print: { if case .post(let id) = $0 { ["id": id] } else { nil } })
+/// ```
+public struct Route<Destination: Sendable>: Sendable {
+    public let name: String
+    public let pattern: RoutePattern
+    public let parameters: [ParameterSpec]
+    public let sources: RouteSources
+    let parse: @Sendable (RouteParameters) throws -> Destination
+    let print: @Sendable (Destination) -> RouteValues?
+
+    /// - Parameters:
+    ///   - name: unique in the table; the manifest and diagnostics use it.
+    ///   - pattern: `/literal/:parameter/*catchAll`. Path parameters not listed in `parameters` are strings.
+    public init(
+        _ name: String,
+        _ pattern: String,
+        parameters: [ParameterSpec] = [],
+        sources: RouteSources = .all,
+        parse: @escaping @Sendable (RouteParameters) throws -> Destination,
+        print: @escaping @Sendable (Destination) -> RouteValues?
+    ) {
+        self.name = name
+        self.pattern = RoutePattern(pattern)
+        let declared = Set(parameters.filter { $0.location == .path }.map(\.name))
+        let implicit = self.pattern.parameterNames.filter { !declared.contains($0) }.map { ParameterSpec.path($0) }
+        self.parameters = implicit + parameters
+        self.sources = sources
+        self.parse = parse
+        self.print = print
+    }
+
+    var sensitiveNames: Set<String> { Set(parameters.filter(\.isSensitive).map(\.name)) }
+}

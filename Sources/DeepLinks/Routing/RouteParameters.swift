@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The decoded parameters of a matched URL, read by a route's `parse` closure with typed getters:
+/// `try p("id")` for a required value, `p("email")` as an optional, `p("tag")` as a list.
+public struct RouteParameters: Sendable, Hashable {
+    /// Values by parameter name; a single value is a one-element list.
+    public let values: [String: [String]]
+
+    public init(_ values: [String: [String]]) {
+        self.values = values
+    }
+
+    /// A required value of type `T`.
+    public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T {
+        guard let text = values[name]?.first else { throw ParameterError(name: name, reason: "is missing") }
+        guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+        return value
+    }
+
+    /// An optional value: nil when absent.
+    public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T? {
+        guard let text = values[name]?.first else { return nil }
+        guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+        return value
+    }
+
+    /// Every value of a repeated parameter, in order.
+    public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> [T] {
+        var result: [T] = []
+        for text in values[name] ?? [] {
+            guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+            result.append(value)
+        }
+        return result
+    }
+}
+
+/// A parameter a route's closure could not read. Names the parameter, never its value.
+public struct ParameterError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var reason: String
+
+    public init(name: String, reason: String) {
+        self.name = name
+        self.reason = reason
+    }
+
+    public var description: String { "parameter '\(name)' \(reason)" }
+}
+
+/// The parameters of a destination, given by a route's `print` closure:
+/// `["id": id, "email": email, "tag": tags]`. nil values (an absent optional) are left out.
+public struct RouteValues: Sendable, ExpressibleByDictionaryLiteral {
+    public private(set) var values: [String: [String]] = [:]
+
+    public init(dictionaryLiteral elements: (String, (any RouteValueConvertible)?)...) {
+        for (name, value) in elements {
+            if let value { values[name] = value.routeValues }
+        }
+    }
+
+    public init(_ values: [String: [String]]) {
+        self.values = values
+    }
+}
+
+/// What a ``RouteValues`` entry accepts: a parameter value, or an array of them.
+public protocol RouteValueConvertible: Sendable {
+    var routeValues: [String] { get }
+}
+
+extension RouteParameterValue {
+    public var routeValues: [String] { [routeParameter] }
+}
+
+extension String: RouteValueConvertible {}
+extension Int: RouteValueConvertible {}
+extension Bool: RouteValueConvertible {}
+extension UUID: RouteValueConvertible {}
+
+extension Array: RouteValueConvertible where Element: RouteParameterValue {
+    public var routeValues: [String] { map(\.routeParameter) }
+}

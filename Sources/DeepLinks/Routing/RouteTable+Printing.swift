@@ -1,0 +1,168 @@
+/// The form of a printed link.
+public enum LinkForm: Sendable, Hashable {
+    /// `yourapp://post/10`, with the table's first custom scheme, or the one given.
+    case customScheme(String? = nil)
+    /// `https://example.com/post/10`, with the table's first host, or the one given.
+    case universalLink(host: String? = nil)
+}
+
+/// Why a destination could not be printed. Names the route and parameter, never a value.
+public struct PrintError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+extension RouteTable {
+    /// The URL of `destination` in the given form, printed from the route that claims it.
+    ///
+    /// Every value is checked against its parameter's constraints, and everything outside RFC 3986's
+    /// unreserved set is percent-encoded (`+` as `%2B`, `@` as `%40`).
+    public func url(for destination: Destination, as form: LinkForm = .universalLink()) throws(PrintError) -> String {
+        let wanted: RouteSources = if case .customScheme = form { .customScheme } else { .universalLink }
+        var claimed: Route<Destination>?
+        for route in routes {
+            guard let values = route.print(destination) else { continue }
+            claimed = route
+            guard route.sources.contains(wanted) else { continue }
+            return try print(route, values.values, form: form)
+        }
+        if let claimed {
+            throw PrintError(reason: "route '\(claimed.name)' does not accept \(wanted == .customScheme ? "custom-scheme" : "universal") links")
+        }
+        throw PrintError(reason: "no route prints this destination")
+    }
+
+    func print(_ route: Route<Destination>, _ values: [String: [String]], form: LinkForm) throws(PrintError) -> String {
+        func checked(_ spec: ParameterSpec) throws(PrintError) -> [String] {
+            let given = values[spec.name] ?? []
+            if given.isEmpty {
+                if spec.presence == .required {
+                    throw PrintError(reason: "route '\(route.name)': parameter '\(spec.name)' is missing")
+                }
+                return []
+            }
+            if given.count > 1, spec.presence != .list {
+                throw PrintError(reason: "route '\(route.name)': parameter '\(spec.name)' takes one value, got \(given.count)")
+            }
+            for value in given {
+                if let violation = spec.violation(value) {
+                    throw PrintError(reason: "route '\(route.name)': parameter '\(spec.name)' \(violation)")
+                }
+            }
+            return given
+        }
+        let specs = Dictionary(route.parameters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var segments: [String] = []
+        for segment in route.pattern.segments {
+            switch segment {
+            case .literal(let text):
+                segments.append(PercentEncoding.encode(text))
+            case .parameter(let name):
+                let value = try checked(specs[name]!)[0]
+                guard !value.isEmpty else { throw PrintError(reason: "route '\(route.name)': path parameter '\(name)' is empty") }
+                segments.append(PercentEncoding.encode(value))
+            case .catchAll(let name):
+                let pieces = try checked(specs[name]!)[0].split(separator: "/", omittingEmptySubsequences: false)
+                guard !pieces.contains(where: \.isEmpty) else {
+                    throw PrintError(reason: "route '\(route.name)': catch-all '\(name)' has an empty segment")
+                }
+                segments += pieces.map { PercentEncoding.encode(String($0)) }
+            }
+        }
+        func items(_ location: ParameterSpec.Location) throws(PrintError) -> String {
+            var parts: [String] = []
+            for spec in route.parameters where spec.location == location {
+                for value in try checked(spec) {
+                    parts.append(PercentEncoding.encode(spec.name) + "=" + PercentEncoding.encode(value))
+                }
+            }
+            return parts.joined(separator: "&")
+        }
+        let query = try items(.query)
+        let fragment = try items(.fragment)
+        var url: String
+        switch form {
+        case .customScheme(let scheme):
+            guard let scheme = (scheme?.lowercased() ?? schemes.first), schemes.contains(scheme) else {
+                throw PrintError(reason: "the table has no custom scheme \(scheme.map { "'\($0)'" } ?? "")")
+            }
+            // The host position is case-insensitive: use it only for a literal that survives lower-casing.
+            if segments.isEmpty {
+                url = scheme + "://"
+            } else if case .literal(let first) = route.pattern.segments.first, first == first.lowercased() {
+                url = scheme + "://" + segments.joined(separator: "/")
+            } else {
+                url = scheme + ":///" + segments.joined(separator: "/")
+            }
+        case .universalLink(let host):
+            guard let host = (host?.lowercased() ?? hosts.first), hosts.contains(host) else {
+                throw PrintError(reason: "the table has no universal-link host \(host.map { "'\($0)'" } ?? "")")
+            }
+            url = "https://" + host + "/" + segments.joined(separator: "/")
+        }
+        if !query.isEmpty { url += "?" + query }
+        if !fragment.isEmpty { url += "#" + fragment }
+        guard url.utf8.count <= limits.maxURLLength else {
+            throw PrintError(reason: "route '\(route.name)': the URL would be \(url.utf8.count) bytes, over the limit of \(limits.maxURLLength)")
+        }
+        return url
+    }
+
+    /// `string` with the values of sensitive query and fragment parameters replaced by `REDACTED`, for logs.
+    /// A fragment that is not `name=value` items is redacted whole when any route has a sensitive fragment
+    /// parameter.
+    public func redact(_ string: String) -> String {
+        guard !sensitiveNames.isEmpty else { return string }
+        func redactItems(_ text: Substring) -> String {
+            text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+                let name = String(pair[..<equals]).removingPercentEncodingOrSelf
+                return sensitiveNames.contains(name) ? pair[..<equals] + "=REDACTED" : String(pair)
+            }.joined(separator: "&")
+        }
+        var head = Substring(string)
+        var fragment: String?
+        if let hash = string.firstIndex(of: "#") {
+            head = string[..<hash]
+            let raw = string[string.index(after: hash)...]
+            fragment = raw.contains("=") ? redactItems(raw) : (raw.isEmpty ? "" : "REDACTED")
+        }
+        var result: String
+        if let question = head.firstIndex(of: "?") {
+            result = head[...question] + redactItems(head[head.index(after: question)...])
+        } else {
+            result = String(head)
+        }
+        if let fragment { result += "#" + fragment }
+        return result
+    }
+}
+
+extension RouteTable where Destination: Equatable {
+    /// The URL of `destination`, checked by parsing it back: the table never prints a link it would not
+    /// route to the same destination.
+    public func url(for destination: Destination, as form: LinkForm = .universalLink()) throws(PrintError) -> String {
+        let wanted: RouteSources = if case .customScheme = form { .customScheme } else { .universalLink }
+        for route in routes {
+            guard let values = route.print(destination), route.sources.contains(wanted) else { continue }
+            let url = try print(route, values.values, form: form)
+            switch match(url) {
+            case .success(let match) where match.destination == destination:
+                return url
+            case .success(let match):
+                throw PrintError(reason: "route '\(route.name)' printed a URL that parses to route '\(match.routeName)' with other values: its parse and print disagree")
+            case .failure(let rejection):
+                throw PrintError(reason: "route '\(route.name)' printed a URL it refuses: \(rejection)")
+            }
+        }
+        throw PrintError(reason: routes.contains { $0.print(destination) != nil }
+            ? "the route of this destination does not accept \(wanted == .customScheme ? "custom-scheme" : "universal") links"
+            : "no route prints this destination")
+    }
+}
+
+extension StringProtocol {
+    var removingPercentEncodingOrSelf: String {
+        (try? LinkURL(parsing: "x:" + self)).flatMap { $0.pathSegments.first } ?? String(self)
+    }
+}

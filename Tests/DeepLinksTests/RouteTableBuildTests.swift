@@ -1,0 +1,111 @@
+import DeepLinks
+import DemoAppRoutes
+import Testing
+
+/// Conflicts are reported when the table is built, one test per kind.
+@Suite struct RouteTableBuildTests {
+    enum Screen: Sendable, Equatable {
+        case a, b
+        case item(Int)
+    }
+
+    static func route(_ name: String, _ pattern: String, parameters: [ParameterSpec] = [], sources: RouteSources = .all) -> Route<Screen> {
+        Route(name, pattern, parameters: parameters, sources: sources, parse: { _ in .a }, print: { _ in nil })
+    }
+
+    static func errors(_ routes: [Route<Screen>], schemes: [String] = ["app"], hosts: [String] = ["example.com"]) -> [RouteTableDiagnostic] {
+        do {
+            _ = try RouteTable(schemes: schemes, hosts: hosts, routes: routes)
+            return []
+        } catch {
+            return error.diagnostics
+        }
+    }
+
+    @Test func twoRoutesForTheSameURLsAreADuplicate() {
+        let found = Self.errors([Self.route("one", "/post/:id"), Self.route("two", "/post/:slug")])
+        #expect(found.map(\.code) == [.duplicateRoute])
+        #expect(found.first?.routes == ["one", "two"])
+        #expect(found.first?.description == "error: duplicate_route [one, two]: '/post/:id' and '/post/:slug' match the same URLs; 'two' is unreachable")
+    }
+
+    @Test func theSameShapeOnDisjointSourcesIsNotADuplicate() throws {
+        let table = try RouteTable(schemes: ["app"], hosts: ["example.com"], routes: [
+            Self.route("web", "/r", sources: .universalLink), Self.route("scheme", "/r", sources: .customScheme),
+        ])
+        #expect(table.diagnostics.isEmpty)
+    }
+
+    @Test func aRouteWithNoSourceLeftIsUnreachable() {
+        let found = Self.errors([Self.route("web-only", "/w", sources: .universalLink)], hosts: [])
+        #expect(found.map(\.code) == [.unreachableRoute])
+        #expect(found.first?.message == "accepts only universalLink links, and the table has no universal-link hosts")
+    }
+
+    @Test func impossibleConstraintsMakeARouteUnreachable() {
+        let found = Self.errors([Self.route("r", "/r", parameters: [.query("q", String.self, length: 5...5), .query("p", String.self, .required, length: 1...1)])])
+        #expect(found.isEmpty)
+        let impossible = ParameterSpec(name: "q", location: .query, kind: .string, length: nil)
+        var broken = impossible
+        broken.minLength = 9
+        broken.maxLength = 3
+        #expect(Self.errors([Self.route("r", "/r", parameters: [broken])]).map(\.code) == [.unreachableRoute])
+    }
+
+    @Test func duplicateParameterNamesAreReported() {
+        #expect(Self.errors([Self.route("r", "/a/:id/b/:id")]).map(\.code).contains(.duplicateParameter))
+        #expect(Self.errors([Self.route("r", "/a/:id", parameters: [.query("id")])]).map(\.code) == [.duplicateParameter])
+        #expect(Self.errors([Self.route("r", "/a", parameters: [.query("x"), .fragment("x")])]).map(\.code) == [.duplicateParameter])
+    }
+
+    @Test func duplicateRouteNamesAreReported() {
+        let found = Self.errors([Self.route("same", "/a"), Self.route("same", "/b")])
+        #expect(found.map(\.code) == [.duplicateName])
+    }
+
+    @Test func invalidPatternsAreReported() {
+        #expect(Self.errors([Self.route("r", "/a/:")]).map(\.code) == [.invalidPattern])
+        #expect(Self.errors([Self.route("r", "/files/*path/more")]).map(\.code) == [.invalidPattern])
+        #expect(Self.errors([Self.route("r", "/a", parameters: [.path("id", Int.self)])]).map(\.code) == [.invalidPattern])
+        let optionalPath = ParameterSpec(name: "id", location: .path, kind: .int, presence: .optional)
+        #expect(Self.errors([Self.route("r", "/a/:id", parameters: [optionalPath])]).map(\.code) == [.invalidParameter])
+        #expect(Self.errors([Self.route("r", "/a", parameters: [.query("n", Int.self, .defaultValue("ten"))])]).map(\.code) == [.invalidParameter])
+    }
+
+    @Test func invalidSourcesAreReported() {
+        #expect(Self.errors([Self.route("r", "/a")], schemes: ["https"]).map(\.code) == [.invalidSource])
+        #expect(Self.errors([Self.route("r", "/a")], schemes: ["my_app"]).map(\.code) == [.invalidSource])
+        #expect(Self.errors([Self.route("r", "/a")], hosts: ["example.com/path"]).map(\.code) == [.invalidSource])
+    }
+
+    @Test func everyErrorIsReportedNotJustTheFirst() {
+        let found = Self.errors([Self.route("x", "/a/:"), Self.route("x", "/b"), Self.route("y", "/c/:id"), Self.route("z", "/c/:other")])
+        #expect(Set(found.map(\.code)) == [.invalidPattern, .duplicateName, .duplicateRoute])
+    }
+
+    @Test func aLiteralFacingAParameterIsAWarningNotAnError() throws {
+        let table = try RouteTable(schemes: ["app"], routes: [Self.route("new", "/post/new"), Self.route("post", "/post/:id")])
+        #expect(table.diagnostics.map(\.code) == [.overlap])
+        #expect(table.diagnostics.first?.severity == .warning)
+        #expect(table.diagnostics.first?.routes == ["new", "post"])
+    }
+
+    @Test func theDemoTableHasOnlyItsDocumentedOverlap() {
+        #expect(DemoRoute.table.diagnostics.map(\.routes) == [["post", "new-post"]])
+    }
+
+    @Test func declarationOrderDoesNotChangeTheWinner() throws {
+        let routes: [Route<Screen>] = [
+            Route("param", "/post/:id", parameters: [.path("id", Int.self)], parse: { p in try .item(p("id")) }, print: { _ in nil }),
+            Route("literal", "/post/new", parse: { _ in .b }, print: { _ in nil }),
+            Route("catch", "/post/*rest", parse: { _ in .a }, print: { _ in nil }),
+        ]
+        for order in [routes, routes.reversed()] {
+            let table = try RouteTable(schemes: ["app"], routes: order)
+            #expect(try table.destination(for: "app://post/new") == .b)
+            #expect(try table.destination(for: "app://post/5") == .item(5))
+            #expect(try table.destination(for: "app://post/x") == .a)
+            #expect(try table.destination(for: "app://post/5/6") == .a)
+        }
+    }
+}
