@@ -51,6 +51,7 @@ let package = Package(
             dependencies: [
                 "DeepLinksServer",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "DemoAppRoutes", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,9 +69,16 @@ let package = Package(
         ),
         .testTarget(
             name: "DeepLinksCLITests",
+            dependencies: ["deeplinks"],
+            swiftSettings: testSwiftSettings
+        ),
+        // Tests of the app-side core that need a package (property checks, golden files): the root
+        // manifest may depend on none.
+        .testTarget(
+            name: "DeepLinksCoreTests",
             dependencies: [
-                "deeplinks",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "DemoAppRoutes", package: "swift-deeplinks"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: testSwiftSettings

@@ -170,7 +170,7 @@ extension Unicode.Scalar {
 
 extension DecodingError {
     /// A one-line description with the JSON path, for people.
-    var readableDescription: String {
+    public var readableDescription: String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.isEmpty ? "the top level" : String(text.drop(while: { $0 == "." }))
