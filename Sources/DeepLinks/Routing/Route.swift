@@ -30,6 +30,9 @@ public struct Route<Destination: Sendable>: Sendable {
     public let sources: RouteSources
     let parse: @Sendable (RouteParameters) throws -> Destination
     let print: @Sendable (Destination) -> RouteValues?
+    /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
+    let capturePositions: [Int]
+    let sensitiveNames: Set<String>
 
     /// - Parameters:
     ///   - name: unique in the table; the manifest and diagnostics use it.
@@ -50,7 +53,8 @@ public struct Route<Destination: Sendable>: Sendable {
         self.sources = sources
         self.parse = parse
         self.print = print
+        let names = self.pattern.parameterNames
+        capturePositions = self.parameters.map { $0.location == .path ? (names.firstIndex(of: $0.name) ?? -1) : -1 }
+        sensitiveNames = Set(self.parameters.filter(\.isSensitive).map(\.name))
     }
-
-    var sensitiveNames: Set<String> { Set(parameters.filter(\.isSensitive).map(\.name)) }
 }

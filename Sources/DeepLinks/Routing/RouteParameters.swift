@@ -7,23 +7,42 @@ import Foundation
 /// The decoded parameters of a matched URL, read by a route's `parse` closure with typed getters:
 /// `try p("id")` for a required value, `p("email")` as an optional, `p("tag")` as a list.
 public struct RouteParameters: Sendable, Hashable {
-    /// Values by parameter name; a single value is a one-element list.
-    public let values: [String: [String]]
+    struct Entry: Sendable, Hashable {
+        var name: String
+        var value: String
+    }
+
+    /// One entry per value, in declaration order (a list has one entry per element): one allocation per match.
+    let entries: [Entry]
+
+    init(entries: [Entry]) {
+        self.entries = entries
+    }
 
     public init(_ values: [String: [String]]) {
-        self.values = values
+        entries = values.sorted { $0.key < $1.key }.flatMap { name, list in list.map { Entry(name: name, value: $0) } }
+    }
+
+    /// Values by parameter name; a single value is a one-element list.
+    public var values: [String: [String]] {
+        entries.reduce(into: [:]) { $0[$1.name, default: []].append($1.value) }
+    }
+
+    private func first(_ name: String) -> String? {
+        for entry in entries where entry.name == name { return entry.value }
+        return nil
     }
 
     /// A required value of type `T`.
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T {
-        guard let text = values[name]?.first else { throw ParameterError(name: name, reason: "is missing") }
+        guard let text = first(name) else { throw ParameterError(name: name, reason: "is missing") }
         guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
         return value
     }
 
     /// An optional value: nil when absent.
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T? {
-        guard let text = values[name]?.first else { return nil }
+        guard let text = first(name) else { return nil }
         guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
         return value
     }
@@ -31,7 +50,8 @@ public struct RouteParameters: Sendable, Hashable {
     /// Every value of a repeated parameter, in order.
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> [T] {
         var result: [T] = []
-        for text in values[name] ?? [] {
+        for entry in entries where entry.name == name {
+            let text = entry.value
             guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
             result.append(value)
         }

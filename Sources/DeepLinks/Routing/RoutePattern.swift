@@ -9,6 +9,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     public let segments: [Segment]
     public let text: String
+    /// The pattern as `/a/:b/*c`, computed once.
+    public let description: String
+    /// Path parameter names, in order: the i-th captured value belongs to the i-th name.
+    let parameterNames: [String]
 
     /// Parses a pattern; problems (an empty name, a catch-all that is not last) become table diagnostics.
     init(_ text: String) {
@@ -18,12 +22,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             if part.hasPrefix("*") { return .catchAll(String(part.dropFirst())) }
             return .literal(String(part))
         }
-    }
-
-    public var description: String { "/" + segments.map(\.text).joined(separator: "/") }
-
-    var parameterNames: [String] {
-        segments.compactMap {
+        description = "/" + segments.map(\.text).joined(separator: "/")
+        parameterNames = segments.compactMap {
             switch $0 {
             case .literal: nil
             case .parameter(let name), .catchAll(let name): name

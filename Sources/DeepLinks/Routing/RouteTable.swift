@@ -87,7 +87,8 @@ public struct RouteTable<Destination: Sendable>: Sendable {
             }
         }
         if let result { return result }
-        return .failure(firstRejection ?? LinkRejection(.noRoute, "no route has the path /\(redactedPathShape(url))"))
+        // The path is not repeated: it may hold a sensitive value.
+        return .failure(firstRejection ?? LinkRejection(.noRoute, "no route has this path"))
     }
 
     /// The destination of `string`, or the rejection thrown.
@@ -99,36 +100,42 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         guard route.sources.contains(source.kind) else {
             return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source.kind == .customScheme ? "custom-scheme links" : "universal links")"))
         }
-        var values: [String: [String]] = [:]
-        for spec in route.parameters {
-            var found: [String]
+        var entries: [RouteParameters.Entry] = []
+        entries.reserveCapacity(route.parameters.count)
+        for (offset, spec) in route.parameters.enumerated() {
+            let start = entries.count
             switch spec.location {
             case .path:
-                guard let position = route.pattern.parameterNames.firstIndex(of: spec.name), position < captures.count else { continue }
-                found = [captures[position]]
+                let position = route.capturePositions[offset]
+                guard position >= 0, position < captures.count else { continue }
+                entries.append(.init(name: spec.name, value: captures[position]))
             case .query:
-                found = url.queryItems.compactMap { $0.name == spec.name ? ($0.value ?? "") : nil }
+                for item in url.queryItems where item.name == spec.name {
+                    entries.append(.init(name: spec.name, value: item.value ?? ""))
+                }
             case .fragment:
-                found = url.fragmentItems.compactMap { $0.name == spec.name ? ($0.value ?? "") : nil }
+                for item in url.fragmentItems where item.name == spec.name {
+                    entries.append(.init(name: spec.name, value: item.value ?? ""))
+                }
             }
-            if found.isEmpty {
+            let found = entries.count - start
+            if found == 0 {
                 switch spec.presence {
                 case .required:
                     return .failure(LinkRejection(.missingParameter, "route '\(route.name)' needs the \(spec.location) parameter '\(spec.name)'"))
                 case .optional, .list: continue
-                case .defaultValue(let value): found = [value]
+                case .defaultValue(let value): entries.append(.init(name: spec.name, value: value))
                 }
-            } else if found.count > 1, spec.presence != .list {
-                return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' appears \(found.count) times but takes one value"))
+            } else if found > 1, spec.presence != .list {
+                return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' appears \(found) times but takes one value"))
             }
-            for value in found {
-                if let violation = spec.violation(value) {
+            for entry in entries[start...] {
+                if let violation = spec.violation(entry.value) {
                     return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' \(violation)"))
                 }
             }
-            values[spec.name] = found
         }
-        let parameters = RouteParameters(values)
+        let parameters = RouteParameters(entries: entries)
         do {
             let destination = try route.parse(parameters)
             return .success(RouteMatch(destination: destination, route: route, source: source, parameters: parameters))
@@ -137,10 +144,6 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         } catch {
             return .failure(LinkRejection(.invalidParameter, "route '\(route.name)' refused its parameters (\(type(of: error)))"))
         }
-    }
-
-    private func redactedPathShape(_ url: LinkURL) -> String {
-        url.routeSegments.map { PercentEncoding.encode($0) }.joined(separator: "/")
     }
 }
 

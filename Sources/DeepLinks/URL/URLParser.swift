@@ -40,8 +40,7 @@ struct URLParser {
         guard colon > 0 else {
             throw URLDiagnostic(.missingScheme, .scheme, at: 0, "the URL has no scheme (as in yourapp:// or https://)")
         }
-        var scheme = ""
-        scheme.reserveCapacity(colon)
+        var hasUpperCase = false
         for index in 0..<colon {
             let byte = bytes[index]
             let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
@@ -50,8 +49,9 @@ struct URLParser {
             guard isLetter || (index > 0 && isOther) else {
                 throw URLDiagnostic(.invalidScheme, .scheme, at: index, "a scheme is a letter followed by letters, digits, '+', '-' or '.'")
             }
-            scheme.unicodeScalars.append(Unicode.Scalar(isLetter ? byte | 0x20 : byte))
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
         }
+        let scheme = string(0, colon, lowercased: hasUpperCase)
         let isWeb = scheme == "https" || scheme == "http"
 
         let end = hash >= 0 ? hash : count
@@ -74,6 +74,9 @@ struct URLParser {
             break
         }
         var segments: [String] = []
+        var slashes = 1
+        for index in cursor..<queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
+        segments.reserveCapacity(slashes)
         var segmentStart = cursor
         for index in cursor...queryStart {
             if index == queryStart || bytes[index] == UInt8(ascii: "/") {
@@ -146,9 +149,8 @@ struct URLParser {
         guard hostEnd > start else {
             throw URLDiagnostic(.invalidHost, .host, at: start, "the host is empty")
         }
-        var host = ""
-        host.reserveCapacity(hostEnd - start)
         let isLiteral = bytes[start] == UInt8(ascii: "[")
+        var hasUpperCase = false
         for index in start..<hostEnd {
             let byte = bytes[index]
             let lower = byte | 0x20
@@ -159,9 +161,10 @@ struct URLParser {
             guard allowed else {
                 throw URLDiagnostic(.invalidHost, .host, at: index, "a host holds only letters, digits, '-' and '.'")
             }
-            host.unicodeScalars.append(Unicode.Scalar(lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") ? lower : byte))
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
         }
-        if host.hasSuffix("."), host.count > 1 { host.removeLast() }
+        let trailingDot = hostEnd - start > 1 && bytes[hostEnd - 1] == UInt8(ascii: ".")
+        let host = string(start, trailingDot ? hostEnd - 1 : hostEnd, lowercased: hasUpperCase)
         return (host, port)
     }
 
@@ -228,6 +231,12 @@ struct URLParser {
             throw URLDiagnostic(.invalidUTF8, component, at: start, "the decoded bytes are not UTF-8")
         }
         return string
+    }
+
+    /// The bytes as a String (ASCII-lower-cased when asked): one copy, no per-character appends.
+    private func string(_ start: Int, _ stop: Int, lowercased: Bool) -> String {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
+        return lowercased ? text.lowercased() : text
     }
 
     private func component(at index: Int) -> URLDiagnostic.Component {

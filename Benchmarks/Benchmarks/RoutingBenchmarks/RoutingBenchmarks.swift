@@ -1,0 +1,144 @@
+import Benchmark
+import DeepLinks
+import Foundation
+import Logging
+import RoutingKit
+
+/// String-to-typed-route per URL for tables of 10 to 10,000 routes (route i is `/s{i}/items/:id`), hits and
+/// misses, and printing; vapor/routing-kit on the same inputs as the reference. Each iteration handles one URL.
+struct Item: Sendable, Equatable {
+    var section: Int
+    var id: Int
+}
+
+/// A deterministic pool of inputs (SplitMix64, fixed seed), so every run and every router sees the same URLs.
+struct Inputs {
+    let hits: [String]
+    let misses: [String]
+    let items: [Item]
+
+    init(routes: Int, count: Int = 10_000) {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var hits: [String] = []
+        var misses: [String] = []
+        var items: [Item] = []
+        for _ in 0..<count {
+            let section = Int(next() % UInt64(routes))
+            let id = Int(next() % 1_000_000) + 1
+            hits.append("https://example.com/s\(section)/items/\(id)")
+            misses.append("https://example.com/unknown/items/\(id)")
+            items.append(Item(section: section, id: id))
+        }
+        self.hits = hits
+        self.misses = misses
+        self.items = items
+    }
+}
+
+func deepLinksTable(routes: Int) -> RouteTable<Item> {
+    let list = (0..<routes).map { section in
+        Route<Item>(
+            "s\(section)", "/s\(section)/items/:id", parameters: [.path("id", Int.self)],
+            parse: { p in try Item(section: section, id: p("id")) },
+            print: { $0.section == section ? ["id": $0.id] : nil }
+        )
+    }
+    return try! RouteTable(schemes: ["bench"], hosts: ["example.com"], routes: list)
+}
+
+func routingKitRouter(routes: Int) -> TrieRouter<Int> {
+    let router = TrieRouter(Int.self)
+    for section in 0..<routes {
+        router.register(section, at: [.constant("s\(section)"), .constant("items"), .parameter("id")])
+    }
+    return router
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .instructions, .mallocCountTotal, .throughput],
+        timeUnits: .nanoseconds,
+        warmupIterations: 1000,
+        scalingFactor: .one,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000_000
+    )
+
+    // The harness's own cost per iteration: read an input, nothing else. Subtract it from the figures below.
+    let baselineInputs = Inputs(routes: 10)
+    Benchmark("baseline (harness only)") { benchmark in
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            blackHole(baselineInputs.hits[index])
+            index = index == baselineInputs.hits.count - 1 ? 0 : index + 1
+        }
+    }
+    Benchmark("DeepLinks URL policy only (LinkURL)") { benchmark in
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            blackHole(try? LinkURL(parsing: baselineInputs.hits[index]))
+            index = index == baselineInputs.hits.count - 1 ? 0 : index + 1
+        }
+    }
+
+    for size in [10, 100, 1_000, 10_000] {
+        let inputs = Inputs(routes: size)
+        let table = deepLinksTable(routes: size)
+        let router = routingKitRouter(routes: size)
+        let logger = Logger(label: "bench")
+
+        Benchmark("DeepLinks match hit, \(size) routes") { benchmark in
+            var index = 0
+            for _ in benchmark.scaledIterations {
+                blackHole(try? table.match(inputs.hits[index]).get().destination)
+                index = index == inputs.hits.count - 1 ? 0 : index + 1
+            }
+        }
+        Benchmark("DeepLinks match miss, \(size) routes") { benchmark in
+            var index = 0
+            for _ in benchmark.scaledIterations {
+                blackHole(try? table.match(inputs.misses[index]).get().destination)
+                index = index == inputs.misses.count - 1 ? 0 : index + 1
+            }
+        }
+        Benchmark("DeepLinks print, \(size) routes") { benchmark in
+            // Printing finds the route by asking each route's print closure: linear in the table size.
+            // It also parses the URL back to check it (RouteTable.url(for:as:) where Destination: Equatable).
+            var index = 0
+            let count = size >= 1_000 ? 100 : inputs.items.count
+            for _ in benchmark.scaledIterations {
+                blackHole(try? table.url(for: inputs.items[index]))
+                index = index == count - 1 ? 0 : index + 1
+            }
+        }
+        Benchmark("routing-kit match hit (reference), \(size) routes") { benchmark in
+            var index = 0
+            for _ in benchmark.scaledIterations {
+                // End to end from a string, as DeepLinks is measured: parse the URL, split the path, route, read id.
+                let components = URLComponents(string: inputs.hits[index])!
+                var parameters = Parameters(logger)
+                let path = components.path.split(separator: "/").map(String.init)
+                let section = router.route(path: path, parameters: &parameters)
+                blackHole((section, parameters.get("id", as: Int.self)))
+                index = index == inputs.hits.count - 1 ? 0 : index + 1
+            }
+        }
+        Benchmark("routing-kit match miss (reference), \(size) routes") { benchmark in
+            var index = 0
+            for _ in benchmark.scaledIterations {
+                let components = URLComponents(string: inputs.misses[index])!
+                var parameters = Parameters(logger)
+                let path = components.path.split(separator: "/").map(String.init)
+                blackHole(router.route(path: path, parameters: &parameters))
+                index = index == inputs.misses.count - 1 ? 0 : index + 1
+            }
+        }
+    }
+}
