@@ -46,9 +46,11 @@ public struct ParameterSpec: Sendable, Hashable, Codable {
     /// Why `value` breaks this parameter's constraints, or nil when it does not. Never quotes the value.
     func violation(_ value: String) -> String? {
         if !kind.accepts(value) { return "is not a valid \(kind)" }
-        let count = value.count
-        if let minLength, count < minLength { return "is shorter than \(minLength) characters" }
-        if let maxLength, count > maxLength { return "is longer than \(maxLength) characters" }
+        if minLength != nil || maxLength != nil {
+            let count = value.count
+            if let minLength, count < minLength { return "is shorter than \(minLength) characters" }
+            if let maxLength, count > maxLength { return "is longer than \(maxLength) characters" }
+        }
         if !characters.allows(value) { return "has characters outside \(characters)" }
         return nil
     }

@@ -29,9 +29,12 @@ extension Int: RouteParameterValue {
     /// Decimal digits with an optional leading `-`; no `+`, spaces or leading zeros beyond `0` itself,
     /// so every accepted text prints back identically.
     public init?(routeParameter text: String) {
-        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-            digits.count == 1 || digits.first != "0", text != "-0", let value = Int(text)
+        let utf8 = text.utf8
+        let negative = utf8.first == UInt8(ascii: "-")
+        let digits = negative ? utf8.count - 1 : utf8.count
+        let first = negative ? utf8.dropFirst().first : utf8.first
+        guard digits > 0, first != UInt8(ascii: "0") || (digits == 1 && !negative), let value = Int(text),
+            utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") })
         else { return nil }
         self = value
     }

@@ -12,7 +12,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     public let routes: [Route<Destination>]
     /// Warnings found while building (errors throw instead).
     public let diagnostics: [RouteTableDiagnostic]
-    let trie: RouteTrie
+    let matcher: RouteMatcher
     /// Names of parameters any route marks sensitive: redacted in every description.
     public let sensitiveNames: Set<String>
 
@@ -33,11 +33,13 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         let errors = found.filter { $0.severity == .error }
         guard errors.isEmpty else { throw RouteTableError(diagnostics: errors) }
         diagnostics = found
-        var trie = RouteTrie()
-        for (index, route) in routes.enumerated() {
-            trie.insert(route.pattern, route: index)
-        }
-        self.trie = trie
+        matcher = RouteMatcher(
+            schemes: self.schemes,
+            hosts: self.hosts,
+            entries: routes.map {
+                .init(name: $0.name, pattern: $0.pattern, parameters: $0.parameters, sources: $0.sources, capturePositions: $0.capturePositions)
+            }
+        )
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
     }
 
@@ -56,94 +58,25 @@ public struct RouteTable<Destination: Sendable>: Sendable {
 
     /// The destination of an already parsed URL.
     public func match(_ url: LinkURL) -> Result<RouteMatch<Destination>, LinkRejection> {
-        let source: LinkSource
-        if url.isWebURL {
-            guard url.scheme == "https" else {
-                return .failure(LinkRejection(.schemeNotAccepted, "universal links use https, not \(url.scheme)"))
-            }
-            guard let host = url.host, hosts.contains(host) else {
-                return .failure(LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))"))
-            }
-            source = .universalLink(host: host)
-        } else {
-            guard schemes.contains(url.scheme) else {
-                return .failure(LinkRejection(.schemeNotAccepted, "the scheme '\(url.scheme)' is not one of this app's (\(schemes.joined(separator: ", ")))"))
-            }
-            source = .customScheme(url.scheme)
-        }
-        var result: Result<RouteMatch<Destination>, LinkRejection>?
-        var firstRejection: LinkRejection?
-        trie.match(url.routeSegments) { index, captures in
-            switch attempt(routes[index], captures: captures, url: url, source: source) {
-            case .success(let match):
-                result = .success(match)
-                return true
-            case .failure(let rejection):
-                // A route that accepts this source explains better than one that does not.
-                if firstRejection == nil || (firstRejection?.code == .sourceNotAccepted && rejection.code != .sourceNotAccepted) {
-                    firstRejection = rejection
-                }
-                return false
+        var matched: RouteMatch<Destination>?
+        let rejection = matcher.match(url) { index, source, parameters in
+            let route = routes[index]
+            do {
+                matched = RouteMatch(destination: try route.parse(parameters), route: route, source: source, parameters: parameters)
+                return nil
+            } catch let error as ParameterError {
+                return LinkRejection(.invalidParameter, "route '\(route.name)': \(error)")
+            } catch {
+                return LinkRejection(.invalidParameter, "route '\(route.name)' refused its parameters (\(type(of: error)))")
             }
         }
-        if let result { return result }
-        // The path is not repeated: it may hold a sensitive value.
-        return .failure(firstRejection ?? LinkRejection(.noRoute, "no route has this path"))
+        if let matched { return .success(matched) }
+        return .failure(rejection ?? LinkRejection(.noRoute, "no route has this path"))
     }
 
     /// The destination of `string`, or the rejection thrown.
     public func destination(for string: String) throws(LinkRejection) -> Destination {
         try match(string).get().destination
-    }
-
-    private func attempt(_ route: Route<Destination>, captures: [String], url: LinkURL, source: LinkSource) -> Result<RouteMatch<Destination>, LinkRejection> {
-        guard route.sources.contains(source.kind) else {
-            return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source.kind == .customScheme ? "custom-scheme links" : "universal links")"))
-        }
-        var entries: [RouteParameters.Entry] = []
-        entries.reserveCapacity(route.parameters.count)
-        for (offset, spec) in route.parameters.enumerated() {
-            let start = entries.count
-            switch spec.location {
-            case .path:
-                let position = route.capturePositions[offset]
-                guard position >= 0, position < captures.count else { continue }
-                entries.append(.init(name: spec.name, value: captures[position]))
-            case .query:
-                for item in url.queryItems where item.name == spec.name {
-                    entries.append(.init(name: spec.name, value: item.value ?? ""))
-                }
-            case .fragment:
-                for item in url.fragmentItems where item.name == spec.name {
-                    entries.append(.init(name: spec.name, value: item.value ?? ""))
-                }
-            }
-            let found = entries.count - start
-            if found == 0 {
-                switch spec.presence {
-                case .required:
-                    return .failure(LinkRejection(.missingParameter, "route '\(route.name)' needs the \(spec.location) parameter '\(spec.name)'"))
-                case .optional, .list: continue
-                case .defaultValue(let value): entries.append(.init(name: spec.name, value: value))
-                }
-            } else if found > 1, spec.presence != .list {
-                return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' appears \(found) times but takes one value"))
-            }
-            for entry in entries[start...] {
-                if let violation = spec.violation(entry.value) {
-                    return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' \(violation)"))
-                }
-            }
-        }
-        let parameters = RouteParameters(entries: entries)
-        do {
-            let destination = try route.parse(parameters)
-            return .success(RouteMatch(destination: destination, route: route, source: source, parameters: parameters))
-        } catch let error as ParameterError {
-            return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': \(error)"))
-        } catch {
-            return .failure(LinkRejection(.invalidParameter, "route '\(route.name)' refused its parameters (\(type(of: error)))"))
-        }
     }
 }
 
