@@ -1,0 +1,64 @@
+import Foundation
+
+/// A JSON value as written, so the validator can report wrong types and the matcher can read a file the
+/// way iOS does (ignoring what it does not understand).
+public indirect enum JSONValue: Sendable, Hashable, Decodable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Parses JSON bytes; a leading UTF-8 byte-order mark is skipped.
+    public static func parse(_ data: Data) throws -> JSONValue {
+        var data = data
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    public var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+
+    /// The JSON type's name, for messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// Builds RFC 6901 JSON pointers (`/applinks/details/0/components/2`).
+enum JSONPointer {
+    static func append(_ pointer: String, _ token: String) -> String {
+        pointer + "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    static func append(_ pointer: String, _ index: Int) -> String {
+        pointer + "/" + String(index)
+    }
+}

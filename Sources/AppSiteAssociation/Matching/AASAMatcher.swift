@@ -1,0 +1,250 @@
+/// The verdict for one (app, URL) under one apple-app-site-association file (§5 M8).
+public enum AASAVerdict: String, Sendable, Hashable, Codable {
+    case match, exclude, nomatch
+}
+
+/// The verdict with the steps that led to it: which details entry and rule decided and, when nothing
+/// matched, why the closest rule failed.
+public struct AASADecision: Sendable, Hashable {
+    public var verdict: AASAVerdict
+    public var trace: [String]
+}
+
+/// A compiled apple-app-site-association file: compile once, then ask ``decide(appID:url:domain:)``
+/// for each URL. It reads the file the way iOS does (§17): what it does not understand is ignored, never fatal.
+public struct AASAMatcher: Sendable {
+    struct Rule: Sendable {
+        var pointer: String
+        var path: PathPattern?
+        var query: Query
+        var fragment: AASAPattern?
+        var exclude: Bool
+        var caseSensitive: Bool
+        var percentEncoded: Bool
+    }
+
+    enum Query: Sendable {
+        case unspecified
+        case string(AASAPattern)
+        case items([(name: String, pattern: AASAPattern)])
+    }
+
+    struct Entry: Sendable {
+        var pointer: String
+        var appIDs: Set<String>
+        var rules: [Rule]
+    }
+
+    let entries: [Entry]
+
+    /// Compiles the root object of a file. A root that is not an object, or has no `applinks` object, matches nothing.
+    public init(document: JSONValue) {
+        guard let applinks = document.object?["applinks"]?.object else {
+            entries = []
+            return
+        }
+        var variables: [String: [String]] = [:]
+        for (name, values) in applinks["substitutionVariables"]?.object ?? [:] {
+            if let list = values.array?.compactMap(\.string) { variables[name] = list }
+        }
+        let domainDefaults = applinks["defaults"]?.object ?? [:]
+        var entries: [Entry] = []
+        var details: [(pointer: String, object: [String: JSONValue])] = []
+        if let array = applinks["details"]?.array {
+            for (index, value) in array.enumerated() {
+                if let object = value.object { details.append(("/applinks/details/\(index)", object)) }
+            }
+        } else if let dictionary = applinks["details"]?.object {
+            // S6: the oldest form, keyed by app ID; sorted so that nothing depends on key order.
+            for key in dictionary.keys.sorted() {
+                var object = dictionary[key]?.object ?? [:]
+                object["appID"] = .string(key)
+                details.append((JSONPointer.append("/applinks/details", key), object))
+            }
+        }
+        for (pointer, entry) in details {
+            var appIDs = Set<String>()
+            if let appID = entry["appID"]?.string { appIDs.insert(appID) }
+            for value in entry["appIDs"]?.array ?? [] {
+                if let appID = value.string { appIDs.insert(appID) }
+            }
+            let appDefaults = entry["defaults"]?.object ?? [:]
+            var rules: [Rule] = []
+            if let components = entry["components"]?.array {
+                for (index, component) in components.enumerated() {
+                    guard let object = component.object else { continue }
+                    rules.append(Self.rule(object, pointer: "\(pointer)/components/\(index)", domainDefaults, appDefaults, variables))
+                }
+            } else if let paths = entry["paths"]?.array {
+                // L2, L6: each legacy path is a rule on the path only; "NOT " makes it an exclusion.
+                for (index, value) in paths.enumerated() {
+                    guard let path = value.string else { continue }
+                    let excluded = path.hasPrefix("NOT ")
+                    let object: [String: JSONValue] = ["/": .string(excluded ? String(path.dropFirst(4)) : path), "exclude": .bool(excluded)]
+                    rules.append(Self.rule(object, pointer: "\(pointer)/paths/\(index)", [:], [:], variables))
+                }
+            }
+            entries.append(Entry(pointer: pointer, appIDs: appIDs, rules: rules))
+        }
+        self.entries = entries
+    }
+
+    /// Effective settings: built-ins, then domain defaults, app defaults and the rule itself, later wins (DF1–DF5).
+    private static func rule(
+        _ object: [String: JSONValue], pointer: String,
+        _ domain: [String: JSONValue], _ app: [String: JSONValue], _ variables: [String: [String]]
+    ) -> Rule {
+        func effective(_ key: String) -> JSONValue? { object[key] ?? app[key] ?? domain[key] }
+        let caseSensitive = effective("caseSensitive")?.bool ?? true
+        let percentEncoded = effective("percentEncoded")?.bool ?? true
+        func pattern(_ key: String) -> AASAPattern? {
+            effective(key)?.string.map { AASAPattern($0, variables: variables, caseSensitive: caseSensitive) }
+        }
+        let path = effective("/")?.string.map { PathPattern($0, variables: variables, caseSensitive: caseSensitive) }
+        var query = Query.unspecified
+        switch effective("?") {
+        case .string(let text):
+            query = .string(AASAPattern(text, variables: variables, caseSensitive: caseSensitive))
+        case .object(let items):
+            // Q9: one non-string value and iOS ignores the whole dictionary.
+            if items.values.allSatisfy({ $0.string != nil }) {
+                query = .items(items.keys.sorted().map { ($0, AASAPattern(items[$0]!.string!, variables: variables, caseSensitive: caseSensitive)) })
+            }
+        default:
+            break
+        }
+        return Rule(
+            pointer: pointer,
+            path: path,
+            query: query,
+            fragment: pattern("#"),
+            exclude: effective("exclude")?.bool ?? false,
+            caseSensitive: caseSensitive,
+            percentEncoded: percentEncoded
+        )
+    }
+
+    /// The verdict for `appID` opening `url`, under the file of `domain` (the URL's host when nil; §2 decides
+    /// which file applies to a host).
+    public func decide(appID: String, url string: String, domain: String? = nil) -> AASADecision {
+        guard let url = AASAURL(string) else {
+            return AASADecision(verdict: .nomatch, trace: ["the URL cannot be parsed"])
+        }
+        guard url.scheme == "https" || url.scheme == "http" else {
+            return AASADecision(verdict: .nomatch, trace: ["U1: only http and https URLs are universal links, not \(url.scheme)"])
+        }
+        let domain = (domain ?? url.host).lowercased()
+        guard url.host == domain else {
+            return AASADecision(verdict: .nomatch, trace: ["U2: the host \(url.host) is not the domain \(domain) whose file this is"])
+        }
+        if let port = url.port {
+            return AASADecision(verdict: .nomatch, trace: ["E5: a URL with an explicit port (\(port)) is not treated as associated"])
+        }
+        var trace: [String] = []
+        var closest: (score: Int, reason: String)?
+        var namedAnywhere = false
+        for entry in entries where entry.appIDs.contains(appID) {
+            namedAnywhere = true
+            trace.append("\(entry.pointer) names \(appID) (\(entry.rules.count) rule\(entry.rules.count == 1 ? "" : "s"))")
+            for rule in entry.rules {
+                switch evaluate(rule, url) {
+                case .success:
+                    let verdict: AASAVerdict = rule.exclude ? .exclude : .match
+                    trace.append("\(rule.pointer) matches: \(verdict)\(rule.exclude ? " (exclude stops the search, M1)" : "")")
+                    return AASADecision(verdict: verdict, trace: trace)
+                case .failure(let failure):
+                    if closest == nil || failure.score > closest!.score {
+                        closest = (failure.score, "\(rule.pointer): \(failure.reason)")
+                    }
+                }
+            }
+        }
+        guard namedAnywhere else {
+            return AASADecision(verdict: .nomatch, trace: ["R3: no applinks details entry names \(appID)"])
+        }
+        if let closest {
+            trace.append("no rule matches; closest: \(closest.reason)")
+        } else {
+            trace.append("no rule matches: the entries naming the app have no rules")
+        }
+        return AASADecision(verdict: .nomatch, trace: trace)
+    }
+
+    struct Failure: Error {
+        /// How many components matched before this one failed: the highest is the closest rule.
+        var score: Int
+        var reason: String
+    }
+
+    private func evaluate(_ rule: Rule, _ url: AASAURL) -> Result<Void, Failure> {
+        func prepare(_ text: String) -> String {
+            AASAPattern.fold(rule.percentEncoded ? text : AASAURL.decode(text), rule.caseSensitive)
+        }
+        var score = 0
+        if let path = rule.path {
+            guard path.matches(prepare(url.path), caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, reason: "path pattern '\(path)' does not match '\(url.path.isEmpty ? "/" : url.path)'"))
+            }
+            score += 1
+        }
+        switch rule.query {
+        case .unspecified:
+            break
+        case .string(let pattern):
+            guard pattern.matches(prepare(url.query ?? ""), caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, reason: "query pattern '\(pattern)' does not match the query '\(url.query ?? "")'"))
+            }
+            score += 1
+        case .items(let items):
+            let pairs: [(String, String)] = (url.query ?? "").split(separator: "&").map { item in
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")  // Q7
+            }
+            for (name, pattern) in items {
+                let values = pairs.filter { prepare($0.0) == AASAPattern.fold(name, rule.caseSensitive) }.map { prepare($0.1) }
+                for value in values.isEmpty ? [""] : values where !pattern.matches(value, caseSensitive: rule.caseSensitive) {  // Q6, Q8
+                    return .failure(Failure(score: score, reason: "query item '\(name)' \(values.isEmpty ? "is absent (compared as \"\")" : "has a value") not matching '\(pattern)'"))
+                }
+                score += 1
+            }
+        }
+        if let fragment = rule.fragment {
+            guard fragment.matches(prepare(url.fragment ?? ""), caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, reason: "fragment pattern '\(fragment)' does not match '\(url.fragment ?? "")'"))
+            }
+        }
+        return .success(())
+    }
+}
+
+/// A `/` pattern normalized by §7's reference procedure: optional leading slash (PA1, PA2), insignificant
+/// trailing slashes (PA3), the `/*` parent rule (PA4), an empty path read as `/` (PA6).
+struct PathPattern: Sendable, CustomStringConvertible {
+    let text: String
+    let base: AASAPattern
+    let parent: AASAPattern?
+
+    var description: String { text }
+
+    init(_ text: String, variables: [String: [String]], caseSensitive: Bool) {
+        self.text = text
+        let lead = text.hasPrefix("/")
+        let core = String(text.drop(while: { $0 == "/" }))
+        var base = lead ? "/" + core : core
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        if base.isEmpty, lead { base = "/" }
+        self.base = AASAPattern(base, variables: variables, caseSensitive: caseSensitive)
+        parent = base.hasSuffix("/*") && base != "/*"
+            ? AASAPattern(String(base.dropLast(2)), variables: variables, caseSensitive: caseSensitive) : nil
+    }
+
+    func matches(_ path: String, caseSensitive: Bool) -> Bool {
+        var trimmed = path.isEmpty ? "/" : path
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let bare: String? = trimmed != "/" && trimmed.hasPrefix("/") ? String(trimmed.dropFirst()) : nil
+        func ok(_ subject: String) -> Bool {
+            base.matches(subject, caseSensitive: caseSensitive) || (parent?.matches(subject, caseSensitive: caseSensitive) ?? false)
+        }
+        return ok(trimmed) || (bare.map(ok) ?? false)
+    }
+}
