@@ -31,7 +31,31 @@ public indirect enum JSONValue: Sendable, Hashable, Decodable {
     public static func parse(_ data: Data) throws -> JSONValue {
         var data = data
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
+        if hasTrailingComma(data) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a trailing comma is not JSON"))
+        }
         return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Foundation's decoder accepts `[1,]` and `{"a":1,}`; RFC 8259 (and so this parser) does not.
+    private static func hasTrailingComma(_ data: Data) -> Bool {
+        var inString = false
+        var escaped = false
+        var pendingComma = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; pendingComma = false
+            case UInt8(ascii: ","): pendingComma = true
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): if pendingComma { return true }
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): break
+            default: pendingComma = false
+            }
+        }
+        return false
     }
 
     public var string: String? { if case .string(let value) = self { value } else { nil } }
