@@ -152,7 +152,9 @@ public struct AASAMatcher: Sendable {
                     let verdict: AASAVerdict = rule.exclude ? .exclude : .match
                     trace.append("\(rule.pointer) matches: \(verdict)\(rule.exclude ? " (exclude stops the search, M1)" : "")")
                     return AASADecision(verdict: verdict, trace: trace)
-                case .failure(let failure):
+                case .failure(var failure):
+                    // To explain why a URL does not open, the rules that would open it matter most.
+                    failure.score = failure.score * 2 + (rule.exclude ? 0 : 1)
                     if closest == nil || failure.score > closest!.score {
                         closest = (failure.score, "\(rule.pointer): \(failure.reason)")
                     }

@@ -1,0 +1,99 @@
+import AppSiteAssociation
+import ArgumentParser
+import Foundation
+
+struct AASACommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aasa",
+        abstract: "Validate apple-app-site-association files and tell, as iOS would, whether a URL opens an app.",
+        subcommands: [Validate.self, Match.self]
+    )
+
+    /// Reads a file, or ends with exit code 2 and a one-line reason.
+    static func read(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            FileHandle.standardError.write(Data("error: \(path): cannot be read\n".utf8))
+            throw ExitCode(2)
+        }
+        return data
+    }
+
+    static func printJSON(_ object: Any) {
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Report every diagnostic (specs/aasa.md §20). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
+        )
+
+        @Argument(help: "The apple-app-site-association file.")
+        var file: String
+
+        @Flag(help: #"Print {"valid": bool, "diagnostics": [{"code", "severity", "pointer", "message"}]}."#)
+        var json = false
+
+        func run() throws {
+            let diagnostics = AASAValidator.validate(data: try AASACommand.read(file))
+            if json {
+                AASACommand.printJSON([
+                    "valid": diagnostics.isValid,
+                    "diagnostics": diagnostics.map { ["code": $0.code, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
+                ] as [String: Any])
+            } else {
+                for diagnostic in diagnostics { print(diagnostic) }
+                print(diagnostics.isValid ? "valid" : "invalid", "(\(diagnostics.filter { $0.severity == .error }.count) errors, \(diagnostics.filter { $0.severity == .warning }.count) warnings)")
+            }
+            if !diagnostics.isValid { throw ExitCode.failure }
+        }
+    }
+
+    struct Match: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say match, exclude or nomatch for each URL, as iOS reads the file (errors included, on stderr).",
+            discussion: "Exit 0 whatever the verdicts; 2 when the file cannot be read or is not a JSON object."
+        )
+
+        @Argument(help: "The apple-app-site-association file.")
+        var file: String
+
+        @Option(help: "The app ID, TEAMID.bundle.id.")
+        var app: String
+
+        @Option(help: "The domain whose file this is (default: each URL's host).")
+        var domain: String?
+
+        @Flag(help: "Add the trace: which entry and rule decided, or why the closest rule failed.")
+        var explain = false
+
+        @Flag(help: #"Print one {"url", "verdict", "trace"} object per line."#)
+        var json = false
+
+        @Argument(help: "The URLs.")
+        var urls: [String]
+
+        func run() throws {
+            let data = try AASACommand.read(file)
+            guard let document = try? JSONValue.parse(data), document.object != nil else {
+                FileHandle.standardError.write(Data("error: \(file): not a JSON object\n".utf8))
+                throw ExitCode(2)
+            }
+            for diagnostic in AASAValidator.validate(data: data) {
+                FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
+            }
+            let matcher = AASAMatcher(document: document)
+            for url in urls {
+                let decision = matcher.decide(appID: app, url: url, domain: domain)
+                if json {
+                    AASACommand.printJSON(["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any])
+                } else {
+                    print("\(decision.verdict.rawValue) \(url)")
+                    if explain {
+                        for step in decision.trace { print("  \(step)") }
+                    }
+                }
+            }
+        }
+    }
+}
