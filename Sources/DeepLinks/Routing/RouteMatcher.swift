@@ -1,7 +1,6 @@
 /// The non-generic heart of a ``RouteTable``: source checks, the trie walk and parameter extraction.
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
 /// route's own `parse` closure is called through the generic table.
-@usableFromInline
 struct RouteMatcher: Sendable {
     struct Entry: Sendable {
         let name: String
@@ -31,7 +30,6 @@ struct RouteMatcher: Sendable {
     /// Walks the candidates for `url`, most specific first, and offers each one whose parameters are valid to
     /// `accept`, which returns nil to take it or a rejection to go on. Returns nil once a route is taken,
     /// otherwise the most useful rejection.
-    @usableFromInline
     func match(_ url: LinkURL, accept: (Int, LinkSource, RouteParameters) -> LinkRejection?) -> LinkRejection? {
         let source: LinkSource
         if url.isWebURL {
