@@ -34,7 +34,7 @@ public final class Database: Sendable {
         let pool: any ConnectionLeasing
         switch url {
         case .sqliteMemory:
-            pool = SQLitePool(storage: .memory, eventLoop: eventLoop, logger: logger)
+            pool = sqlitePool(.memory, eventLoop, logger)
         case .sqliteFile(let path):
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             do {
@@ -42,7 +42,7 @@ public final class Database: Sendable {
             } catch {
                 throw DatabaseError.unreachable(url, reason: "cannot create the folder \(folder): \(Self.reason(error))")
             }
-            pool = SQLitePool(storage: .file(path: path), eventLoop: eventLoop, logger: logger)
+            pool = sqlitePool(.file(path: path), eventLoop, logger)
         case .postgres(let string):
             var configuration: SQLPostgresConfiguration
             do {
@@ -54,7 +54,17 @@ public final class Database: Sendable {
             if let searchPath = URLComponents(string: string)?.queryItems?.last(where: { $0.name == "search_path" })?.value {
                 configuration.searchPath = searchPath.split(separator: ",").map(String.init)
             }
-            pool = PostgresPool(configuration: configuration, eventLoop: eventLoop, logger: logger)
+            configuration.coreConfiguration.options.connectTimeout = .seconds(5)
+            pool = Pool(
+                pool: EventLoopConnectionPool(
+                    source: PostgresConnectionSource(sqlConfiguration: configuration),
+                    maxConnections: 8,
+                    requestTimeout: .seconds(10),
+                    logger: logger,
+                    on: eventLoop
+                ),
+                sql: { $0.sql(queryLogLevel: nil) }
+            )
         }
         let database = Database(url: url, pool: pool)
         do {
@@ -107,6 +117,15 @@ public final class Database: Sendable {
         try await pool.close()
     }
 
+    /// SQLite gets one connection: it has one writer anyway, and one connection keeps transactions whole.
+    private static func sqlitePool(_ storage: SQLiteConfiguration.Storage, _ eventLoop: any EventLoop, _ logger: Logger) -> any ConnectionLeasing {
+        let source = SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true), threadPool: .singleton)
+        return Pool(
+            pool: EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop),
+            sql: { $0.sql(queryLogLevel: nil) }
+        )
+    }
+
     /// A one-line, secret-free reason for a driver error.
     static func reason(_ error: any Error) -> String {
         if let error = error as? PSQLError {
@@ -144,48 +163,16 @@ private protocol ConnectionLeasing: Sendable {
     func close() async throws
 }
 
-// The pools hop to their event loop themselves; the wrappers only forward.
-private struct SQLitePool: ConnectionLeasing, @unchecked Sendable {
-    let pool: EventLoopConnectionPool<SQLiteConnectionSource>
-
-    init(storage: SQLiteConfiguration.Storage, eventLoop: any EventLoop, logger: Logger) {
-        let source = SQLiteConnectionSource(
-            configuration: .init(storage: storage, enableForeignKeys: true),
-            threadPool: .singleton
-        )
-        pool = EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop)
-    }
+/// An AsyncKit pool of either driver; `sql` wraps a driver connection in SQLKit with query logging off.
+/// The pool hops to its event loop itself, so the wrapper only forwards.
+private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked Sendable {
+    let pool: EventLoopConnectionPool<Source>
+    let sql: @Sendable (Source.Connection) -> any SQLDatabase
 
     func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await pool.requestConnection().get()
         defer { pool.releaseConnection(connection) }
-        return try await body(connection.sql(queryLogLevel: nil))
-    }
-
-    func close() async throws {
-        try await pool.close().get()
-    }
-}
-
-private struct PostgresPool: ConnectionLeasing, @unchecked Sendable {
-    let pool: EventLoopConnectionPool<PostgresConnectionSource>
-
-    init(configuration: SQLPostgresConfiguration, eventLoop: any EventLoop, logger: Logger) {
-        var configuration = configuration
-        configuration.coreConfiguration.options.connectTimeout = .seconds(5)
-        pool = EventLoopConnectionPool(
-            source: PostgresConnectionSource(sqlConfiguration: configuration),
-            maxConnections: 8,
-            requestTimeout: .seconds(10),
-            logger: logger,
-            on: eventLoop
-        )
-    }
-
-    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let connection = try await pool.requestConnection().get()
-        defer { pool.releaseConnection(connection) }
-        return try await body(connection.sql(queryLogLevel: nil))
+        return try await body(sql(connection))
     }
 
     func close() async throws {
