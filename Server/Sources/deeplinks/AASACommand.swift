@@ -1,12 +1,13 @@
 import AppSiteAssociation
 import ArgumentParser
+import DeepLinksServer
 import Foundation
 
-struct AASACommand: ParsableCommand {
+struct AASACommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aasa",
         abstract: "Validate apple-app-site-association files and tell, as iOS would, whether a URL opens an app.",
-        subcommands: [Validate.self, Match.self]
+        subcommands: [Validate.self, Match.self, Fetch.self]
     )
 
     /// Reads a file, or ends with exit code 2 and a one-line reason.
@@ -46,6 +47,36 @@ struct AASACommand: ParsableCommand {
                 print(diagnostics.isValid ? "valid" : "invalid", "(\(diagnostics.filter { $0.severity == .error }.count) errors, \(diagnostics.filter { $0.severity == .warning }.count) warnings)")
             }
             if !diagnostics.isValid { throw ExitCode.failure }
+        }
+    }
+
+    struct Fetch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch a site's file as iOS would (https, no redirect, 128 KB, application/json), then validate it.",
+            discussion: "Exit 0 when the file is served well and valid, 1 when not, 2 when it cannot be fetched."
+        )
+
+        @Argument(help: "A site (example.com, https://example.com) or the file's URL.")
+        var url: String
+
+        @Flag(help: "Permit plain http, for a loopback test server.")
+        var allowHTTP = false
+
+        @Option(help: "Seconds to wait for the server (connection and answer).")
+        var timeout: Int64 = 10
+
+        func run() async throws {
+            let report: AASAFetcher.Report
+            do {
+                report = try await AASAFetcher(allowHTTP: allowHTTP, timeoutSeconds: max(1, timeout)).fetch(url)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+            print("fetched \(report.url)")
+            for diagnostic in report.diagnostics { print(diagnostic) }
+            print(report.diagnostics.isValid ? "valid" : "invalid", "(\(report.diagnostics.filter { $0.severity == .error }.count) errors, \(report.diagnostics.filter { $0.severity == .warning }.count) warnings)")
+            if !report.diagnostics.isValid { throw ExitCode.failure }
         }
     }
 

@@ -93,3 +93,97 @@ import Testing
         #expect(output.stderr == "error: \(path): not a JSON object\n")
     }
 }
+
+/// `deeplinks aasa fetch` against a real HTTP server on loopback (Python's http.server).
+@Suite struct AASAFetchTests {
+    final class StaticServer {
+        let process = Process()
+        let folder: URL
+        var port = 0
+
+        init() throws {
+            folder = try CommandRunner.temporaryFolder()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", folder.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // "Serving HTTP on 127.0.0.1 port 43211 (http://127.0.0.1:43211/) ..."
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            port = text.components(separatedBy: " port ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        }
+
+        func write(_ relativePath: String, _ contents: String) throws {
+            let url = folder.appendingPathComponent(relativePath)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try contents.write(to: url, atomically: true, encoding: .utf8)
+        }
+
+        deinit {
+            process.terminate()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    @Test func aWellServedFileIsFetchedFromWellKnownAndValidated() throws {
+        let server = try StaticServer()
+        try #require(server.port > 0, "python3 http.server did not start")
+        try server.write(".well-known/apple-app-site-association", AASACommandTests.good)
+        let output = try CommandRunner.run(["aasa", "fetch", "--allow-http", "http://127.0.0.1:\(server.port)"])
+        #expect(output.status == 0, "\(output.stderr)")
+        // http.server sends application/octet-stream for a file without an extension: a warning (H4), as iOS accepts it.
+        #expect(output.stdout == """
+            fetched http://127.0.0.1:\(server.port)/.well-known/apple-app-site-association
+            warning HOSTING_CONTENT_TYPE at /: Content-Type is application/octet-stream; serve application/json
+            valid (0 errors, 1 warnings)
+
+            """)
+    }
+
+    @Test func aRedirectIsAnErrorAndIsNotFollowed() throws {
+        let server = try StaticServer()
+        try #require(server.port > 0)
+        // A folder answers 301 to its name with a trailing slash.
+        try server.write("old/apple-app-site-association/index.html", AASACommandTests.good)
+        let output = try CommandRunner.run(["aasa", "fetch", "--allow-http", "http://127.0.0.1:\(server.port)/old/apple-app-site-association"])
+        #expect(output.status == 1)
+        #expect(output.stdout.contains("error HOSTING_REDIRECT at /: http://127.0.0.1:\(server.port)/old/apple-app-site-association answers 301 to /old/apple-app-site-association/: iOS follows no redirect"))
+    }
+
+    @Test func theRootPathAloneIsAWarningAndAMissingFileAnError() throws {
+        let server = try StaticServer()
+        try #require(server.port > 0)
+        let missing = try CommandRunner.run(["aasa", "fetch", "--allow-http", "http://127.0.0.1:\(server.port)"])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("error HOSTING_STATUS at /: http://127.0.0.1:\(server.port)/apple-app-site-association answers 404, not 200"))
+        try server.write("apple-app-site-association", AASACommandTests.good)
+        let rootOnly = try CommandRunner.run(["aasa", "fetch", "--allow-http", "http://127.0.0.1:\(server.port)"])
+        #expect(rootOnly.status == 0)
+        #expect(rootOnly.stdout.contains("warning HOSTING_ROOT_ONLY"))
+    }
+
+    @Test func anOversizedFileIsAnError() throws {
+        let server = try StaticServer()
+        try #require(server.port > 0)
+        try server.write(".well-known/apple-app-site-association", String(repeating: " ", count: 140_000) + AASACommandTests.good)
+        let output = try CommandRunner.run(["aasa", "fetch", "--allow-http", "http://127.0.0.1:\(server.port)"])
+        #expect(output.status == 1)
+        #expect(output.stdout.contains("error AASA_TOO_LARGE"))
+    }
+
+    @Test func plainHTTPNeedsTheFlagAndAClosedPortExitsTwo() throws {
+        let http = try CommandRunner.run(["aasa", "fetch", "http://127.0.0.1:1"])
+        #expect(http.status == 2)
+        #expect(http.stderr == "error: 'http://127.0.0.1:1': iOS fetches the file over https only (use --allow-http for a loopback test server)\n")
+        let closed = try CommandRunner.run(["aasa", "fetch", "--allow-http", "--timeout", "1", "http://127.0.0.1:1"])
+        #expect(closed.status == 2)
+        #expect(closed.stderr.hasPrefix("error: cannot fetch http://127.0.0.1:1/.well-known/apple-app-site-association: "))
+    }
+}

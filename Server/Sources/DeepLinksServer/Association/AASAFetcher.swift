@@ -1,0 +1,106 @@
+import AppSiteAssociation
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Fetches a site's apple-app-site-association file by the hosting rules of specs/aasa.md §1 (https, no
+/// redirect followed, at most 128 KB, `application/json`), reports what iOS would refuse, then validates it.
+public struct AASAFetcher: Sendable {
+    public struct Report: Sendable {
+        /// The URL the file was read from.
+        public var url: String
+        /// Hosting findings (codes `HOSTING_*`) followed by the validator's.
+        public var diagnostics: [AASADiagnostic]
+    }
+
+    /// The file cannot be fetched at all (no connection, no answer). One line, for a person.
+    public struct FetchError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public var allowHTTP: Bool
+    public var timeout: TimeAmount
+
+    public init(allowHTTP: Bool = false, timeoutSeconds: Int64 = 10) {
+        self.allowHTTP = allowHTTP
+        self.timeout = .seconds(timeoutSeconds)
+    }
+
+    /// `target` is a site (`example.com`, `https://example.com`) or the file's own URL.
+    public func fetch(_ target: String) async throws(FetchError) -> Report {
+        var text = target.contains("://") ? target : "https://" + target
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else { throw FetchError(description: "'\(target)' is not a site or a URL") }
+        if scheme != "https" {
+            guard scheme == "http", allowHTTP else {
+                throw FetchError(description: "'\(target)': iOS fetches the file over https only (use --allow-http for a loopback test server)")
+            }
+        }
+        let path = components.path
+        let candidates: [String]
+        if path.hasSuffix("apple-app-site-association") {
+            candidates = [text]
+        } else {
+            text = "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+            candidates = [text + "/.well-known/apple-app-site-association", text + "/apple-app-site-association"]
+        }
+
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
+        )
+        let result: Result<Report, FetchError>
+        do {
+            result = .success(try await fetch(candidates, with: client))
+        } catch {
+            result = .failure(error)
+        }
+        try? await client.shutdown()
+        return try result.get()
+    }
+
+    private func fetch(_ candidates: [String], with client: HTTPClient) async throws(FetchError) -> Report {
+        var hosting: [AASADiagnostic] = []
+        for (index, url) in candidates.enumerated() {
+            let response: HTTPClientResponse
+            do {
+                var request = HTTPClientRequest(url: url)
+                request.headers.add(name: "User-Agent", value: "deeplinks-aasa-fetch")
+                response = try await client.execute(request, timeout: timeout)
+            } catch {
+                throw FetchError(description: "cannot fetch \(url): \(error)")
+            }
+            let status = Int(response.status.code)
+            if (300..<400).contains(status) {
+                let location = response.headers.first(name: "Location") ?? "(no Location)"
+                hosting.append(.init("HOSTING_REDIRECT", .error, "", "\(url) answers \(status) to \(location): iOS follows no redirect, serve the file itself"))
+                return Report(url: url, diagnostics: hosting)
+            }
+            guard status == 200 else {
+                if status == 404, index + 1 < candidates.count { continue }
+                hosting.append(.init("HOSTING_STATUS", .error, "", "\(url) answers \(status), not 200"))
+                return Report(url: url, diagnostics: hosting)
+            }
+            if index > 0 {
+                hosting.append(.init("HOSTING_ROOT_ONLY", .warning, "", "only the root path serves the file; current systems read /.well-known/apple-app-site-association"))
+            }
+            let contentType = response.headers.first(name: "Content-Type") ?? "(none)"
+            if !contentType.lowercased().hasPrefix("application/json") {
+                hosting.append(.init("HOSTING_CONTENT_TYPE", .warning, "", "Content-Type is \(contentType); serve application/json"))
+            }
+            let body: ByteBuffer
+            do {
+                body = try await response.body.collect(upTo: AASAValidator.maximumSize + 1)
+            } catch is NIOTooManyBytesError {
+                hosting.append(.init("AASA_TOO_LARGE", .error, "", "the file is larger than 128 KB (131,072 bytes): iOS does not read it"))
+                return Report(url: url, diagnostics: hosting)
+            } catch {
+                throw FetchError(description: "cannot read \(url): \(error)")
+            }
+            return Report(url: url, diagnostics: hosting + AASAValidator.validate(data: Data(body.readableBytesView)))
+        }
+        throw FetchError(description: "no file found at \(candidates.joined(separator: " or "))")
+    }
+}
