@@ -111,7 +111,8 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
         }
         switch tokens[t] {
         case .literal(let character):
-            return s < subject.count && subject[s] == character && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
+            // Code point by code point: no Unicode normalization (P8), unlike Character's ==.
+            return s < subject.count && subject[s].unicodeScalars.elementsEqual(character.unicodeScalars) && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
         case .one:
             return s < subject.count && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
         case .characterClass(let characterClass):
