@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import DeepLinks
 import Foundation
 import Logging
@@ -74,17 +75,17 @@ let benchmarks: @Sendable () -> Void = {
     // The harness's own cost per iteration: read an input, nothing else. Subtract it from the figures below.
     let baselineInputs = Inputs(routes: 10)
     Benchmark("baseline (harness only)") { benchmark in
-        var index = 0
+        let cursor = Cursor.named(benchmark.name)
         for _ in benchmark.scaledIterations {
+            let index = cursor.next(baselineInputs.hits.count)
             blackHole(baselineInputs.hits[index])
-            index = index == baselineInputs.hits.count - 1 ? 0 : index + 1
         }
     }
     Benchmark("DeepLinks URL policy only (LinkURL)") { benchmark in
-        var index = 0
+        let cursor = Cursor.named(benchmark.name)
         for _ in benchmark.scaledIterations {
+            let index = cursor.next(baselineInputs.hits.count)
             blackHole(try? LinkURL(parsing: baselineInputs.hits[index]))
-            index = index == baselineInputs.hits.count - 1 ? 0 : index + 1
         }
     }
 
@@ -95,50 +96,51 @@ let benchmarks: @Sendable () -> Void = {
         let logger = Logger(label: "bench")
 
         Benchmark("DeepLinks match hit, \(size) routes") { benchmark in
-            var index = 0
+            let cursor = Cursor.named(benchmark.name)
             for _ in benchmark.scaledIterations {
+                let index = cursor.next(inputs.hits.count)
                 blackHole(try? table.match(inputs.hits[index]).get().destination)
-                index = index == inputs.hits.count - 1 ? 0 : index + 1
             }
         }
         Benchmark("DeepLinks match miss, \(size) routes") { benchmark in
-            var index = 0
+            let cursor = Cursor.named(benchmark.name)
             for _ in benchmark.scaledIterations {
+                let index = cursor.next(inputs.misses.count)
                 blackHole(try? table.match(inputs.misses[index]).get().destination)
-                index = index == inputs.misses.count - 1 ? 0 : index + 1
             }
         }
         Benchmark("DeepLinks print, \(size) routes") { benchmark in
             // Printing finds the route by asking each route's print closure: linear in the table size.
             // It also parses the URL back to check it (RouteTable.url(for:as:) where Destination: Equatable).
-            var index = 0
+            let cursor = Cursor.named(benchmark.name)
             let count = size >= 1_000 ? 100 : inputs.items.count
             for _ in benchmark.scaledIterations {
+                let index = cursor.next(count)
                 blackHole(try? table.url(for: inputs.items[index]))
-                index = index == count - 1 ? 0 : index + 1
             }
         }
         Benchmark("routing-kit match hit (reference), \(size) routes") { benchmark in
-            var index = 0
+            let cursor = Cursor.named(benchmark.name)
             for _ in benchmark.scaledIterations {
+                let index = cursor.next(inputs.hits.count)
                 // End to end from a string, as DeepLinks is measured: parse the URL, split the path, route, read id.
                 let components = URLComponents(string: inputs.hits[index])!
                 var parameters = Parameters(logger)
                 let path = components.path.split(separator: "/").map(String.init)
                 let section = router.route(path: path, parameters: &parameters)
                 blackHole((section, parameters.get("id", as: Int.self)))
-                index = index == inputs.hits.count - 1 ? 0 : index + 1
             }
         }
         Benchmark("routing-kit match miss (reference), \(size) routes") { benchmark in
-            var index = 0
+            let cursor = Cursor.named(benchmark.name)
             for _ in benchmark.scaledIterations {
+                let index = cursor.next(inputs.misses.count)
                 let components = URLComponents(string: inputs.misses[index])!
                 var parameters = Parameters(logger)
                 let path = components.path.split(separator: "/").map(String.init)
                 blackHole(router.route(path: path, parameters: &parameters))
-                index = index == inputs.misses.count - 1 ? 0 : index + 1
             }
         }
     }
 }
+

@@ -141,13 +141,14 @@ public struct AASAMatcher: Sendable {
             return AASADecision(verdict: .nomatch, trace: ["E5: a URL with an explicit port (\(port)) is not treated as associated"])
         }
         var trace: [String] = []
-        var closest: (score: Int, reason: String)?
+        let subjects = Subjects(url)
+        var closest: (score: Int, failure: Failure, rule: Rule)?
         var namedAnywhere = false
         for entry in entries where entry.appIDs.contains(appID) {
             namedAnywhere = true
             trace.append("\(entry.pointer) names \(appID) (\(entry.rules.count) rule\(entry.rules.count == 1 ? "" : "s"))")
             for rule in entry.rules {
-                switch evaluate(rule, url) {
+                switch evaluate(rule, subjects) {
                 case .success:
                     let verdict: AASAVerdict = rule.exclude ? .exclude : .match
                     trace.append("\(rule.pointer) matches: \(verdict)\(rule.exclude ? " (exclude stops the search, M1)" : "")")
@@ -156,7 +157,7 @@ public struct AASAMatcher: Sendable {
                     // To explain why a URL does not open, the rules that would open it matter most.
                     failure.score = failure.score * 2 + (rule.exclude ? 0 : 1)
                     if closest == nil || failure.score > closest!.score {
-                        closest = (failure.score, "\(rule.pointer): \(failure.reason)")
+                        closest = (failure.score, failure, rule)
                     }
                 }
             }
@@ -165,7 +166,7 @@ public struct AASAMatcher: Sendable {
             return AASADecision(verdict: .nomatch, trace: ["R3: no applinks details entry names \(appID)"])
         }
         if let closest {
-            trace.append("no rule matches; closest: \(closest.reason)")
+            trace.append("no rule matches; closest: \(closest.rule.pointer): \(closest.failure.reason(closest.rule, url))")
         } else {
             trace.append("no rule matches: the entries naming the app have no rules")
         }
@@ -173,19 +174,92 @@ public struct AASAMatcher: Sendable {
     }
 
     struct Failure: Error {
+        enum Component {
+            case path
+            case query
+            case queryItem(name: String, absent: Bool, pattern: AASAPattern)
+            case fragment
+        }
+
         /// How many components matched before this one failed: the highest is the closest rule.
         var score: Int
-        var reason: String
+        var component: Component
+
+        /// Built only for the closest failure, so a miss over many rules allocates no text.
+        func reason(_ rule: Rule, _ url: AASAURL) -> String {
+            switch component {
+            case .path:
+                "path pattern '\(rule.path?.text ?? "")' does not match '\(url.path.isEmpty ? "/" : url.path)'"
+            case .query:
+                if case .string(let pattern) = rule.query {
+                    "query pattern '\(pattern)' does not match the query '\(url.query ?? "")'"
+                } else {
+                    "the query does not match"
+                }
+            case .queryItem(let name, let absent, let pattern):
+                "query item '\(name)' \(absent ? "is absent (compared as \"\")" : "has a value") not matching '\(pattern)'"
+            case .fragment:
+                "fragment pattern '\(rule.fragment?.text ?? "")' does not match '\(url.fragment ?? "")'"
+            }
+        }
     }
 
-    private func evaluate(_ rule: Rule, _ url: AASAURL) -> Result<Void, Failure> {
-        func prepare(_ text: String) -> String {
+    /// The URL's components as each rule setting compares them (§10, §11), split into characters once per
+    /// decision rather than once per rule.
+    final class Subjects {
+        let url: AASAURL
+        private var cache: [Int: [Character]] = [:]
+        private var pairs: [Bool: [(String, String)]] = [:]
+
+        init(_ url: AASAURL) {
+            self.url = url
+        }
+
+        func prepare(_ text: String, _ rule: Rule) -> String {
             AASAPattern.fold(rule.percentEncoded ? text : AASAURL.decode(text), rule.caseSensitive)
         }
+
+        /// 0: trimmed path, 1: path without its leading slash, 2: query, 3: fragment.
+        func characters(_ which: Int, _ rule: Rule) -> [Character] {
+            let key = which * 4 + (rule.percentEncoded ? 2 : 0) + (rule.caseSensitive ? 1 : 0)
+            if let cached = cache[key] { return cached }
+            let text: String
+            switch which {
+            case 0, 1:
+                var trimmed = prepare(url.path, rule)
+                if trimmed.isEmpty { trimmed = "/" }
+                while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+                text = which == 0 ? trimmed : String(trimmed.dropFirst())  // asked for only when trimmed starts with "/"
+            case 2: text = prepare(url.query ?? "", rule)
+            default: text = prepare(url.fragment ?? "", rule)
+            }
+            let characters = Array(text)
+            cache[key] = characters
+            return characters
+        }
+
+        /// Query items as (name, value), prepared for the rule's settings (Q7, Q10).
+        func queryPairs(_ rule: Rule) -> [(String, String)] {
+            let key = rule.percentEncoded
+            if let cached = pairs[key] { return cached }
+            let result: [(String, String)] = (url.query ?? "").split(separator: "&").map { item in
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0])
+                let value = parts.count > 1 ? String(parts[1]) : ""
+                return key ? (name, value) : (AASAURL.decode(name), AASAURL.decode(value))
+            }
+            pairs[key] = result
+            return result
+        }
+    }
+
+    private func evaluate(_ rule: Rule, _ subjects: Subjects) -> Result<Void, Failure> {
         var score = 0
         if let path = rule.path {
-            guard path.matches(prepare(url.path), caseSensitive: rule.caseSensitive) else {
-                return .failure(Failure(score: score, reason: "path pattern '\(path)' does not match '\(url.path.isEmpty ? "/" : url.path)'"))
+            let trimmed = subjects.characters(0, rule)
+            let hasBare = trimmed.count > 1 && trimmed.first == "/"
+            guard path.matches(trimmed, bare: hasBare ? subjects.characters(1, rule) : nil, caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, component: .path))
             }
             score += 1
         }
@@ -193,26 +267,24 @@ public struct AASAMatcher: Sendable {
         case .unspecified:
             break
         case .string(let pattern):
-            guard pattern.matches(prepare(url.query ?? ""), caseSensitive: rule.caseSensitive) else {
-                return .failure(Failure(score: score, reason: "query pattern '\(pattern)' does not match the query '\(url.query ?? "")'"))
+            guard pattern.matches(subjects.characters(2, rule), caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, component: .query))
             }
             score += 1
         case .items(let items):
-            let pairs: [(String, String)] = (url.query ?? "").split(separator: "&").map { item in
-                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")  // Q7
-            }
+            let pairs = subjects.queryPairs(rule)
             for (name, pattern) in items {
-                let values = pairs.filter { prepare($0.0) == AASAPattern.fold(name, rule.caseSensitive) }.map { prepare($0.1) }
+                let folded = AASAPattern.fold(name, rule.caseSensitive)
+                let values = pairs.filter { AASAPattern.fold($0.0, rule.caseSensitive) == folded }.map { AASAPattern.fold($0.1, rule.caseSensitive) }
                 for value in values.isEmpty ? [""] : values where !pattern.matches(value, caseSensitive: rule.caseSensitive) {  // Q6, Q8
-                    return .failure(Failure(score: score, reason: "query item '\(name)' \(values.isEmpty ? "is absent (compared as \"\")" : "has a value") not matching '\(pattern)'"))
+                    return .failure(Failure(score: score, component: .queryItem(name: name, absent: values.isEmpty, pattern: pattern)))
                 }
                 score += 1
             }
         }
         if let fragment = rule.fragment {
-            guard fragment.matches(prepare(url.fragment ?? ""), caseSensitive: rule.caseSensitive) else {
-                return .failure(Failure(score: score, reason: "fragment pattern '\(fragment)' does not match '\(url.fragment ?? "")'"))
+            guard fragment.matches(subjects.characters(3, rule), caseSensitive: rule.caseSensitive) else {
+                return .failure(Failure(score: score, component: .fragment))
             }
         }
         return .success(())
@@ -240,11 +312,9 @@ struct PathPattern: Sendable, CustomStringConvertible {
             ? AASAPattern(String(base.dropLast(2)), variables: variables, caseSensitive: caseSensitive) : nil
     }
 
-    func matches(_ path: String, caseSensitive: Bool) -> Bool {
-        var trimmed = path.isEmpty ? "/" : path
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let bare: String? = trimmed != "/" && trimmed.hasPrefix("/") ? String(trimmed.dropFirst()) : nil
-        func ok(_ subject: String) -> Bool {
+    /// `trimmed` is the path without trailing slashes (or `/`); `bare` the same without its leading slash.
+    func matches(_ trimmed: [Character], bare: [Character]?, caseSensitive: Bool) -> Bool {
+        func ok(_ subject: [Character]) -> Bool {
             base.matches(subject, caseSensitive: caseSensitive) || (parent?.matches(subject, caseSensitive: caseSensitive) ?? false)
         }
         return ok(trimmed) || (bare.map(ok) ?? false)

@@ -45,7 +45,8 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
 
     init(_ text: String, variables: [String: [String]], caseSensitive: Bool) {
         self.text = text
-        self.tokens = Self.tokenize(text, variables: variables, caseSensitive: caseSensitive, allowVariables: true)
+        let tokens = Self.tokenize(text, variables: variables, caseSensitive: caseSensitive, allowVariables: true)
+        self.tokens = caseSensitive ? tokens : Self.foldLiterals(tokens)
     }
 
     private static func tokenize(_ text: String, variables: [String: [String]], caseSensitive: Bool, allowVariables: Bool) -> [Token] {
@@ -91,9 +92,13 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the whole of `subject` matches. `subject` must already be folded when case-insensitive.
     func matches(_ subject: String, caseSensitive: Bool) -> Bool {
-        let characters = Array(subject)
+        matches(Array(subject), caseSensitive: caseSensitive)
+    }
+
+    /// Whether the whole of `subject` (already split into characters, and folded when case-insensitive) matches.
+    func matches(_ subject: [Character], caseSensitive: Bool) -> Bool {
         var memo = Set<Int>()
-        return Self.match(caseSensitive ? tokens : Self.foldLiterals(tokens), 0, characters, 0, caseSensitive, &memo, tail: [])
+        return Self.match(tokens, 0, subject, 0, caseSensitive, &memo, tail: [])
     }
 
     private static func foldLiterals(_ tokens: [Token]) -> [Token] {
@@ -128,10 +133,14 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
             if key >= 0 { memo.insert(key) }
             return false
         case .alternatives(let options):
-            let rest = Array(tokens[(t + 1)...])
+            let continuation = tail + [Array(tokens[(t + 1)...])]
             for option in options {
+                // Most alternatives are literal codes: skip those whose first character cannot match.
+                if case .literal(let first) = option.first, s >= subject.count || !subject[s].unicodeScalars.elementsEqual(first.unicodeScalars) {
+                    continue
+                }
                 var innerMemo = Set<Int>()
-                if match(option, 0, subject, s, caseSensitive, &innerMemo, tail: tail + [rest]) { return true }
+                if match(option, 0, subject, s, caseSensitive, &innerMemo, tail: continuation) { return true }
             }
             return false
         case .never:
