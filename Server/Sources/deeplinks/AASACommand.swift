@@ -95,6 +95,9 @@ struct AASACommand: AsyncParsableCommand {
         @Option(help: "The domain whose file this is (default: each URL's host).")
         var domain: String?
 
+        @Option(name: .customLong("entitlement"), help: "An entry of the app's associated-domains entitlement (repeatable), as applinks:*.example.com: the file then governs the hosts §2 assigns to it.")
+        var entitlements: [String] = []
+
         @Flag(help: "Add the trace: which entry and rule decided, or why the closest rule failed.")
         var explain = false
 
@@ -113,9 +116,16 @@ struct AASACommand: AsyncParsableCommand {
             for diagnostic in AASAValidator.validate(data: data) {
                 FileHandle.standardError.write(Data("\(diagnostic)\n".utf8))
             }
+            let associatedDomains: AssociatedDomains?
+            do {
+                associatedDomains = entitlements.isEmpty ? nil : try AssociatedDomains(entitlements)
+            } catch {
+                FileHandle.standardError.write(Data("error: entitlement \(error)\n".utf8))
+                throw ExitCode(2)
+            }
             let matcher = AASAMatcher(document: document)
             for url in urls {
-                let decision = matcher.decide(appID: app, url: url, domain: domain)
+                let decision = matcher.decide(appID: app, url: url, domain: domain, entitlements: associatedDomains)
                 if json {
                     AASACommand.printJSON(["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any])
                 } else {

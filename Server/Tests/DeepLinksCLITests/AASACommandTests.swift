@@ -187,3 +187,19 @@ import Testing
         #expect(closed.stderr.hasPrefix("error: cannot fetch http://127.0.0.1:1/.well-known/apple-app-site-association: "))
     }
 }
+
+@Suite struct AASAEntitlementOptionTests {
+    @Test func entitlementsDecideWhichHostsTheFileGoverns() throws {
+        let (folder, path) = try AASACommandTests.write(AASACommandTests.good)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = try CommandRunner.run([
+            "aasa", "match", path, "--app", AASACommandTests.app, "--domain", "example.com",
+            "--entitlement", "applinks:*.example.com", "https://shop.example.com/buy/1", "https://example.com/buy/1",
+        ])
+        #expect(output.status == 0)
+        #expect(output.stdout == "match https://shop.example.com/buy/1\nnomatch https://example.com/buy/1\n")
+        let bad = try CommandRunner.run(["aasa", "match", path, "--app", AASACommandTests.app, "--entitlement", "applinks:example.com:443", "https://example.com/"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "error: entitlement 'applinks:example.com:443' the entry holds only a host: no scheme, path, port or trailing slash (E2, E5)\n")
+    }
+}

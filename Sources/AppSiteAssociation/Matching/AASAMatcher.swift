@@ -124,9 +124,10 @@ public struct AASAMatcher: Sendable {
         )
     }
 
-    /// The verdict for `appID` opening `url`, under the file of `domain` (the URL's host when nil; §2 decides
-    /// which file applies to a host).
-    public func decide(appID: String, url string: String, domain: String? = nil) -> AASADecision {
+    /// The verdict for `appID` opening `url` under this file, which is `domain`'s (the URL's host when nil).
+    /// With the app's `entitlements`, the file must also be the one §2 assigns to the URL's host (E1–E4):
+    /// `applinks:*.example.com` lets example.com's file govern shop.example.com.
+    public func decide(appID: String, url string: String, domain: String? = nil, entitlements: AssociatedDomains? = nil) -> AASADecision {
         guard let url = AASAURL(string) else {
             return AASADecision(verdict: .nomatch, trace: ["the URL cannot be parsed"])
         }
@@ -134,7 +135,14 @@ public struct AASAMatcher: Sendable {
             return AASADecision(verdict: .nomatch, trace: ["U1: only http and https URLs are universal links, not \(url.scheme)"])
         }
         let domain = (domain ?? url.host).lowercased()
-        guard url.host == domain else {
+        if let entitlements {
+            guard let governing = entitlements.fileDomain(forHost: url.host) else {
+                return AASADecision(verdict: .nomatch, trace: ["E1: no applinks entitlement entry covers \(url.host)"])
+            }
+            guard governing == domain else {
+                return AASADecision(verdict: .nomatch, trace: ["E3, E4: \(url.host) is governed by \(governing)'s file, not \(domain)'s"])
+            }
+        } else if url.host != domain {
             return AASADecision(verdict: .nomatch, trace: ["U2: the host \(url.host) is not the domain \(domain) whose file this is"])
         }
         if let port = url.port {
