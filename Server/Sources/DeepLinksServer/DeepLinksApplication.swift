@@ -10,16 +10,20 @@ import UnixSignals
 public enum DeepLinksApplication {
     public typealias App = Application<RouterResponder<AppRequestContext>>
 
+    /// - Throws: ``AssociationFiles/InvalidFile`` when the configuration yields an association file iOS or
+    ///   Android would misread.
     public static func make(
         settings: ServerSettings,
         database: Database,
         metrics: ServerMetrics = ServerMetrics(),
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-    ) -> App {
+    ) throws -> App {
+        let files = try AssociationFiles(app: settings.app)
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        AssociationRoutes(files: files).register(on: router)
 
         return Application(
             router: router,
@@ -35,7 +39,7 @@ public enum DeepLinksApplication {
     public static func logStartup(settings: ServerSettings, port: Int, logger: Logger) {
         let base = "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)"
         logger.notice("deeplinks \(DeepLinksServerVersion.current) listening on \(base)")
-        logger.notice("try: curl \(base)/healthz   (metrics: \(base)/metrics)")
+        logger.notice("try: curl \(base)/healthz   (metrics: \(base)/metrics, association file: \(base)/.well-known/apple-app-site-association)")
         logger.info(
             "storage and mail",
             metadata: [
@@ -54,7 +58,7 @@ extension DeepLinksApplication {
         let database = try await Database.open(settings.database, logger: logger)
         do {
             try await Migrator(database: database, logger: logger).migrate()
-            let app = make(settings: settings, database: database, logger: logger) { port in
+            let app = try make(settings: settings, database: database, logger: logger) { port in
                 logStartup(settings: settings, port: port, logger: logger)
             }
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])

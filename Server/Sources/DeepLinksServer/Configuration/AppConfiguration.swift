@@ -1,3 +1,6 @@
+import AppSiteAssociation
+import DeepLinks
+import DemoAppRoutes
 import Foundation
 
 /// The validated description of the app the server links to: who it is (team and bundle ID), how
@@ -18,19 +21,41 @@ public struct AppConfiguration: Sendable, Equatable {
     public var appStoreID: String?
     /// The app's display name, used on web pages and in mail.
     public var displayName: String
+    /// The app's routes; the association file lists the paths of those that accept universal links.
+    /// Without them, the file lets the app open every path of its domains.
+    public var routes: RouteManifest?
+    /// Paths excluded from universal links, checked before every route.
+    public var excludedPaths: [String] = []
+    /// The Android app that opens the same links (App Links), served in assetlinks.json.
+    public var android: AndroidApp?
+
+    public struct AndroidApp: Sendable, Equatable {
+        public var packageName: String
+        public var sha256CertFingerprints: [String]
+
+        public init(packageName: String, sha256CertFingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256CertFingerprints = sha256CertFingerprints
+        }
+    }
 
     /// `TEAMID.bundle.id`, as in an apple-app-site-association file.
     public var appID: String { "\(teamID).\(bundleID)" }
 
     /// The demo app of `Server/Examples/demo-app.json`.
-    public static let demo = AppConfiguration(
-        teamID: "ABCDE12345",
-        bundleID: "com.example.demo",
-        customScheme: "demoapp",
-        domains: ["links.example.com"],
-        appStoreID: "1234567890",
-        displayName: "Demo"
-    )
+    public static let demo: AppConfiguration = {
+        var demo = AppConfiguration(
+            teamID: "ABCDE12345",
+            bundleID: "com.example.demo",
+            customScheme: "demoapp",
+            domains: ["links.example.com"],
+            appStoreID: "1234567890",
+            displayName: "Demo"
+        )
+        demo.routes = DemoRoute.table.manifest
+        demo.excludedPaths = ["/account/*"]
+        return demo
+    }()
 
     public init(
         teamID: String,
@@ -49,7 +74,8 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// Validates a decoded file. Throws ``ConfigurationFileError`` listing every problem.
-    public init(file: AppConfigurationFile, source: String = "configuration") throws(ConfigurationFileError) {
+    /// - Parameter routes: the route manifest the file names, already read (see ``load(path:)``).
+    public init(file: AppConfigurationFile, source: String = "configuration", routes: RouteManifest? = nil) throws(ConfigurationFileError) {
         var problems: [String] = []
         func required(_ value: String?, _ key: String) -> String {
             guard let value, !value.isEmpty else {
@@ -88,6 +114,16 @@ public struct AppConfiguration: Sendable, Equatable {
         if let storeID = app?.appStoreID, !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count)) {
             problems.append("app.appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')")
         }
+        var android: AndroidApp?
+        if let file = app?.android {
+            let candidate = AndroidApp(packageName: file.packageName ?? "", sha256CertFingerprints: file.sha256CertFingerprints ?? [])
+            let statement = AssetLinksStatement.appLinks(packageName: candidate.packageName, fingerprints: candidate.sha256CertFingerprints)
+            let document = (try? JSONEncoder().encode([statement])) ?? Data()
+            for diagnostic in AssetLinksValidator.validate(data: document) where diagnostic.severity == .error {
+                problems.append("app.android: \(diagnostic.message)")
+            }
+            android = candidate
+        }
         guard problems.isEmpty else {
             throw ConfigurationFileError(source: source, problems: problems)
         }
@@ -99,6 +135,9 @@ public struct AppConfiguration: Sendable, Equatable {
             appStoreID: app?.appStoreID,
             displayName: app?.displayName ?? bundleID
         )
+        self.routes = routes
+        self.excludedPaths = app?.excludedPaths ?? []
+        self.android = android
     }
 
     /// Reads and validates a JSON configuration file.
@@ -109,11 +148,12 @@ public struct AppConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationFileError(source: path, problems: ["cannot be read (\(error.localizedDescription))"])
         }
-        return try decode(data, source: path)
+        return try decode(data, source: path, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
     /// Decodes and validates JSON configuration bytes.
-    public static func decode(_ data: Data, source: String) throws(ConfigurationFileError) -> AppConfiguration {
+    /// - Parameter folder: where a relative `routes` path is read from.
+    public static func decode(_ data: Data, source: String, folder: URL? = nil) throws(ConfigurationFileError) -> AppConfiguration {
         guard data.count <= 1 << 20 else {
             throw ConfigurationFileError(source: source, problems: ["is larger than 1 MiB"])
         }
@@ -125,7 +165,23 @@ public struct AppConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationFileError(source: source, problems: ["is not valid JSON"])
         }
-        return try AppConfiguration(file: file, source: source)
+        var routes: RouteManifest?
+        if let path = file.app?.routes {
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (folder ?? URL(fileURLWithPath: ".")).appendingPathComponent(path)
+            guard let manifestData = try? Data(contentsOf: url) else {
+                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) cannot be read"])
+            }
+            do {
+                let manifest = try JSONDecoder().decode(RouteManifest.self, from: manifestData)
+                _ = try RouteTable<ManifestDestination>(manifest: manifest)
+                routes = manifest
+            } catch let error as DecodingError {
+                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
+            } catch {
+                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) is not a valid route table: \(error)"])
+            }
+        }
+        return try AppConfiguration(file: file, source: source, routes: routes)
     }
 
     static func isTeamID(_ value: String) -> Bool {

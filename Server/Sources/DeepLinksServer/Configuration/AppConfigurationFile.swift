@@ -8,6 +8,16 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var domains: [String]?
         public var appStoreID: String?
         public var displayName: String?
+        /// The app's route manifest (JSON exported by `RouteTable.manifest`), relative to this file.
+        public var routes: String?
+        /// Paths the app must never open as universal links (`/account/*`), before every route.
+        public var excludedPaths: [String]?
+        public var android: Android?
+    }
+
+    public struct Android: Codable, Sendable, Equatable {
+        public var packageName: String?
+        public var sha256CertFingerprints: [String]?
     }
 
     public var app: App?

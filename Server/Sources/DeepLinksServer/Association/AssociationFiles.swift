@@ -1,0 +1,73 @@
+import AppSiteAssociation
+import Crypto
+import DeepLinks
+import Foundation
+
+/// The association files the server hosts, generated once at start from the configuration and the app's
+/// route manifest, and validated: a file iOS or Android would misread stops the start.
+public struct AssociationFiles: Sendable {
+    public struct File: Sendable {
+        public let body: Data
+        /// A strong ETag: the body's SHA-256, quoted.
+        public let etag: String
+
+        init(_ text: String) {
+            body = Data(text.utf8)
+            etag = "\"" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
+        }
+    }
+
+    /// Served at `/.well-known/apple-app-site-association` and at the root path (H2).
+    public let appleAppSiteAssociation: File
+    /// Served at `/.well-known/assetlinks.json` when the configuration names an Android app.
+    public let assetLinks: File?
+
+    /// Generated files that fail validation, with every error.
+    public struct InvalidFile: Error, Sendable, CustomStringConvertible {
+        public var file: String
+        public var diagnostics: [AASADiagnostic]
+        public var description: String {
+            "the generated \(file) is invalid: " + diagnostics.map(\.description).joined(separator: "; ")
+        }
+    }
+
+    public init(app: AppConfiguration) throws(InvalidFile) {
+        let configuration = AASAConfiguration(
+            apps: [.init(appID: app.appID, paths: Self.paths(app.routes), exclusions: app.excludedPaths)],
+            webCredentials: [app.appID]
+        )
+        do {
+            appleAppSiteAssociation = File(try AASAGenerator.generate(configuration))
+        } catch {
+            throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
+        }
+        if let android = app.android {
+            let statement = AssetLinksStatement.appLinks(packageName: android.packageName, fingerprints: android.sha256CertFingerprints)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode([statement])) ?? Data()
+            let errors = AssetLinksValidator.validate(data: data).filter { $0.severity == .error }
+            guard errors.isEmpty else { throw InvalidFile(file: "assetlinks.json", diagnostics: errors) }
+            assetLinks = File(String(decoding: data, as: UTF8.self) + "\n")
+        } else {
+            assetLinks = nil
+        }
+    }
+
+    /// AASA path patterns for the routes that accept universal links: literals percent-encoded as the route
+    /// table prints them, a parameter as `?*` (one or more characters), a catch-all as `*`. No manifest: every path.
+    static func paths(_ manifest: RouteManifest?) -> [String] {
+        guard let manifest else { return ["*"] }
+        var paths: [String] = []
+        for route in manifest.routes where route.sources.contains("universalLink") {
+            let segments = route.pattern.split(separator: "/").map { segment -> String in
+                if segment.hasPrefix(":") { return "?*" }
+                if segment.hasPrefix("*") { return "*" }
+                return PercentEncoding.encode(String(segment))
+            }
+            let path = "/" + segments.joined(separator: "/")
+            if !paths.contains(path) { paths.append(path) }
+        }
+        return paths
+    }
+}

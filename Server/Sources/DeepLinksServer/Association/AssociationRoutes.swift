@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+
+/// `GET` and `HEAD` for the association files: `application/json`, an ETag (with 304 on a match),
+/// a cache lifetime, and never a redirect (H3).
+struct AssociationRoutes: Sendable {
+    let files: AssociationFiles
+
+    func register(on router: Router<AppRequestContext>) {
+        for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
+            serve(files.appleAppSiteAssociation, at: RouterPath(path), on: router)
+        }
+        if let assetLinks = files.assetLinks {
+            serve(assetLinks, at: "/.well-known/assetlinks.json", on: router)
+        }
+    }
+
+    private func serve(_ file: AssociationFiles.File, at path: RouterPath, on router: Router<AppRequestContext>) {
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on(path, method: method) { request, _ -> Response in
+                var headers: HTTPFields = [
+                    .contentType: "application/json",
+                    .eTag: file.etag,
+                    .cacheControl: "public, max-age=3600",
+                ]
+                if let tags = request.headers[.ifNoneMatch], tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag || $0 == "*" }) {
+                    return Response(status: .notModified, headers: headers)
+                }
+                headers[.contentLength] = String(file.body.count)
+                let body = method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: file.body))
+                return Response(status: .ok, headers: headers, body: body)
+            }
+        }
+    }
+}
