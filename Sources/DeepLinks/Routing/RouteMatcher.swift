@@ -2,13 +2,22 @@
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
 /// route's own `parse` closure is called through the generic table.
 struct RouteMatcher: Sendable {
-    struct Entry: Sendable {
+    /// A class, so that handing one to `extract` costs one retain, not one per field.
+    final class Entry: Sendable {
         let name: String
         let pattern: RoutePattern
         let parameters: [ParameterSpec]
         let sources: RouteSources
         /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
         let capturePositions: [Int]
+
+        init(name: String, pattern: RoutePattern, parameters: [ParameterSpec], sources: RouteSources, capturePositions: [Int]) {
+            self.name = name
+            self.pattern = pattern
+            self.parameters = parameters
+            self.sources = sources
+            self.capturePositions = capturePositions
+        }
     }
 
     let schemes: [String]
@@ -48,9 +57,12 @@ struct RouteMatcher: Sendable {
         }
         var taken = false
         var firstRejection: LinkRejection?
+        // Only what extraction reads, so the closure does not copy the whole URL at every candidate.
+        let queryItems = url.queryItems
+        let fragmentItems = url.fragmentItems
         trie.match(url.routeSegments) { index, captures in
             let rejection: LinkRejection?
-            switch extract(entries[index], captures: captures, url: url, source: source) {
+            switch extract(entries[index], captures: captures, queryItems: queryItems, fragmentItems: fragmentItems, source: source) {
             case .success(let parameters): rejection = accept(index, source, parameters)
             case .failure(let failure): rejection = failure
             }
@@ -69,7 +81,9 @@ struct RouteMatcher: Sendable {
         return firstRejection ?? LinkRejection(.noRoute, "no route has this path")
     }
 
-    private func extract(_ route: Entry, captures: [String], url: LinkURL, source: LinkSource) -> Result<RouteParameters, LinkRejection> {
+    private func extract(
+        _ route: Entry, captures: [String], queryItems: [QueryItem], fragmentItems: [QueryItem], source: LinkSource
+    ) -> Result<RouteParameters, LinkRejection> {
         guard route.sources.contains(source.kind) else {
             return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source.kind == .customScheme ? "custom-scheme links" : "universal links")"))
         }
@@ -83,11 +97,11 @@ struct RouteMatcher: Sendable {
                 guard position >= 0, position < captures.count else { continue }
                 entries.append(.init(name: spec.name, value: captures[position]))
             case .query:
-                for item in url.queryItems where item.name == spec.name {
+                for item in queryItems where item.name == spec.name {
                     entries.append(.init(name: spec.name, value: item.value ?? ""))
                 }
             case .fragment:
-                for item in url.fragmentItems where item.name == spec.name {
+                for item in fragmentItems where item.name == spec.name {
                     entries.append(.init(name: spec.name, value: item.value ?? ""))
                 }
             }

@@ -43,26 +43,32 @@ struct RouteTrie: Sendable {
     func match(_ segments: [String], visit: (Int, [String]) -> Bool) {
         var captures: [String] = []
         captures.reserveCapacity(4)
-        _ = walk(0, segments, 0, &captures, visit)
+        // Walk the nodes in place: copying a node would retain its dictionary and arrays at every level.
+        nodes.withUnsafeBufferPointer { nodes in
+            _ = Self.walk(nodes, 0, segments, 0, &captures, visit)
+        }
     }
 
-    private func walk(_ node: Int, _ segments: [String], _ depth: Int, _ captures: inout [String], _ visit: (Int, [String]) -> Bool) -> Bool {
-        let current = nodes[node]
+    private static func walk(
+        _ nodes: UnsafeBufferPointer<Node>, _ node: Int, _ segments: [String], _ depth: Int,
+        _ captures: inout [String], _ visit: (Int, [String]) -> Bool
+    ) -> Bool {
         if depth == segments.count {
-            for route in current.terminal where visit(route, captures) { return true }
+            for route in nodes[node].terminal where visit(route, captures) { return true }
         } else {
-            if let next = current.literals[segments[depth]], walk(next, segments, depth + 1, &captures, visit) {
+            if let next = nodes[node].literals[segments[depth]], walk(nodes, next, segments, depth + 1, &captures, visit) {
                 return true
             }
-            if current.parameter >= 0 {
+            let parameter = nodes[node].parameter
+            if parameter >= 0 {
                 captures.append(segments[depth])
-                if walk(current.parameter, segments, depth + 1, &captures, visit) { return true }
+                if walk(nodes, parameter, segments, depth + 1, &captures, visit) { return true }
                 captures.removeLast()
             }
         }
-        if !current.catchAll.isEmpty, depth < segments.count {
+        if !nodes[node].catchAll.isEmpty, depth < segments.count {
             captures.append(segments[depth...].joined(separator: "/"))
-            for route in current.catchAll where visit(route, captures) { return true }
+            for route in nodes[node].catchAll where visit(route, captures) { return true }
             captures.removeLast()
         }
         return false

@@ -58,10 +58,12 @@ public struct LinkURL: Sendable, Hashable {
     /// Parses `string` under `limits`. Never traps, whatever the input.
     public init(parsing string: String, limits: URLLimits = .default) throws(URLDiagnostic) {
         var string = string
-        let result = string.withUTF8 { bytes in
-            Result { () throws(URLDiagnostic) -> LinkURL in try URLParser(bytes: bytes, limits: limits).parse() }
+        do {
+            self = try string.withUTF8 { bytes in try URLParser(bytes: bytes, limits: limits).parse() }
+        } catch {
+            // The parser throws nothing else; withUTF8 only rethrows untyped.
+            throw error as! URLDiagnostic
         }
-        self = try result.get()
     }
 }
 
