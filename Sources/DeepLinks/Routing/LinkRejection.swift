@@ -28,6 +28,7 @@ public struct LinkRejection: Error, Sendable, Hashable, CustomStringConvertible 
         self.reason = reason
     }
 
+    @usableFromInline
     init(_ diagnostic: URLDiagnostic) {
         self.code = Code(rawValue: diagnostic.code.rawValue)
         self.reason = diagnostic.description

@@ -28,7 +28,7 @@ public struct Route<Destination: Sendable>: Sendable {
     public let pattern: RoutePattern
     public let parameters: [ParameterSpec]
     public let sources: RouteSources
-    let parse: @Sendable (RouteParameters) throws -> Destination
+    @usableFromInline let parse: @Sendable (RouteParameters) throws -> Destination
     let print: @Sendable (Destination) -> RouteValues?
     /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
     let capturePositions: [Int]

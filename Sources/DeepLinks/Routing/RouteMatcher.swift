@@ -1,6 +1,7 @@
 /// The non-generic heart of a ``RouteTable``: source checks, the trie walk and parameter extraction.
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
 /// route's own `parse` closure is called through the generic table.
+@usableFromInline
 struct RouteMatcher: Sendable {
     /// A class, so that handing one to `extract` costs one retain, not one per field.
     final class Entry: Sendable {
@@ -39,6 +40,7 @@ struct RouteMatcher: Sendable {
     /// Walks the candidates for `url`, most specific first, and offers each one whose parameters are valid to
     /// `accept`, which returns nil to take it or a rejection to go on. Returns nil once a route is taken,
     /// otherwise the most useful rejection.
+    @usableFromInline
     func match(_ url: LinkURL, accept: (Int, LinkSource, RouteParameters) -> LinkRejection?) -> LinkRejection? {
         let source: LinkSource
         if url.isWebURL {

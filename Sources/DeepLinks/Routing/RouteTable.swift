@@ -12,7 +12,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     public let routes: [Route<Destination>]
     /// Warnings found while building (errors throw instead).
     public let diagnostics: [RouteTableDiagnostic]
-    let matcher: RouteMatcher
+    @usableFromInline let matcher: RouteMatcher
     /// Names of parameters any route marks sensitive: redacted in every description.
     public let sensitiveNames: Set<String>
 
@@ -46,6 +46,8 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     // MARK: Matching
 
     /// The destination of `string`, with the route and parameters that produced it, or why there is none.
+    /// Inlinable, so the app's module specializes it for its own `Destination` type.
+    @inlinable
     public func match(_ string: String) -> Result<RouteMatch<Destination>, LinkRejection> {
         let url: LinkURL
         do {
@@ -57,6 +59,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     }
 
     /// The destination of an already parsed URL.
+    @inlinable
     public func match(_ url: LinkURL) -> Result<RouteMatch<Destination>, LinkRejection> {
         var matched: RouteMatch<Destination>?
         let rejection = matcher.match(url) { index, source, parameters in
@@ -75,6 +78,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     }
 
     /// The destination of `string`, or the rejection thrown.
+    @inlinable
     public func destination(for string: String) throws(LinkRejection) -> Destination {
         try match(string).get().destination
     }
@@ -85,7 +89,7 @@ public enum LinkSource: Sendable, Hashable {
     case customScheme(String)
     case universalLink(host: String)
 
-    var kind: RouteSources {
+    @usableFromInline var kind: RouteSources {
         switch self {
         case .customScheme: .customScheme
         case .universalLink: .universalLink
@@ -103,6 +107,7 @@ public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertib
     /// Names of the route's sensitive parameters.
     public let sensitiveNames: Set<String>
 
+    @usableFromInline
     init(destination: Destination, route: Route<Destination>, source: LinkSource, parameters: RouteParameters) {
         self.destination = destination
         self.routeName = route.name
