@@ -19,6 +19,13 @@ struct AASACommand: AsyncParsableCommand {
         return data
     }
 
+    /// One line per diagnostic, then `valid` or `invalid` with the counts.
+    static func printReport(_ diagnostics: [AASADiagnostic]) {
+        for diagnostic in diagnostics { print(diagnostic) }
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        print(diagnostics.isValid ? "valid" : "invalid", "(\(errors) errors, \(diagnostics.count - errors) warnings)")
+    }
+
     static func printJSON(_ object: Any) {
         let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
@@ -43,8 +50,7 @@ struct AASACommand: AsyncParsableCommand {
                     "diagnostics": diagnostics.map { ["code": $0.code, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
                 ] as [String: Any])
             } else {
-                for diagnostic in diagnostics { print(diagnostic) }
-                print(diagnostics.isValid ? "valid" : "invalid", "(\(diagnostics.filter { $0.severity == .error }.count) errors, \(diagnostics.filter { $0.severity == .warning }.count) warnings)")
+                AASACommand.printReport(diagnostics)
             }
             if !diagnostics.isValid { throw ExitCode.failure }
         }
@@ -74,8 +80,7 @@ struct AASACommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             print("fetched \(report.url)")
-            for diagnostic in report.diagnostics { print(diagnostic) }
-            print(report.diagnostics.isValid ? "valid" : "invalid", "(\(report.diagnostics.filter { $0.severity == .error }.count) errors, \(report.diagnostics.filter { $0.severity == .warning }.count) warnings)")
+            AASACommand.printReport(report.diagnostics)
             if !report.diagnostics.isValid { throw ExitCode.failure }
         }
     }

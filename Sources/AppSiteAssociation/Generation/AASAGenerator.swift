@@ -40,34 +40,32 @@ public enum AASAGenerator {
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
-    public static func document(_ configuration: AASAConfiguration) -> JSONValue {
-        var details: [JSONValue] = []
-        for app in configuration.apps {
-            var components: [JSONValue] = []
+    /// The file for a configuration.
+    public static func file(_ configuration: AASAConfiguration) -> AppleAppSiteAssociation {
+        typealias Components = AppleAppSiteAssociation.Components
+        let details = configuration.apps.map { app in
+            var components: [Components] = []
             if configuration.fragmentOptOut {
-                components.append(.object([
-                    "#": .string("no_universal_links"),
-                    "exclude": .bool(true),
-                    "comment": .string("Any link ending in #no_universal_links opens in the browser."),
-                ]))
+                components.append(Components(fragment: "no_universal_links", exclude: true, comment: "Any link ending in #no_universal_links opens in the browser."))
             }
-            components += app.exclusions.map { .object(["/": .string($0), "exclude": .bool(true)]) }
-            components += app.paths.map { .object(["/": .string($0)]) }
-            var entry: [String: JSONValue] = ["appIDs": .array([.string(app.appID)]), "components": .array(components)]
-            if configuration.includeLegacyPaths {
-                // iOS 12 reads appID + paths; iOS 13 and later read components and ignore paths (S4, S9).
-                entry["appID"] = .string(app.appID)
-                entry["paths"] = .array(app.exclusions.map { .string("NOT " + $0) } + app.paths.map { .string($0) })
-            }
-            details.append(.object(entry))
+            components += app.exclusions.map { Components(path: $0, exclude: true) }
+            components += app.paths.map { Components(path: $0) }
+            // iOS 12 reads appID + paths; iOS 13 and later read components and ignore paths (S4, S9).
+            return AppleAppSiteAssociation.Details(
+                appID: configuration.includeLegacyPaths ? app.appID : nil,
+                appIDs: [app.appID],
+                components: components,
+                paths: configuration.includeLegacyPaths ? app.exclusions.map { "NOT " + $0 } + app.paths : nil
+            )
         }
-        var applinks: [String: JSONValue] = ["details": .array(details)]
-        if configuration.includeLegacyPaths { applinks["apps"] = .array([]) }
-        var root: [String: JSONValue] = ["applinks": .object(applinks)]
-        if !configuration.webCredentials.isEmpty {
-            root["webcredentials"] = .object(["apps": .array(configuration.webCredentials.map { .string($0) })])
-        }
-        return .object(root)
+        return AppleAppSiteAssociation(
+            applinks: .init(apps: configuration.includeLegacyPaths ? [] : nil, details: details),
+            webcredentials: configuration.webCredentials.isEmpty ? nil : .init(apps: configuration.webCredentials)
+        )
+    }
+
+    public static func document(_ configuration: AASAConfiguration) -> JSONValue {
+        file(configuration).json
     }
 
     /// The document's text, checked by the validator: throws when it would have an error.

@@ -39,88 +39,52 @@ public struct AASAMatcher: Sendable {
 
     /// Compiles the root object of a file. A root that is not an object, or has no `applinks` object, matches nothing.
     public init(document: JSONValue) {
-        guard let applinks = document.object?["applinks"]?.object else {
+        self.init(AppleAppSiteAssociation(document))
+    }
+
+    /// Compiles a file.
+    public init(_ file: AppleAppSiteAssociation) {
+        guard let applinks = file.applinks else {
             entries = []
             return
         }
-        var variables: [String: [String]] = [:]
-        for (name, values) in applinks["substitutionVariables"]?.object ?? [:] {
-            if let list = values.array?.compactMap(\.string) { variables[name] = list }
+        let variables = applinks.substitutionVariables
+        entries = applinks.details.enumerated().map { index, entry in
+            let pointer = applinks.detailsAsDictionary
+                ? JSONPointer.append("/applinks/details", entry.appID ?? "") : "/applinks/details/\(index)"
+            // DF6: defaults apply to components, not to rules converted from legacy paths.
+            let isLegacy = entry.components == nil
+            let rules = entry.rules.enumerated().map { ruleIndex, rule in
+                let effective = isLegacy ? rule : rule.overriding(entry.defaults).overriding(applinks.defaults)
+                return Self.rule(effective, pointer: "\(pointer)/\(isLegacy ? "paths" : "components")/\(ruleIndex)", variables)
+            }
+            return Entry(pointer: pointer, appIDs: entry.apps, rules: rules)
         }
-        let domainDefaults = applinks["defaults"]?.object ?? [:]
-        var entries: [Entry] = []
-        var details: [(pointer: String, object: [String: JSONValue])] = []
-        if let array = applinks["details"]?.array {
-            for (index, value) in array.enumerated() {
-                if let object = value.object { details.append(("/applinks/details/\(index)", object)) }
-            }
-        } else if let dictionary = applinks["details"]?.object {
-            // S6: the oldest form, keyed by app ID; sorted so that nothing depends on key order.
-            for key in dictionary.keys.sorted() {
-                var object = dictionary[key]?.object ?? [:]
-                object["appID"] = .string(key)
-                details.append((JSONPointer.append("/applinks/details", key), object))
-            }
-        }
-        for (pointer, entry) in details {
-            var appIDs = Set<String>()
-            if let appID = entry["appID"]?.string { appIDs.insert(appID) }
-            for value in entry["appIDs"]?.array ?? [] {
-                if let appID = value.string { appIDs.insert(appID) }
-            }
-            let appDefaults = entry["defaults"]?.object ?? [:]
-            var rules: [Rule] = []
-            if let components = entry["components"]?.array {
-                for (index, component) in components.enumerated() {
-                    guard let object = component.object else { continue }
-                    rules.append(Self.rule(object, pointer: "\(pointer)/components/\(index)", domainDefaults, appDefaults, variables))
-                }
-            } else if let paths = entry["paths"]?.array {
-                // L2, L6: each legacy path is a rule on the path only; "NOT " makes it an exclusion.
-                for (index, value) in paths.enumerated() {
-                    guard let path = value.string else { continue }
-                    let excluded = path.hasPrefix("NOT ")
-                    let object: [String: JSONValue] = ["/": .string(excluded ? String(path.dropFirst(4)) : path), "exclude": .bool(excluded)]
-                    rules.append(Self.rule(object, pointer: "\(pointer)/paths/\(index)", [:], [:], variables))
-                }
-            }
-            entries.append(Entry(pointer: pointer, appIDs: appIDs, rules: rules))
-        }
-        self.entries = entries
     }
 
-    /// Effective settings: built-ins, then domain defaults, app defaults and the rule itself, later wins (DF1–DF5).
-    private static func rule(
-        _ object: [String: JSONValue], pointer: String,
-        _ domain: [String: JSONValue], _ app: [String: JSONValue], _ variables: [String: [String]]
-    ) -> Rule {
-        func effective(_ key: String) -> JSONValue? { object[key] ?? app[key] ?? domain[key] }
-        let caseSensitive = effective("caseSensitive")?.bool ?? true
-        let percentEncoded = effective("percentEncoded")?.bool ?? true
-        func pattern(_ key: String) -> AASAPattern? {
-            effective(key)?.string.map { AASAPattern($0, variables: variables, caseSensitive: caseSensitive) }
+    /// Compiles one rule whose settings are already resolved over the defaults (DF1–DF5, DF7 built-ins).
+    private static func rule(_ rule: AppleAppSiteAssociation.Components, pointer: String, _ variables: [String: [String]]) -> Rule {
+        let caseSensitive = rule.caseSensitive ?? true
+        func pattern(_ text: String?) -> AASAPattern? {
+            text.map { AASAPattern($0, variables: variables, caseSensitive: caseSensitive) }
         }
-        let path = effective("/")?.string.map { PathPattern($0, variables: variables, caseSensitive: caseSensitive) }
         var query = Query.unspecified
-        switch effective("?") {
-        case .string(let text):
+        switch rule.query {
+        case .pattern(let text):
             query = .string(AASAPattern(text, variables: variables, caseSensitive: caseSensitive))
-        case .object(let items):
-            // Q9: one non-string value and iOS ignores the whole dictionary.
-            if items.values.allSatisfy({ $0.string != nil }) {
-                query = .items(items.keys.sorted().map { ($0, AASAPattern(items[$0]!.string!, variables: variables, caseSensitive: caseSensitive)) })
-            }
-        default:
-            break
+        case .items(let items):
+            query = .items(items.keys.sorted().map { ($0, AASAPattern(items[$0]!, variables: variables, caseSensitive: caseSensitive)) })
+        case .ignored, nil:
+            break  // Q9: iOS ignores a dictionary with a non-string value.
         }
         return Rule(
             pointer: pointer,
-            path: path,
+            path: rule.path.map { PathPattern($0, variables: variables, caseSensitive: caseSensitive) },
             query: query,
-            fragment: pattern("#"),
-            exclude: effective("exclude")?.bool ?? false,
+            fragment: pattern(rule.fragment),
+            exclude: rule.exclude ?? false,
             caseSensitive: caseSensitive,
-            percentEncoded: percentEncoded
+            percentEncoded: rule.percentEncoded ?? true
         )
     }
 
