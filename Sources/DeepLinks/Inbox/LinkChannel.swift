@@ -1,0 +1,40 @@
+/// The callbacks through which iOS hands an app a link (specs/ios-delivery.md §2).
+public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `launchOptions[.url]` in `willFinishLaunching` / `didFinishLaunching` (life cycle A).
+    case launchOptionsURL
+    /// `launchOptions[.userActivityDictionary]` (life cycle A, universal link at cold launch).
+    case launchOptionsUserActivity
+    /// `application(_:open:options:)` (life cycle A).
+    case applicationOpenURL
+    /// `application(_:continue:restorationHandler:)` (life cycle A).
+    case applicationContinueUserActivity
+    /// `connectionOptions.urlContexts` in `scene(_:willConnectTo:options:)`.
+    case sceneConnectionURLContext
+    /// `connectionOptions.userActivities` in `scene(_:willConnectTo:options:)`.
+    case sceneConnectionUserActivity
+    /// `scene(_:openURLContexts:)`.
+    case sceneOpenURLContexts
+    /// `scene(_:continue:)`.
+    case sceneContinueUserActivity
+    /// SwiftUI `onOpenURL`.
+    case onOpenURL
+    /// SwiftUI `onContinueUserActivity(NSUserActivityTypeBrowsingWeb)`.
+    case onContinueUserActivity
+
+    /// Channels that report the same delivery as this one (P3, P11, P12): a link seen on both within the
+    /// duplicate window is one link. A link repeated on the *same* channel is a genuine repeat.
+    var twins: Set<LinkChannel> {
+        switch self {
+        case .launchOptionsURL: [.applicationOpenURL]
+        case .applicationOpenURL: [.launchOptionsURL]
+        case .launchOptionsUserActivity: [.applicationContinueUserActivity]
+        case .applicationContinueUserActivity: [.launchOptionsUserActivity]
+        case .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity:
+            [.onOpenURL, .onContinueUserActivity]
+        case .onOpenURL:
+            [.onContinueUserActivity, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
+        case .onContinueUserActivity:
+            [.onOpenURL, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
+        }
+    }
+}

@@ -1,0 +1,121 @@
+/// The one entry point for every channel iOS delivers links through: a pure state machine, as a value.
+/// Each call returns the ``Action``s to carry out (handle a link, or drop one with a reason); the caller
+/// performs them. Time is passed in, so tests drive it without sleeping.
+///
+/// It merges one delivery seen through two channels (launch options and `open`, SwiftUI and a scene
+/// delegate), keeps a genuine repeat (the same link tapped twice arrives twice on one channel), keeps order,
+/// holds links until the app is ready and until the conditions their route needs hold (signed in, say),
+/// applies a policy to several held links, and expires held links.
+public struct LinkInbox: Sendable {
+    public enum HeldPolicy: Sendable, Hashable {
+        /// Every held link is handled, in arrival order.
+        case queue
+        /// Only the newest held link is handled; older ones are dropped as superseded.
+        case latestWins
+    }
+
+    public struct Configuration: Sendable, Hashable {
+        public var heldPolicy: HeldPolicy
+        /// A held link older than this is dropped as expired (default 5 minutes).
+        public var expiry: Duration
+        /// Two channels reporting the same link within this window are one delivery (default 2 seconds).
+        public var duplicateWindow: Duration
+
+        public init(heldPolicy: HeldPolicy = .queue, expiry: Duration = .seconds(300), duplicateWindow: Duration = .seconds(2)) {
+            self.heldPolicy = heldPolicy
+            self.expiry = expiry
+            self.duplicateWindow = duplicateWindow
+        }
+    }
+
+    /// One link as received.
+    public struct Delivery: Sendable, Hashable {
+        /// Arrival number, from 0: the order links were received in.
+        public let sequence: Int
+        public let url: String
+        public let channel: LinkChannel
+        /// Time of arrival, in the caller's clock (seconds since any origin).
+        public let receivedAt: Duration
+        /// Conditions the link's route needs before it may be handled (`"signedIn"`, say).
+        public let requires: Set<String>
+    }
+
+    public enum DropReason: String, Sendable, Hashable {
+        /// The same delivery, already received through a twin channel.
+        case duplicate
+        /// Held longer than the expiry.
+        case expired
+        /// A newer held link replaced it (``HeldPolicy/latestWins``).
+        case superseded
+    }
+
+    public enum Action: Sendable, Hashable {
+        case handle(Delivery)
+        case drop(Delivery, DropReason)
+    }
+
+    public let configuration: Configuration
+    public private(set) var isReady = false
+    public private(set) var conditions: Set<String> = []
+    /// Links received and not yet handled or dropped, in arrival order.
+    public private(set) var held: [Delivery] = []
+    private var recent: [Delivery] = []
+    private var nextSequence = 0
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// A link from `channel`, received at `time`, whose route needs `requires`.
+    public mutating func receive(_ url: String, via channel: LinkChannel, at time: Duration, requires: Set<String> = []) -> [Action] {
+        let delivery = Delivery(sequence: nextSequence, url: url, channel: channel, receivedAt: time, requires: requires)
+        nextSequence += 1
+        recent.removeAll { time - $0.receivedAt > configuration.duplicateWindow }
+        if let twin = recent.firstIndex(where: { $0.url == url && channel.twins.contains($0.channel) }) {
+            recent.remove(at: twin)  // a twin absorbs one duplicate, so a later genuine repeat still counts
+            return [.drop(delivery, .duplicate)]
+        }
+        recent.append(delivery)
+        held.append(delivery)
+        return release(at: time)
+    }
+
+    /// The app says its UI is mounted (or, with false, that it is not any more: links are held again).
+    public mutating func setReady(_ ready: Bool, at time: Duration) -> [Action] {
+        isReady = ready
+        return release(at: time)
+    }
+
+    /// A condition routes may need (`"signedIn"`) starts or stops holding.
+    public mutating func setCondition(_ condition: String, holds: Bool, at time: Duration) -> [Action] {
+        if holds { conditions.insert(condition) } else { conditions.remove(condition) }
+        return release(at: time)
+    }
+
+    /// Lets time pass: expires held links.
+    public mutating func tick(at time: Duration) -> [Action] {
+        release(at: time)
+    }
+
+    /// Expire, apply the policy, then hand over every held link whose conditions hold, in order. A link
+    /// waiting for a condition does not block later links that need none (they are independent taps).
+    private mutating func release(at time: Duration) -> [Action] {
+        var actions: [Action] = []
+        held.removeAll { delivery in
+            guard time - delivery.receivedAt > configuration.expiry else { return false }
+            actions.append(.drop(delivery, .expired))
+            return true
+        }
+        if configuration.heldPolicy == .latestWins, held.count > 1 {
+            for delivery in held.dropLast() { actions.append(.drop(delivery, .superseded)) }
+            held = [held.last!]
+        }
+        guard isReady else { return actions }
+        held.removeAll { delivery in
+            guard delivery.requires.isSubset(of: conditions) else { return false }
+            actions.append(.handle(delivery))
+            return true
+        }
+        return actions
+    }
+}

@@ -1,0 +1,92 @@
+/// Where the app's navigation is: the selected tab (by identifier), each tab's stack of screens (by
+/// identifier), and the modals presented on top, innermost last.
+public struct NavigationState: Sendable, Hashable {
+    public var selectedTab: String?
+    public var stacks: [String: [String]]
+    public var presented: [String]
+
+    public init(selectedTab: String? = nil, stacks: [String: [String]] = [:], presented: [String] = []) {
+        self.selectedTab = selectedTab
+        self.stacks = stacks
+        self.presented = presented
+    }
+}
+
+/// Where a destination lives: a tab (nil in an app without tabs), the screens to show in its stack from
+/// the root, and optionally a modal to present over them.
+public struct NavigationTarget: Sendable, Hashable {
+    public var tab: String?
+    public var path: [String]
+    public var present: String?
+
+    public init(tab: String? = nil, path: [String] = [], present: String? = nil) {
+        self.tab = tab
+        self.path = path
+        self.present = present
+    }
+}
+
+/// One move an adapter carries out on UIKit controllers or a SwiftUI navigation model.
+public enum NavigationStep: Sendable, Hashable {
+    /// Dismiss every presented modal.
+    case dismissAll
+    /// Select a tab by its identifier, never by index.
+    case selectTab(String)
+    case popToRoot
+    /// Pop until the stack holds this many screens.
+    case pop(toCount: Int)
+    case push([String])
+    case present(String)
+}
+
+/// The moves from one navigation state to a target, computed by a pure function: a plan that tests assert
+/// without UIKit, and that an adapter carries out.
+public struct NavigationPlan: Sendable, Hashable {
+    public var steps: [NavigationStep]
+
+    /// The fewest moves: dismiss what is presented (unless it is already the target's modal over the target),
+    /// select the tab, pop to the longest common prefix of the stack and the target path, push the rest,
+    /// then present. Already on the destination: no step at all.
+    public init(from state: NavigationState, to target: NavigationTarget) {
+        var steps: [NavigationStep] = []
+        let tab = target.tab ?? state.selectedTab
+        let stack = tab.flatMap { state.stacks[$0] } ?? (target.tab == nil ? state.stacks[""] ?? [] : [])
+        let common = zip(stack, target.path).prefix { $0 == $1 }.count
+        let stackMoves = common < stack.count || common < target.path.count
+        let tabMoves = target.tab != nil && target.tab != state.selectedTab
+        let alreadyPresented = target.present != nil && state.presented == [target.present!]
+        if !state.presented.isEmpty, !(alreadyPresented && !stackMoves && !tabMoves) {
+            steps.append(.dismissAll)
+        }
+        if tabMoves, let tab = target.tab {
+            steps.append(.selectTab(tab))
+        }
+        if common < stack.count {
+            steps.append(common == 0 ? .popToRoot : .pop(toCount: common))
+        }
+        if common < target.path.count {
+            steps.append(.push(Array(target.path[common...])))
+        }
+        if let modal = target.present, !(alreadyPresented && !stackMoves && !tabMoves) {
+            steps.append(.present(modal))
+        }
+        self.steps = steps
+    }
+
+    /// The state after carrying out the plan on `state`: what an adapter should end up showing.
+    public func applied(to state: NavigationState) -> NavigationState {
+        var state = state
+        for step in steps {
+            let key = state.selectedTab ?? ""
+            switch step {
+            case .dismissAll: state.presented = []
+            case .selectTab(let tab): state.selectedTab = tab
+            case .popToRoot: state.stacks[key] = []
+            case .pop(let count): state.stacks[key] = Array((state.stacks[key] ?? []).prefix(count))
+            case .push(let screens): state.stacks[key, default: []] += screens
+            case .present(let modal): state.presented.append(modal)
+            }
+        }
+        return state
+    }
+}

@@ -1,0 +1,73 @@
+import DeepLinks
+import Testing
+
+@Suite struct NavigationPlanTests {
+    @Test func deepInAnotherTabWithASheetPresented() {
+        let state = NavigationState(selectedTab: "settings", stacks: ["settings": ["account", "privacy"], "feed": ["post:1"]], presented: ["compose"])
+        let target = NavigationTarget(tab: "feed", path: ["post:7", "comments:7"])
+        let plan = NavigationPlan(from: state, to: target)
+        #expect(plan.steps == [.dismissAll, .selectTab("feed"), .popToRoot, .push(["post:7", "comments:7"])])
+        let after = plan.applied(to: state)
+        #expect(after.selectedTab == "feed")
+        #expect(after.stacks["feed"] == ["post:7", "comments:7"])
+        #expect(after.stacks["settings"] == ["account", "privacy"])
+        #expect(after.presented.isEmpty)
+    }
+
+    @Test func alreadyOnTheDestinationNeedsNoStep() {
+        let state = NavigationState(selectedTab: "feed", stacks: ["feed": ["post:7"]])
+        #expect(NavigationPlan(from: state, to: NavigationTarget(tab: "feed", path: ["post:7"])).steps.isEmpty)
+        let presented = NavigationState(selectedTab: "feed", stacks: ["feed": []], presented: ["reset"])
+        #expect(NavigationPlan(from: presented, to: NavigationTarget(tab: "feed", present: "reset")).steps.isEmpty)
+    }
+
+    @Test func aSharedPrefixIsKeptAndOnlyTheRestIsPushed() {
+        let state = NavigationState(selectedTab: "feed", stacks: ["feed": ["post:7", "likes:7"]])
+        let plan = NavigationPlan(from: state, to: NavigationTarget(tab: "feed", path: ["post:7", "comments:7"]))
+        #expect(plan.steps == [.pop(toCount: 1), .push(["comments:7"])])
+    }
+
+    @Test func aModalIsPresentedLastOverTheRightStack() {
+        let state = NavigationState(selectedTab: "feed", stacks: ["feed": ["post:1"]], presented: ["compose"])
+        let plan = NavigationPlan(from: state, to: NavigationTarget(tab: "settings", path: [], present: "reset-password"))
+        #expect(plan.steps == [.dismissAll, .selectTab("settings"), .present("reset-password")])
+        #expect(plan.applied(to: state).presented == ["reset-password"])
+    }
+
+    @Test func anAppWithoutTabsUsesItsOneStack() {
+        let state = NavigationState(stacks: ["": ["home", "post:1"]])
+        let plan = NavigationPlan(from: state, to: NavigationTarget(path: ["home", "post:2"]))
+        #expect(plan.steps == [.pop(toCount: 1), .push(["post:2"])])
+        #expect(plan.applied(to: state).stacks[""] == ["home", "post:2"])
+    }
+
+    @Test(arguments: 0..<200)
+    func theAppliedPlanAlwaysReachesTheTarget(_ seed: Int) {
+        var generator = SplitMix(seed: UInt64(seed))
+        let tabs = ["a", "b", "c"]
+        let screens = ["x", "y", "z"]
+        func stack() -> [String] { (0..<Int(generator.next() % 4)).map { _ in screens[Int(generator.next() % 3)] } }
+        let state = NavigationState(
+            selectedTab: tabs[Int(generator.next() % 3)],
+            stacks: Dictionary(uniqueKeysWithValues: tabs.map { ($0, stack()) }),
+            presented: generator.next() % 2 == 0 ? [] : ["m"]
+        )
+        let target = NavigationTarget(tab: tabs[Int(generator.next() % 3)], path: stack(), present: generator.next() % 3 == 0 ? "m" : nil)
+        let after = NavigationPlan(from: state, to: target).applied(to: state)
+        #expect(after.selectedTab == target.tab)
+        #expect(after.stacks[target.tab!] ?? [] == target.path)
+        #expect(after.presented == (target.present.map { [$0] } ?? []))
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
