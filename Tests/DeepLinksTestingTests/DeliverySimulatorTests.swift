@@ -86,3 +86,28 @@ import Testing
         #expect(count > 1000)
     }
 }
+
+@Suite struct DeliverySequenceTests {
+    @Test func aSeededSweepOfRandomSequencesLosesDuplicatesOrReordersNothing() {
+        var failures = 0
+        let count = 3000
+        for seed in 0..<UInt64(count) {
+            let sequence = DeliverySequence.random(seed: seed)
+            let outcome = sequence.run(.library)
+            if !outcome.violations.isEmpty {
+                failures += 1
+                if failures <= 5 { Issue.record("seed \(seed): \(sequence): \(outcome.violations)") }
+            }
+        }
+        print("delivery simulator: \(count) random sequences of 2-5 actions (seeds 0..<\(count)), \(failures) with a violation")
+        #expect(failures == 0)
+    }
+
+    @Test func naiveWiringsFailTheSameSweep() {
+        var failing = 0
+        for seed in 0..<UInt64(300) where !DeliverySequence.random(seed: seed).run(.naiveApplicationDelegateOnly).violations.isEmpty {
+            failing += 1
+        }
+        #expect(failing > 200, "the app-delegate-only wiring should lose links in most sequences, lost in \(failing) of 300")
+    }
+}

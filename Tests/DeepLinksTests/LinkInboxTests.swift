@@ -93,3 +93,25 @@ import Testing
         #expect(inbox.held.map(\.sequence) == [0, 1])
     }
 }
+
+@Suite struct LinkInboxActivityTests {
+    @Test func whileActiveTwinsMustShareARunLoopTurn() {
+        var inbox = LinkInbox()
+        _ = inbox.setReady(true, at: .zero)
+        _ = inbox.setActive(true, at: .zero)
+        #expect(LinkInboxTests.handled(inbox.receive("https://x.com/a", via: .onContinueUserActivity, at: .seconds(1))) == ["https://x.com/a"])
+        #expect(LinkInboxTests.dropped(inbox.receive("https://x.com/a", via: .onOpenURL, at: .seconds(1) + .milliseconds(10))) == [.duplicate])
+        // A tenth of a second later, through the other channel: a new tap.
+        #expect(LinkInboxTests.handled(inbox.receive("https://x.com/a", via: .onOpenURL, at: .seconds(2))) == ["https://x.com/a"])
+    }
+
+    @Test func becomingActiveOrInactiveEndsTwinCandidatesButKeepsLaunchOptions() {
+        var inbox = LinkInbox()
+        _ = inbox.setReady(true, at: .zero)
+        _ = inbox.receive("app://a", via: .sceneConnectionURLContext, at: .zero)
+        _ = inbox.receive("app://b", via: .launchOptionsURL, at: .zero)
+        _ = inbox.setActive(true, at: .milliseconds(10))
+        #expect(LinkInboxTests.handled(inbox.receive("app://a", via: .onOpenURL, at: .milliseconds(20))) == ["app://a"])
+        #expect(LinkInboxTests.dropped(inbox.receive("app://b", via: .applicationOpenURL, at: .milliseconds(30))) == [.duplicate])
+    }
+}

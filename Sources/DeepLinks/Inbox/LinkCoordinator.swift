@@ -76,8 +76,9 @@ public actor LinkCoordinator<Destination: Sendable> {
         perform(inbox.setCondition(condition, holds: holds, at: now))
     }
 
-    public func lifecycleBoundary() {
-        perform(inbox.lifecycleBoundary(at: now))
+    /// The app became active, or stopped being active: see ``LinkInbox/setActive(_:at:)``.
+    public func setActive(_ active: Bool) {
+        perform(inbox.setActive(active, at: now))
     }
 
     /// Waits until the resolution in flight, if any, has finished (for tests and orderly shutdown).

@@ -18,13 +18,24 @@ public struct LinkInbox: Sendable {
         public var heldPolicy: HeldPolicy
         /// A held link older than this is dropped as expired (default 5 minutes).
         public var expiry: Duration
-        /// Two channels reporting the same link within this window are one delivery (default 2 seconds).
+        /// Before the app is active, two twin channels reporting the same link within this window are one
+        /// delivery (default 2 seconds: SwiftUI publishes a cold-start link a run-loop turn or more after the
+        /// scene connects). Launch-option sightings always use it.
         public var duplicateWindow: Duration
+        /// While the app is active, twins of one delivery come in the same run-loop turn: a sighting later than
+        /// this is a new tap (default 50 ms).
+        public var activeDuplicateWindow: Duration
 
-        public init(heldPolicy: HeldPolicy = .queue, expiry: Duration = .seconds(300), duplicateWindow: Duration = .seconds(2)) {
+        public init(
+            heldPolicy: HeldPolicy = .queue,
+            expiry: Duration = .seconds(300),
+            duplicateWindow: Duration = .seconds(2),
+            activeDuplicateWindow: Duration = .milliseconds(50)
+        ) {
             self.heldPolicy = heldPolicy
             self.expiry = expiry
             self.duplicateWindow = duplicateWindow
+            self.activeDuplicateWindow = activeDuplicateWindow
         }
     }
 
@@ -56,6 +67,8 @@ public struct LinkInbox: Sendable {
 
     public let configuration: Configuration
     public private(set) var isReady = false
+    /// Whether the app is active (foreground), as told by ``setActive(_:at:)``.
+    public private(set) var isActive = false
     public private(set) var conditions: Set<String> = []
     /// Links received and not yet handled or dropped, in arrival order.
     public private(set) var held: [Delivery] = []
@@ -76,7 +89,10 @@ public struct LinkInbox: Sendable {
         // A sighting on a channel the delivery has not been seen on yet, twin of one it has: the same delivery.
         // A second sighting on the same channel is a genuine repeat (the user tapped again).
         if let index = recent.firstIndex(where: { entry in
-            entry.delivery.url == url && !entry.channels.contains(channel) && entry.channels.contains { channel.twins.contains($0) }
+            let fromLaunch = entry.channels.contains(.launchOptionsURL) || entry.channels.contains(.launchOptionsUserActivity)
+            let window = isActive && !fromLaunch ? configuration.activeDuplicateWindow : configuration.duplicateWindow
+            return entry.delivery.url == url && time - entry.delivery.receivedAt <= window
+                && !entry.channels.contains(channel) && entry.channels.contains { channel.twins.contains($0) }
         }) {
             recent[index].channels.insert(channel)
             return [.drop(delivery, .duplicate)]
@@ -98,10 +114,13 @@ public struct LinkInbox: Sendable {
         return release(at: time)
     }
 
-    /// A user-visible life-cycle boundary (`didBecomeActive`, `sceneDidBecomeActive`, `scenePhase` becoming
-    /// `.active`): a link seen after it is a new delivery, not the twin of one seen before (specs/ios-delivery.md
-    /// §5.6). Launch-option sightings are kept: their `open`/`continue` twin may come after the app is active.
-    public mutating func lifecycleBoundary(at time: Duration) -> [Action] {
+    /// The app became active (`didBecomeActive`, `sceneDidBecomeActive`, `scenePhase == .active`) or stopped
+    /// being active (`didEnterBackground`, `sceneDidEnterBackground`, `sceneDidDisconnect`). Either is a
+    /// user-visible boundary: a link seen after it is a new delivery, not the twin of one seen before
+    /// (specs/ios-delivery.md §5.6). Launch-option sightings are kept: their `open`/`continue` twin may come
+    /// after the app is active.
+    public mutating func setActive(_ active: Bool, at time: Duration) -> [Action] {
+        isActive = active
         recent.removeAll { entry in
             !entry.channels.contains(.launchOptionsURL) && !entry.channels.contains(.launchOptionsUserActivity)
         }

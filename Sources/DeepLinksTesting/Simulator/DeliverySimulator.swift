@@ -55,7 +55,7 @@ public struct DeliverySimulator: Sendable {
         case .afterLastEvent: readyIndex = trace.count
         }
 
-        var app = AppUnderTest(wiring: wiring)
+        var app = AppUnderTest(wiring: wiring, active: scenario.state == .foreground)
         var handledAt: [(url: String, index: Int)] = []
         var readyAt = Int.max
         for index in 0...trace.count {
@@ -111,30 +111,39 @@ struct AppUnderTest {
     var inbox = LinkInbox()
     var isReady = false
 
-    init(wiring: DeliverySimulator.Wiring) {
+    /// - Parameter active: whether the app is in the foreground when the run starts.
+    init(wiring: DeliverySimulator.Wiring, active: Bool = false) {
         self.wiring = wiring
+        if active { _ = inbox.setActive(true, at: .zero) }
     }
 
-    /// Ticks are a run-loop turn each; the inbox's duplicate window (2 s) spans a few of them.
-    static func time(_ index: Int) -> Duration { .milliseconds(100 * index) }
+    /// Run-loop turns seen so far.
+    var turn = 0
+
+    /// A tick is a run-loop turn of 100 ms; events within one turn are 1 ms apart.
+    func time(_ index: Int) -> Duration { .milliseconds(100 * turn + index) }
 
     mutating func becomeReady(at index: Int) -> [String] {
         isReady = true
         guard wiring == .library else { return [] }
-        return Self.handled(inbox.setReady(true, at: Self.time(index)))
+        return Self.handled(inbox.setReady(true, at: time(index)))
     }
 
     mutating func receive(_ event: DeviceEvent, at index: Int) -> [String] {
         switch wiring {
         case .library:
             switch event {
+            case .tick:
+                turn += 1
             case .appDidBecomeActive, .sceneDidBecomeActive, .swiftUIPhaseActive:
-                return Self.handled(inbox.lifecycleBoundary(at: Self.time(index)))
+                return Self.handled(inbox.setActive(true, at: time(index)))
+            case .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
+                return Self.handled(inbox.setActive(false, at: time(index)))
             default: break
             }
             var actions: [LinkInbox.Action] = []
             for (url, channel) in Self.transcribe(event) {
-                actions += inbox.receive(url, via: channel, at: Self.time(index))
+                actions += inbox.receive(url, via: channel, at: time(index))
             }
             return Self.handled(actions)
         case .naiveApplicationDelegateOnly:

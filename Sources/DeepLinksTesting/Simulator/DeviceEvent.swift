@@ -17,6 +17,7 @@ public enum DeviceEvent: Sendable, Hashable {
     case appContinueUserActivity(Link)
     case appWillEnterForeground
     case appDidBecomeActive
+    case appDidEnterBackground
     /// `scene(_:willConnectTo:options:)` with the connection options' URL contexts and activities (sets, in
     /// the order the knob chose).
     case sceneWillConnect(scene: Int, urlContexts: [Link], userActivities: [Link])
@@ -24,6 +25,9 @@ public enum DeviceEvent: Sendable, Hashable {
     case sceneContinueUserActivity(scene: Int, Link)
     case sceneWillEnterForeground(scene: Int)
     case sceneDidBecomeActive(scene: Int)
+    case sceneDidEnterBackground(scene: Int)
+    /// UIKit released the scene (closed in the switcher, or memory): the process lives on (BG-D).
+    case sceneDidDisconnect(scene: Int)
     /// A SwiftUI render pass.
     case swiftUIBody(scene: Int)
     /// SwiftUI publishes one URL to the scene's `onOpenURL` handlers.

@@ -1,0 +1,98 @@
+import DeepLinks
+
+/// Several user actions in a row, with the app changing state between them (specs/ios-delivery.md §5.7):
+/// ordering and repeats across launches, backgrounding and foreground taps.
+public struct DeliverySequence: Sendable, CustomStringConvertible {
+    public var lifecycle: DeliveryScenario.Lifecycle
+    /// Each action's cell and knobs; the app becomes ready during each action (per its `readyAt`).
+    public var actions: [DeliveryScenario]
+
+    public var description: String { actions.map(\.description).joined(separator: " → ") }
+
+    /// A random sequence of 2–5 actions for one life cycle, from a seeded generator: reproducible by seed.
+    public static func random(seed: UInt64) -> DeliverySequence {
+        var generator = SplitMix64(seed: seed)
+        let lifecycle = DeliveryScenario.Lifecycle.allCases[Int(generator.next() % 4)]
+        let count = 2 + Int(generator.next() % 4)
+        var actions: [DeliveryScenario] = []
+        for index in 0..<count {
+            let states: [DeliveryScenario.AppState] = index == 0
+                ? [.notRunning]
+                : (lifecycle == .appDelegate ? [.notRunning, .background, .foreground] : DeliveryScenario.AppState.allCases)
+            var scenario = DeliveryScenario(
+                lifecycle: lifecycle,
+                state: states[Int(generator.next() % UInt64(states.count))],
+                kind: DeliveryScenario.LinkKind.allCases[Int(generator.next() % 2)]
+            )
+            scenario.setSize = 1 + Int(generator.next() % 2)
+            scenario.reverseSet = generator.next() % 2 == 0
+            scenario.readyAt = [.beforeFirstEvent, .afterEvents(1), .afterLastEvent][Int(generator.next() % 3)]
+            scenario.universalLinkChannel = DeliveryScenario.UniversalLinkChannel.allCases[Int(generator.next() % 3)]
+            scenario.swiftUIDelay = Int(generator.next() % 3)
+            actions.append(scenario)
+        }
+        return DeliverySequence(lifecycle: lifecycle, actions: actions)
+    }
+
+    /// Runs every action against one app, which a cold launch restarts, and checks the oracles over the whole run.
+    public func run(_ wiring: DeliverySimulator.Wiring) -> DeliverySimulator.Outcome {
+        var trace: [DeviceEvent] = []
+        var handled: [(url: String, index: Int)] = []
+        var app = AppUnderTest(wiring: wiring)
+        var nextID = 0
+        var readyMarks: [Int] = []
+        for action in actions {
+            let urls = DeliverySimulator(action).urls()
+            let links = urls.map { url in
+                defer { nextID += 1 }
+                return DeviceEvent.Link(url: url, deliveryID: nextID)
+            }
+            // The user leaves the app before the next link: it goes to the background, or loses its scene.
+            var transition: [DeviceEvent] = []
+            if !trace.isEmpty {
+                switch action.state {
+                case .background: transition = lifecycle == .appDelegate ? [.appDidEnterBackground] : [.sceneDidEnterBackground(scene: 1)]
+                case .backgroundDetached: transition = [.sceneDidEnterBackground(scene: 1), .sceneDidDisconnect(scene: 1)]
+                case .notRunning, .foreground: transition = []
+                }
+            }
+            let events = transition + DeliveryPlanner.trace(action, links: links) + [.tick]
+            let readyOffset: Int
+            switch action.readyAt {
+            case .beforeFirstEvent: readyOffset = 0
+            case .afterEvents(let count): readyOffset = min(count, events.count)
+            case .afterLastEvent: readyOffset = events.count
+            }
+            for (offset, event) in events.enumerated() {
+                let index = trace.count
+                if event == .processLaunch { app = AppUnderTest(wiring: wiring) }  // a new process: nothing survives
+                if offset == readyOffset, !app.isReady {
+                    readyMarks.append(index)
+                    handled += app.becomeReady(at: index).map { ($0, index) }
+                }
+                trace.append(event)
+                handled += app.receive(event, at: index).map { ($0, index) }
+            }
+            if readyOffset == events.count, !app.isReady {
+                readyMarks.append(trace.count)
+                handled += app.becomeReady(at: trace.count).map { ($0, trace.count) }
+            }
+        }
+        let violations = DeliverySimulator.check(trace, handled, readyAt: 0)
+            + handled.filter { entry in !readyMarks.contains { $0 <= entry.index } }.map { "early: \($0.url) handled before the app was ready" }
+        return .init(trace: trace, handled: handled.map(\.url), violations: violations)
+    }
+}
+
+/// SplitMix64: a small, seeded, reproducible generator.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
