@@ -1,5 +1,5 @@
 import DeepLinks
-import DeepLinksTesting
+@testable import DeepLinksTesting
 import Testing
 
 @Suite struct DeliverySimulatorTests {
@@ -45,15 +45,22 @@ import Testing
         #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
     }
 
-    @Test func theOracleCatchesADuplicatedLink() {
-        // A wiring that handled both the launch option and open() would be reported.
-        let trace: [DeviceEvent] = []
-        _ = trace
+    @Test func D3_onOpenURLAndTheAppsSceneDelegateBothSeeTheLinkWhichIsHandledOnce() {
         var scenario = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .background, kind: .customScheme)
         scenario.readyAt = .beforeFirstEvent
         let outcome = DeliverySimulator(scenario).run(.library)
         #expect(outcome.violations.isEmpty)
         #expect(outcome.handled.count == 1, "D3: onOpenURL and the app's scene delegate both see the link; handled once")
+    }
+
+    @Test func theOracleReportsLostDuplicatedEarlyAndAlteredLinks() {
+        let link = DeviceEvent.Link(url: "app://a?q=a+b", deliveryID: 0)
+        let trace: [DeviceEvent] = [.appOpenURL(link), .tick]
+        #expect(DeliverySimulator.check(trace, [], readyAt: 0) == ["lost: app://a?q=a+b handled 0 of 1 times"])
+        #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0), ("app://a?q=a+b", 1)], readyAt: 0) == ["duplicated: app://a?q=a+b handled 2 times for 1 deliveries"])
+        #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 1) == ["early: app://a?q=a+b handled before the app was ready"])
+        #expect(DeliverySimulator.check(trace, [("app://a?q=a%20b", 0)], readyAt: 0).contains("altered or invented: app://a?q=a%20b was never delivered"))
+        #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 0).isEmpty)
     }
 
     @Test func everyKnobCombinationOfEveryCellPasses() {
