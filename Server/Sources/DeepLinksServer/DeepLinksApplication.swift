@@ -1,6 +1,8 @@
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import SQLKit
 import UnixSignals
 
 /// Builds the server: routes, middleware and services over an open ``Database``.
@@ -12,22 +14,53 @@ public enum DeepLinksApplication {
 
     /// - Throws: ``AssociationFiles/InvalidFile`` when the configuration yields an association file iOS or
     ///   Android would misread.
+    /// - Parameters:
+    ///   - clock: the wall clock of token expiry, throttles and mail backoff; tests move it.
+    ///   - mailTransport: where mail goes; by default the one `settings.mail` names.
     public static func make(
         settings: ServerSettings,
         database: Database,
         metrics: ServerMetrics = ServerMetrics(),
+        clock: WallClock = .system,
+        mailTransport: (any MailTransport)? = nil,
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> App {
         let files = try AssociationFiles(app: settings.app)
+        let keys = settings.secretKeys ?? SecretKeys.random()
+        let resetSettings = try settings.passwordReset.validated()
+        let app = settings.app
+        let links = try ResetLinks(app: app)
+        let outbox = MailOutbox(keys: keys, clock: clock)
+        let sender = MailSender(
+            database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: links.host),
+            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", messageDomain: links.host, logger: logger
+        )
+        let jobs = JobsBox()
+        let resets = PasswordResetService(
+            database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
+            appName: app.displayName, logger: logger, wake: { jobs.jobs?.wake() }
+        )
+        jobs.jobs = BackgroundJobs(
+            [("password-reset requests", resets.processRequests), ("mail", { _ = await sender.drain() })],
+            logger: logger
+        )
+        let accounts = AccountService(
+            database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher
+        )
+
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         AssociationRoutes(files: files).register(on: router)
+        AccountRoutes(accounts: accounts).register(on: router)
+        PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
+        ResetLandingPage(app: app, links: links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
 
         return Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
+            services: [jobs.jobs!],
             onServerRunning: { channel in
                 await onServerRunning(channel.localAddress?.port ?? settings.port)
             },
@@ -51,6 +84,12 @@ public enum DeepLinksApplication {
     }
 }
 
+/// Lets the reset service wake the jobs that run it, built after it.
+private final class JobsBox: @unchecked Sendable {
+    // Written once, in `make`, before the application runs.
+    var jobs: BackgroundJobs?
+}
+
 extension DeepLinksApplication {
     /// `deeplinks serve`: opens the database, applies pending migrations, serves until SIGINT or SIGTERM,
     /// lets the requests in flight finish, then closes the database.
@@ -58,7 +97,11 @@ extension DeepLinksApplication {
         let database = try await Database.open(settings.database, logger: logger)
         do {
             try await Migrator(database: database, logger: logger).migrate()
-            let app = try make(settings: settings, database: database, logger: logger) { port in
+            var configured = settings
+            if configured.secretKeys == nil {
+                configured.secretKeys = try await developmentKeys(database: database, logger: logger)
+            }
+            let app = try make(settings: configured, database: database, logger: logger) { port in
                 logStartup(settings: settings, port: port, logger: logger)
             }
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -68,5 +111,24 @@ extension DeepLinksApplication {
             throw error
         }
         try await database.close()
+    }
+
+    /// The key of a server started without `DEEPLINKS_SECRET_KEYS`: created once, kept in the database.
+    /// Good enough to try the server; in production, set the keys so a database copy holds no key.
+    static func developmentKeys(database: Database, logger: Logger) async throws -> SecretKeys {
+        let stored = try await database.withConnection { sql in
+            try await sql.raw("SELECT value FROM server_settings WHERE key = 'development_secret_key'").first()
+        }
+        if let value = try stored?.decode(column: "value", as: String.self) {
+            return try SecretKeys(parsing: value)
+        }
+        let keys = SecretKeys.random()
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "INSERT INTO server_settings (key, value, updated_at) VALUES ('development_secret_key', \(bind: keys.serialized), \(bind: ISO8601DateFormatter().string(from: Date())))"
+            ).run()
+        }
+        logger.warning("DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production")
+        return keys
     }
 }

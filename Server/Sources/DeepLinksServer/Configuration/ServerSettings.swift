@@ -9,6 +9,14 @@ public struct ServerSettings: Sendable {
     public var database: DatabaseURL = .sqliteFile(path: "var/deeplinks.sqlite")
     public var mail: MailURL = .folder(path: "var/mail/")
     public var app: AppConfiguration = .demo
+    /// The keys reset and session tokens are hashed under. `serve` loads or creates a development key
+    /// when none is configured; ``DeepLinksApplication/make`` requires them.
+    public var secretKeys: SecretKeys?
+    public var passwordReset = PasswordResetSettings()
+    /// Peers whose `X-Forwarded-For` is believed (a load balancer's address, say).
+    public var trustedProxies = TrustedProxies()
+    /// The `From:` of every message; by default the app's name at `no-reply@` its first domain.
+    public var mailFrom: String?
 
     public init() {}
 }

@@ -76,3 +76,13 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension MailURL {
+    /// The transport this URL names.
+    public func transport(heloName: String) -> any MailTransport {
+        switch self {
+        case .folder(let path): FolderMailTransport(folder: path)
+        case .smtp(let settings): SMTPTransport(settings: settings, heloName: heloName)
+        }
+    }
+}

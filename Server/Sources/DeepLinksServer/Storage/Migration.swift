@@ -31,6 +31,80 @@ public struct Migration: Sendable {
                 )
                 """
             ).run()
-        }
+        },
+        Migration(version: 2, name: "accounts, sessions, password resets, mail outbox, audit") { sql, kind in
+            let id = kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+            // Times are milliseconds since 1970 (BIGINT): the same comparisons on both databases.
+            for statement in [
+                """
+                CREATE TABLE accounts (
+                    id \(id),
+                    email TEXT NOT NULL UNIQUE,
+                    email_display TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    credential_generation BIGINT NOT NULL DEFAULT 0,
+                    disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    account_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_account ON sessions(account_id)",
+                """
+                CREATE TABLE password_resets (
+                    id \(id),
+                    account_id BIGINT NOT NULL UNIQUE REFERENCES accounts(id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    key_version BIGINT NOT NULL,
+                    email TEXT NOT NULL,
+                    credential_generation BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    failed_attempts BIGINT NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE reset_requests (
+                    id \(id),
+                    address TEXT NOT NULL,
+                    address_key TEXT NOT NULL,
+                    received_at BIGINT NOT NULL,
+                    processed BOOLEAN NOT NULL DEFAULT FALSE,
+                    mailed BOOLEAN NOT NULL DEFAULT FALSE
+                )
+                """,
+                "CREATE INDEX reset_requests_key ON reset_requests(address_key, received_at)",
+                """
+                CREATE TABLE mail_outbox (
+                    id \(id),
+                    kind TEXT NOT NULL,
+                    sealed_message TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    attempts BIGINT NOT NULL DEFAULT 0,
+                    sent_at BIGINT,
+                    last_error TEXT
+                )
+                """,
+                "CREATE INDEX mail_outbox_due ON mail_outbox(sent_at, next_attempt_at)",
+                """
+                CREATE TABLE audit_events (
+                    id \(id),
+                    event TEXT NOT NULL,
+                    account_id BIGINT,
+                    ip_hash TEXT,
+                    user_agent TEXT,
+                    at BIGINT NOT NULL
+                )
+                """,
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -1,0 +1,105 @@
+import AppSiteAssociation
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// Accounts and their sessions. A session token is 256 random bits, stored only as a keyed hash.
+struct AccountService: Sendable {
+    let database: Database
+    let keys: SecretKeys
+    let clock: WallClock
+    let policy: PasswordPolicy
+    let hasher: PasswordHasher
+
+    struct Account: Sendable {
+        let id: Int64
+        let email: String
+        let display: String
+    }
+
+    func signUp(email submitted: String, password: String) async throws -> Account {
+        let email = try Self.address(submitted)
+        let problems = policy.problems(password, email: email.normalized)
+        guard problems.isEmpty else { throw Self.weakPassword(problems) }
+        let hash = try await hasher.hash(password)
+        let now = clock.milliseconds()
+        let inserted = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO accounts (email, email_display, password_hash, created_at)
+                VALUES (\(bind: email.normalized), \(bind: email.display), \(bind: hash), \(bind: now))
+                ON CONFLICT (email) DO NOTHING RETURNING id
+                """
+            ).first()
+        }
+        guard let id = try inserted?.decode(column: "id", as: Int64.self) else {
+            throw APIError(status: .conflict, code: "email_taken")
+        }
+        return Account(id: id, email: email.normalized, display: email.display)
+    }
+
+    /// A new session token for the right address and password; one generic failure otherwise.
+    func signIn(email submitted: String, password: String) async throws -> String {
+        let invalid = APIError(status: .unauthorized, code: "invalid_credentials")
+        guard let email = try? EmailAddress(submitted), password.utf8.count <= policy.maximumBytes else { throw invalid }
+        let row = try await database.withConnection { sql in
+            try await sql.raw("SELECT id, password_hash FROM accounts WHERE email = \(bind: email.normalized) AND disabled = \(bind: false)").first()
+        }
+        // An unknown address still costs one hash, so the answer takes as long as for a wrong password.
+        let stored = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
+        let matches = await hasher.verify(password, against: stored)
+        guard let row, matches else { throw invalid }
+        let id = try row.decode(column: "id", as: Int64.self)
+        let token = SecretToken.generate()
+        let digest = keys.digest(token, purpose: "session", key: keys.current)
+        let now = clock.milliseconds()
+        try await database.withConnection { sql in
+            try await sql.raw("INSERT INTO sessions (token_hash, account_id, created_at) VALUES (\(bind: digest), \(bind: id), \(bind: now))").run()
+        }
+        return token
+    }
+
+    /// The account of a `Bearer` session token, or nil.
+    func account(session token: String) async throws -> Account? {
+        guard SecretToken.isWellFormed(token) else { return nil }
+        let digests = keys.digests(token, purpose: "session")
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT a.id, a.email, a.email_display, s.token_hash FROM sessions s JOIN accounts a ON a.id = s.account_id
+                WHERE s.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
+                """
+            ).first()
+        }
+        guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
+              digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
+        else { return nil }
+        return Account(
+            id: try row.decode(column: "id", as: Int64.self),
+            email: try row.decode(column: "email", as: String.self),
+            display: try row.decode(column: "email_display", as: String.self)
+        )
+    }
+
+    func signOut(session token: String) async throws {
+        let digests = keys.digests(token, purpose: "session")
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM sessions WHERE token_hash IN (\(binds: digests))").run()
+        }
+    }
+
+    static func address(_ submitted: String) throws -> EmailAddress {
+        do {
+            return try EmailAddress(submitted)
+        } catch {
+            throw APIError.malformed("'email' is not an email address (\(error.rawValue))")
+        }
+    }
+
+    static func weakPassword(_ reasons: [PasswordPolicy.Reason]) -> APIError {
+        APIError(status: .unprocessableContent, code: "weak_password", fields: ["reasons": .array(reasons.map { .string($0.rawValue) })])
+    }
+
+    /// A well-formed hash of nothing, at the configured cost, verified when the address is unknown.
+    var decoyHash: String { "$scrypt$ln=\(hasher.logN),r=\(hasher.r),p=\(hasher.p)$" + Base64URL.encode(SecureBytes.random(count: 16)) + "$" + Base64URL.encode(SecureBytes.random(count: 32)) }
+}

@@ -1,0 +1,129 @@
+import AppSiteAssociation
+import Foundation
+import Hummingbird
+import NIOFoundationCompat
+
+/// An API failure as a JSON body, `{"error": CODE, ...}`, with a status and optional headers.
+/// Its codes are stable and never carry a submitted value back.
+struct APIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let code: String
+    var fields: [String: JSONValue] = [:]
+    var headers: HTTPFields = [:]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body = fields
+        body["error"] = .string(code)
+        return JSONResponse.make(status, body, headers: headers)
+    }
+
+    static func malformed(_ reason: String) -> APIError {
+        APIError(status: .badRequest, code: "malformed_request", fields: ["reason": .string(reason)])
+    }
+
+    static func tooManyRequests(retryAfter seconds: Int) -> APIError {
+        APIError(status: .tooManyRequests, code: "too_many_requests", headers: [.retryAfter: String(max(1, seconds))])
+    }
+
+    static let unauthorized = APIError(status: .unauthorized, code: "unauthorized", headers: [.wwwAuthenticate: "Bearer"])
+}
+
+enum JSONResponse {
+    static func make(_ status: HTTPResponse.Status, _ object: [String: JSONValue], headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON)))
+    }
+}
+
+/// A request body read strictly (C6, R8): `application/json` or 415; one JSON object or 400; no duplicate
+/// keys at any depth (which value would win differs between parsers); fields read by type, never coerced.
+struct JSONBody {
+    let object: [String: JSONValue]
+
+    static func read(_ request: Request, context: AppRequestContext) async throws -> JSONBody {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw APIError(status: .unsupportedMediaType, code: "unsupported_media_type", fields: ["reason": .string("send application/json")])
+        }
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let data = Data(buffer: buffer)
+        if let duplicate = Self.duplicateKey(in: data) {
+            throw APIError.malformed("the key '\(duplicate.prefix(40))' appears twice in one object")
+        }
+        guard let value = try? JSONValue.parse(data) else { throw APIError.malformed("the body is not JSON") }
+        guard case .object(let object) = value else { throw APIError.malformed("the body must be a JSON object") }
+        return JSONBody(object: object)
+    }
+
+    /// A required string field.
+    func string(_ key: String) throws -> String {
+        guard let value = object[key] else { throw APIError.malformed("'\(key)' is required") }
+        guard case .string(let string) = value else { throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)") }
+        return string
+    }
+
+    /// An optional string field: absent and `null` are nil; any other type is an error.
+    func optionalString(_ key: String) throws -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let string)?: return string
+        case let value?: throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)")
+        }
+    }
+
+    /// The first key seen twice in the same object, scanning the raw bytes (strings decoded for comparison).
+    static func duplicateKey(in data: Data) -> String? {
+        var stack: [(isObject: Bool, keys: Set<String>, expectingKey: Bool)] = []
+        var index = data.startIndex
+        while index < data.endIndex {
+            let byte = data[index]
+            switch byte {
+            case UInt8(ascii: "{"): stack.append((true, [], true))
+            case UInt8(ascii: "["): stack.append((false, [], false))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = stack.popLast()
+            case UInt8(ascii: ","): if let last = stack.indices.last, stack[last].isObject { stack[last].expectingKey = true }
+            case UInt8(ascii: "\""):
+                var end = data.index(after: index)
+                var escaped = false
+                while end < data.endIndex {
+                    if escaped { escaped = false } else if data[end] == UInt8(ascii: "\\") { escaped = true } else if data[end] == UInt8(ascii: "\"") { break }
+                    end = data.index(after: end)
+                }
+                guard end < data.endIndex else { return nil }
+                if let last = stack.indices.last, stack[last].isObject, stack[last].expectingKey {
+                    let raw = data[index...end]
+                    let key = (try? JSONDecoder().decode(String.self, from: raw)) ?? String(decoding: raw, as: UTF8.self)
+                    if !stack[last].keys.insert(key).inserted { return key }
+                    stack[last].expectingKey = false
+                }
+                index = end
+            default: break
+            }
+            index = data.index(after: index)
+        }
+        return nil
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON with sorted keys: the same value always gives the same bytes.
+    var compactJSON: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .string(let value): Self.quoted(value)
+        case .array(let values): "[" + values.map(\.compactJSON).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + $0.value.compactJSON }.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quoted(_ string: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return (try? encoder.encode(string)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+}

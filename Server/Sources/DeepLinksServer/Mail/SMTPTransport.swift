@@ -1,0 +1,148 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOPosix
+import NIOSSL
+
+/// Sends mail to an SMTP server: `smtp://` upgrades with STARTTLS whenever the server offers it,
+/// `smtps://` speaks TLS from the first byte; AUTH PLAIN or LOGIN when credentials are configured, and
+/// never over a connection that is not encrypted.
+///
+/// One connection per message: reset mail is rare, and a fresh connection survives server restarts.
+public struct SMTPTransport: MailTransport {
+    public let settings: MailURL.SMTPSettings
+    /// The name sent in EHLO.
+    public let heloName: String
+    var tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+
+    public init(settings: MailURL.SMTPSettings, heloName: String) {
+        self.settings = settings
+        self.heloName = heloName
+    }
+
+    public func deliver(_ mail: OutgoingMail, rendered: String) async throws {
+        do {
+            try await withTimeout(.seconds(60)) { try await send(mail, rendered: rendered) }
+        } catch let error as MailDeliveryError {
+            throw error
+        } catch {
+            throw MailDeliveryError("SMTP \(settings.host):\(settings.port): \(Self.reason(error))")
+        }
+    }
+
+    private func send(_ mail: OutgoingMail, rendered: String) async throws {
+        let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
+        let host = settings.host
+        let implicitTLS = settings.implicitTLS
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(10))
+            .connect(host: host, port: settings.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if implicitTLS {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        try await channel.executeThenClose { inbound, outbound in
+            var lines = inbound.makeAsyncIterator()
+            var encrypted = implicitTLS
+
+            func reply(expect: ClosedRange<Int>, after command: String) async throws -> [String] {
+                var text: [String] = []
+                while true {
+                    guard let buffer = try await lines.next() else {
+                        throw MailDeliveryError("SMTP \(host): the server closed the connection after \(command)")
+                    }
+                    let line = String(buffer: buffer).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+                    text.append(line)
+                    let bytes = Array(line.utf8)
+                    if bytes.count < 4 || bytes[3] != UInt8(ascii: "-") { break }
+                }
+                guard let last = text.last, let code = Int(last.prefix(3)) else {
+                    throw MailDeliveryError("SMTP \(host): an unreadable answer to \(command)")
+                }
+                guard expect.contains(code) else {
+                    let summary = String(last.prefix(200))
+                    throw MailDeliveryError("SMTP \(host) refused \(command): \(summary)", permanent: code >= 500)
+                }
+                return text
+            }
+            func command(_ line: String, expect: ClosedRange<Int>, name: String? = nil) async throws -> [String] {
+                try await outbound.write(ByteBuffer(string: line + "\r\n"))
+                return try await reply(expect: expect, after: name ?? String(line.prefix(while: { $0 != " " && $0 != ":" })))
+            }
+
+            _ = try await reply(expect: 220...220, after: "connecting")
+            var extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
+            if !encrypted, extensions.contains("STARTTLS") {
+                _ = try await command("STARTTLS", expect: 220...220)
+                try await channel.channel.pipeline.addHandler(
+                    NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)), position: .first
+                ).get()
+                encrypted = true
+                extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
+            }
+            if let username = settings.username {
+                guard encrypted else {
+                    throw MailDeliveryError("SMTP \(host): the server offers no TLS; credentials are never sent in the clear", permanent: true)
+                }
+                let password = settings.password ?? ""
+                let methods = extensions.first { $0.hasPrefix("AUTH") }?.split(separator: " ").dropFirst() ?? []
+                if methods.contains("PLAIN") || !methods.contains("LOGIN") {
+                    let token = Data("\0\(username)\0\(password)".utf8).base64EncodedString()
+                    _ = try await command("AUTH PLAIN \(token)", expect: 235...235, name: "AUTH PLAIN")
+                } else {
+                    _ = try await command("AUTH LOGIN", expect: 334...334)
+                    _ = try await command(Data(username.utf8).base64EncodedString(), expect: 334...334, name: "AUTH LOGIN user")
+                    _ = try await command(Data(password.utf8).base64EncodedString(), expect: 235...235, name: "AUTH LOGIN password")
+                }
+            }
+            let utf8 = !mail.to.allSatisfy(\.isASCII)
+            if utf8, !extensions.contains("SMTPUTF8") {
+                throw MailDeliveryError("SMTP \(host): the recipient address is not ASCII and the server lacks SMTPUTF8", permanent: true)
+            }
+            let sender = Self.address(in: heloName)
+            _ = try await command("MAIL FROM:<\(sender)>" + (utf8 ? " SMTPUTF8" : ""), expect: 250...250, name: "MAIL FROM")
+            _ = try await command("RCPT TO:<\(OutgoingMail.headerValue(mail.to))>", expect: 250...251, name: "RCPT TO")
+            _ = try await command("DATA", expect: 354...354)
+            // Dot-stuffing (RFC 5321 §4.5.2): a line starting with "." gets another.
+            let stuffed = rendered.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
+            _ = try await command(stuffed + "\r\n.", expect: 250...250, name: "the message")
+            _ = try? await command("QUIT", expect: 221...221)
+        }
+    }
+
+    /// The envelope sender: `no-reply@` the EHLO name.
+    static func address(in domain: String) -> String { "no-reply@\(domain)" }
+
+    /// SNI takes a host name, never an IP address literal.
+    static func sniName(_ host: String) -> String? {
+        host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" } ? nil : host
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? NIOSSLError { return "TLS: \(error)" }
+        if let error = error as? BoringSSLError { return "TLS: \(error)" }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return "cannot connect: \(first.error)"
+        }
+        if error is CancellationError { return "timed out" }
+        let text = String(describing: error)
+        return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+    }
+}
+
+/// Runs `body`, throwing `CancellationError` if it takes longer than `limit`.
+func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw CancellationError()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

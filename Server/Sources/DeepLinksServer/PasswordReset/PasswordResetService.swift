@@ -1,0 +1,252 @@
+import AppSiteAssociation
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import SQLKit
+
+/// The reset journey's server side: request a link, check it, confirm a new password.
+///
+/// A request only records the submitted address and answers; a background job (``processRequests()``)
+/// looks the account up, applies the per-address throttles and queues the mail. So the answer is the
+/// same bytes after the same work whether the account exists or not (R1, R2, R3).
+struct PasswordResetService: Sendable {
+    let database: Database
+    let keys: SecretKeys
+    let clock: WallClock
+    let settings: PasswordResetSettings
+    let outbox: MailOutbox
+    let links: ResetLinks
+    let appName: String
+    let logger: Logger
+    /// Asks the background jobs to run now.
+    let wake: @Sendable () -> Void
+
+    /// The one failure answer for a token that is unknown, expired, used, capped or for another address (C5).
+    static let invalidToken = APIError(status: .badRequest, code: "invalid_or_expired_token")
+
+    // MARK: Request
+
+    func request(email submitted: String, client: Client) async throws {
+        let email = try AccountService.address(submitted)
+        let key = keys.digest(email.normalized, purpose: "reset address", key: keys.current)
+        let now = clock.milliseconds()
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "INSERT INTO reset_requests (address, address_key, received_at) VALUES (\(bind: email.normalized), \(bind: key), \(bind: now))"
+            ).run()
+        }
+        wake()
+    }
+
+    /// Turns recorded requests into queued mail: one live token per account (a new one supersedes the
+    /// old, T5), at most `mailPerWindow` and `mailPerDay` mails per address and `mailBudgetPerHour` in all.
+    func processRequests() async throws {
+        while true {
+            let pending = try await database.withConnection { sql in
+                try await sql.raw("SELECT id, address, address_key FROM reset_requests WHERE processed = \(bind: false) ORDER BY id LIMIT 50").all()
+            }
+            if pending.isEmpty { return }
+            for row in pending {
+                try await process(
+                    id: try row.decode(column: "id", as: Int64.self),
+                    address: try row.decode(column: "address", as: String.self),
+                    key: try row.decode(column: "address_key", as: String.self)
+                )
+            }
+        }
+    }
+
+    private func process(id: Int64, address: String, key: String) async throws {
+        let now = clock.milliseconds()
+        let token = SecretToken.generate()
+        let mailed: Bool = try await database.transaction { sql in
+            // Mark first: whatever happens next, a request is processed once.
+            let claimed = try await sql.raw(
+                "UPDATE reset_requests SET processed = \(bind: true), address = '' WHERE id = \(bind: id) AND processed = \(bind: false) RETURNING id"
+            ).all()
+            guard !claimed.isEmpty else { return false }
+            guard let account = try await sql.raw(
+                "SELECT id, email, email_display, credential_generation FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
+            ).first() else { return false }
+            let accountID = try account.decode(column: "id", as: Int64.self)
+            func mailedSince(_ start: Int64, key: String?) async throws -> Int {
+                let filter: SQLQueryString = key.map { "AND address_key = \(bind: $0)" } ?? ""
+                let row = try await sql.raw("SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND received_at > \(bind: start) \(filter)").first()
+                return try row?.decode(column: "n", as: Int.self) ?? 0
+            }
+            guard try await mailedSince(now - settings.windowSeconds * 1000, key: key) < settings.mailPerWindow,
+                  try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay,
+                  try await mailedSince(now - 3_600_000, key: nil) < settings.mailBudgetPerHour
+            else {
+                try await audit("reset.throttled", account: accountID, client: nil, on: sql)
+                return false
+            }
+            let email = try account.decode(column: "email", as: String.self)
+            let display = try account.decode(column: "email_display", as: String.self)
+            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
+            try await sql.raw(
+                """
+                INSERT INTO password_resets (account_id, token_hash, key_version, email, credential_generation, expires_at, created_at)
+                VALUES (\(bind: accountID), \(bind: keys.digest(token, purpose: "reset", key: keys.current)), \(bind: keys.current.version),
+                        \(bind: email), \(bind: try account.decode(column: "credential_generation", as: Int64.self)),
+                        \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
+                """
+            ).run()
+            try await sql.raw("UPDATE reset_requests SET mailed = \(bind: true) WHERE id = \(bind: id)").run()
+            let mail = ResetMail.reset(
+                to: display, universal: try links.universal(token: token, email: display),
+                scheme: try links.customScheme(token: token, email: display), appName: appName,
+                lifetimeMinutes: settings.tokenLifetimeSeconds / 60
+            )
+            try await outbox.enqueue(mail, kind: "password-reset", on: sql)
+            try await audit("reset.requested", account: accountID, client: nil, on: sql)
+            return true
+        }
+        if mailed { wake() }
+    }
+
+    // MARK: Verify and confirm
+
+    /// A live reset row, found by keyed hash and compared in constant time (T8).
+    struct LiveToken: Sendable {
+        let id: Int64
+        let accountID: Int64
+        let email: String
+        let display: String
+        let generation: Int64
+        let digest: String
+    }
+
+    /// The live token `token` names, or nil; counts a failure against the token named by `email` (T7).
+    func live(_ token: String, email submitted: String?, client: Client, event: String) async throws -> LiveToken? {
+        let email = submitted.flatMap { try? EmailAddress($0) }?.normalized
+        if submitted != nil, email == nil {
+            try await countFailure(email: nil, tokenID: nil, client: client)
+            return nil
+        }
+        guard SecretToken.isWellFormed(token) else {
+            try await countFailure(email: email, tokenID: nil, client: client)
+            return nil
+        }
+        let digests = keys.digests(token, purpose: "reset")
+        let now = clock.milliseconds()
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT r.id, r.account_id, r.email, r.token_hash, r.credential_generation, r.expires_at, r.failed_attempts, a.email_display
+                FROM password_resets r JOIN accounts a ON a.id = r.account_id
+                WHERE r.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
+                  AND a.credential_generation = r.credential_generation AND a.email = r.email
+                """
+            ).first()
+        }
+        guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
+              digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
+        else {
+            try await countFailure(email: email, tokenID: nil, client: client)
+            return nil
+        }
+        let found = LiveToken(
+            id: try row.decode(column: "id", as: Int64.self),
+            accountID: try row.decode(column: "account_id", as: Int64.self),
+            email: try row.decode(column: "email", as: String.self),
+            display: try row.decode(column: "email_display", as: String.self),
+            generation: try row.decode(column: "credential_generation", as: Int64.self),
+            digest: stored
+        )
+        // Valid while now < expiry: at T-1 s yes, at T+1 s no (T4).
+        guard now < (try row.decode(column: "expires_at", as: Int64.self)),
+              try row.decode(column: "failed_attempts", as: Int64.self) < Int64(settings.failedAttemptCap)
+        else {
+            try await audit(event + ".failed", account: found.accountID, client: client)
+            return nil
+        }
+        // The address in a link is for display; when given it must be the token's (L4).
+        if let email, email != found.email {
+            try await countFailure(email: nil, tokenID: found.id, client: client)
+            return nil
+        }
+        try await audit(event, account: found.accountID, client: client)
+        return found
+    }
+
+    private func countFailure(email: String?, tokenID: Int64?, client: Client) async throws {
+        try await database.withConnection { sql in
+            if let tokenID {
+                try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: tokenID)").run()
+            } else if let email {
+                try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE email = \(bind: email)").run()
+            }
+            try await audit("reset.failed", account: nil, client: client, on: sql)
+        }
+    }
+
+    /// `{"valid": true, "email": "u***@example.com"}` for a live token; never consumes it (P4).
+    func verify(token: String, email: String?, client: Client) async throws -> String {
+        guard let live = try await live(token, email: email, client: client, event: "reset.checked") else { throw Self.invalidToken }
+        return EmailAddress.masked(live.display)
+    }
+
+    /// Sets the new password and consumes the token in one transaction whose conditional delete decides
+    /// the one winner among concurrent confirmations (T6); then revokes every session (S1) and every other
+    /// one-time secret (S2), and queues the notice (S3). A refused password leaves the token live (C4).
+    func confirm(token: String, password: String, email: String?, client: Client) async throws {
+        let policy = settings.passwordPolicy
+        // The size ceiling comes before any lookup, normalisation or hashing (C2).
+        guard password.utf8.count <= policy.maximumBytes else { throw AccountService.weakPassword([.tooLong]) }
+        guard let live = try await live(token, email: email, client: client, event: "reset.confirming") else { throw Self.invalidToken }
+        let problems = policy.problems(password, email: live.email)
+        guard problems.isEmpty else { throw AccountService.weakPassword(problems) }
+        let hash = try await settings.hasher.hash(password)
+        let now = clock.milliseconds()
+        let cap = Int64(settings.failedAttemptCap)
+        let resetPage = "https://\(links.host)/reset-password"
+        let won: Bool = try await database.transaction { sql in
+            let consumed = try await sql.raw(
+                """
+                DELETE FROM password_resets WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest)
+                  AND expires_at > \(bind: now) AND failed_attempts < \(bind: cap) RETURNING id
+                """
+            ).all()
+            guard consumed.count == 1 else { return false }
+            let updated = try await sql.raw(
+                """
+                UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1
+                WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation)
+                  AND email = \(bind: live.email) AND disabled = \(bind: false) RETURNING id
+                """
+            ).all()
+            guard updated.count == 1 else { throw Self.invalidToken }
+            try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
+            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
+            try await outbox.enqueue(ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: resetPage), kind: "password-changed", on: sql)
+            try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
+            return true
+        }
+        guard won else { throw Self.invalidToken }
+        wake()
+    }
+
+    // MARK: Audit
+
+    /// Who asked: the address that counts (see ``TrustedProxies``) and the user agent.
+    struct Client: Sendable {
+        let address: String
+        let userAgent: String?
+    }
+
+    /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
+    /// a password or an address (S4).
+    private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
+        let ipHash = client.map { Data(HMAC<SHA256>.authenticationCode(for: Array($0.address.utf8), using: keys.subkey("audit ip"))).prefix(12).map { String(format: "%02x", $0) }.joined() }
+        let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
+        let now = clock.milliseconds()
+        let insert: @Sendable (any SQLDatabase) async throws -> Void = { sql in
+            try await sql.raw(
+                "INSERT INTO audit_events (event, account_id, ip_hash, user_agent, at) VALUES (\(bind: event), \(bind: account), \(bind: ipHash), \(bind: agent), \(bind: now))"
+            ).run()
+        }
+        if let sql { try await insert(sql) } else { try await database.withConnection(insert) }
+    }
+}
