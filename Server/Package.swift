@@ -75,6 +75,10 @@ let package = Package(
             name: "DeepLinksServerTests",
             dependencies: [
                 "DeepLinksServer",
+                .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
+                .product(name: "DemoAppRoutes", package: "swift-deeplinks"),
+                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -2,7 +2,7 @@ import AppSiteAssociation
 import Foundation
 import Hummingbird
 
-/// `POST /v1/accounts`, `POST /v1/sessions`, `GET /v1/me`, `DELETE /v1/sessions/current`.
+/// `POST /v1/accounts`, `POST /v1/sessions`, `GET /v1/me`, `POST /v1/me/password`, `DELETE /v1/sessions/current`.
 struct AccountRoutes: Sendable {
     let accounts: AccountService
 
@@ -20,6 +20,14 @@ struct AccountRoutes: Sendable {
         router.get("/v1/me") { request, _ -> Response in
             guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
             return JSONResponse.make(.ok, ["email": .string(account.display)])
+        }
+        router.post("/v1/me/password") { request, context -> Response in
+            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
+            let body = try await JSONBody.read(request, context: context)
+            try await accounts.changePassword(
+                account: account, session: token, current: try body.string("currentPassword"), new: try body.string("newPassword")
+            )
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.delete("/v1/sessions/current") { request, _ -> Response in
             guard let token = Self.bearer(request), try await accounts.account(session: token) != nil else { throw APIError.unauthorized }

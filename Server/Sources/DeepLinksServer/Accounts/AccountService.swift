@@ -81,6 +81,28 @@ struct AccountService: Sendable {
         )
     }
 
+    /// Changes the password of a signed-in account, given the current one. Bumps the credential
+    /// generation, which kills any reset link in flight (T3), and signs out every other session.
+    func changePassword(account: Account, session: String, current: String, new password: String) async throws {
+        let row = try await database.withConnection { sql in
+            try await sql.raw("SELECT password_hash FROM accounts WHERE id = \(bind: account.id)").first()
+        }
+        guard current.utf8.count <= policy.maximumBytes, let stored = try row?.decode(column: "password_hash", as: String.self),
+              await hasher.verify(current, against: stored)
+        else { throw APIError(status: .forbidden, code: "invalid_credentials") }
+        let problems = policy.problems(password, email: account.email)
+        guard problems.isEmpty else { throw Self.weakPassword(problems) }
+        let hash = try await hasher.hash(password)
+        let keep = keys.digest(session, purpose: "session", key: keys.current)
+        try await database.transaction { sql in
+            try await sql.raw(
+                "UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1 WHERE id = \(bind: account.id)"
+            ).run()
+            try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: account.id) AND token_hash <> \(bind: keep)").run()
+            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: account.id)").run()
+        }
+    }
+
     func signOut(session token: String) async throws {
         let digests = keys.digests(token, purpose: "session")
         try await database.withConnection { sql in

@@ -20,7 +20,9 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(_ string: String) throws(Problem) {
-        let trimmed = string.trimmingCharacters(in: .whitespaces)
+        // Only ASCII spaces are trimmed: Foundation's `.whitespaces` also drops U+200B, which would
+        // make `user@example.com<ZWSP>` match `user@example.com`.
+        let trimmed = string.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         guard !trimmed.isEmpty else { throw .empty }
         guard trimmed.utf8.count <= Self.maxOctets else { throw .tooLong }
         // CR, LF and NUL would inject headers or SMTP commands; no control character belongs in an address.

@@ -1,0 +1,210 @@
+import DeepLinksServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import SQLKit
+import Synchronization
+import Testing
+
+/// A wall clock the test moves by hand.
+final class ManualClock: Sendable {
+    private let now = Mutex(Int64(Date().timeIntervalSince1970 * 1000))
+    var wallClock: WallClock { WallClock { self.now.withLock { $0 } } }
+    func advance(seconds: Int64) { now.withLock { $0 += seconds * 1000 } }
+}
+
+/// Keeps every message the server sends, optionally taking `delay` per message (a slow mail server).
+actor MailCatcher: MailTransport {
+    private(set) var messages: [OutgoingMail] = []
+    private(set) var renderedMessages: [String] = []
+    let delay: Duration
+
+    init(delay: Duration = .zero) {
+        self.delay = delay
+    }
+
+    func deliver(_ mail: OutgoingMail, rendered: String) async throws {
+        if delay > .zero { try await Task.sleep(for: delay) }
+        messages.append(mail)
+        renderedMessages.append(rendered)
+    }
+
+    /// The messages that carry a reset link.
+    var resetMessages: [OutgoingMail] { messages.filter { $0.subject.hasPrefix("Reset your") } }
+
+    /// Waits until at least `count` messages arrived (the background jobs run every second, or when woken).
+    func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [OutgoingMail] {
+        let deadline = ContinuousClock.now + timeout
+        while messages.count < count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("expected \(count) messages, got \(messages.count)")
+                return messages
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return messages
+    }
+}
+
+/// Every log line the server writes, with its metadata, to search for secrets.
+final class LogCapture: Sendable {
+    let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(capture: self) }
+    }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            capture.lines.withLock { $0.append("\(event.level) \(event.message) \(merged)") }
+        }
+    }
+}
+
+/// One database, clock, mail catcher and log for a test; ``serve(_:body:)`` runs the server on a live
+/// socket over them, as many times as a test needs (to restart it, or change its keys).
+struct ResetWorld: Sendable {
+    let kind: TestDatabase
+    let database: Database
+    let cleanup: @Sendable () async -> Void
+    let clock = ManualClock()
+    let mail: MailCatcher
+    let logs = LogCapture()
+    let keys: SecretKeys
+
+    static func open(_ kind: TestDatabase, mailDelay: Duration = .zero) async throws -> ResetWorld {
+        let (database, cleanup) = try await kind.open()
+        try await Migrator(database: database, logger: Logger(label: "test")).migrate()
+        return ResetWorld(kind: kind, database: database, cleanup: cleanup, mail: MailCatcher(delay: mailDelay), keys: .random())
+    }
+
+    /// Settings for tests: a cheap hash, no request floor, generous per-IP buckets, this world's key.
+    func settings(_ configure: (inout ServerSettings) -> Void = { _ in }) -> ServerSettings {
+        var settings = ServerSettings()
+        settings.port = 0
+        settings.secretKeys = keys
+        settings.passwordReset.hasher = PasswordHasher(logN: 4)
+        settings.passwordReset.requestFloorMilliseconds = 0
+        settings.passwordReset.requestBurst = 100_000
+        settings.passwordReset.confirmBurst = 100_000
+        configure(&settings)
+        return settings
+    }
+
+    func serve(_ configure: (inout ServerSettings) -> Void = { _ in }, body: @Sendable (ResetClient) async throws -> Void) async throws {
+        try await serveReturning(configure, body: body)
+    }
+
+    /// ``serve(_:body:)`` for a body that hands a value (a token, say) to the next server.
+    @discardableResult
+    func serveReturning<T: Sendable>(_ configure: (inout ServerSettings) -> Void = { _ in }, body: @Sendable (ResetClient) async throws -> T) async throws -> T {
+        let app = try DeepLinksApplication.make(
+            settings: settings(configure), database: database, clock: clock.wallClock, mailTransport: mail, logger: logs.logger
+        )
+        return try await app.test(.live) { client in
+            try await body(ResetClient(client: client, world: self))
+        }
+    }
+
+    /// Runs `body` in a fresh world on `kind`, then removes its database.
+    static func with(_ kind: TestDatabase, mailDelay: Duration = .zero, _ body: (ResetWorld) async throws -> Void) async throws {
+        guard kind.isAvailable else { return }
+        let world = try await open(kind, mailDelay: mailDelay)
+        do {
+            try await body(world)
+        } catch {
+            await world.cleanup()
+            throw error
+        }
+        await world.cleanup()
+    }
+
+    func sql(_ query: SQLQueryString) async throws -> [any SQLRow] {
+        try await database.withConnection { try await $0.raw(query).all() }
+    }
+}
+
+/// The API as a client sees it, over the live socket.
+struct ResetClient: Sendable {
+    let client: any TestClientProtocol
+    let world: ResetWorld
+
+    @discardableResult
+    func post(_ path: String, _ json: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {
+        try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json)) { $0 }
+    }
+
+    func get(_ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await client.execute(uri: path, method: method, headers: headers) { $0 }
+    }
+
+    static func json(_ value: [String: String]) -> String {
+        String(decoding: try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    func signUp(_ email: String, _ password: String) async throws {
+        let response = try await post("/v1/accounts", Self.json(["email": email, "password": password]))
+        #expect(response.status == .created, "sign-up of \(email): \(String(buffer: response.body))")
+    }
+
+    /// A session token, or nil when the credentials are refused.
+    func signIn(_ email: String, _ password: String) async throws -> String? {
+        let response = try await post("/v1/sessions", Self.json(["email": email, "password": password]))
+        guard response.status == .created else { return nil }
+        return (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])?["token"] as? String
+    }
+
+    func me(_ session: String) async throws -> HTTPResponse.Status {
+        try await get("/v1/me", headers: [.authorization: "Bearer \(session)"]).status
+    }
+
+    @discardableResult
+    func requestReset(_ email: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {
+        try await post("/v1/password-resets", Self.json(["email": email]), headers: headers)
+    }
+
+    /// Requests a link for `email` and returns the token of the reset message that arrives for it.
+    func resetToken(for email: String) async throws -> String {
+        let before = await world.mail.resetMessages.count
+        let response = try await requestReset(email)
+        #expect(response.status == .accepted)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await world.mail.resetMessages.count <= before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try #require(Self.token(in: await world.mail.resetMessages.last?.text ?? ""))
+    }
+
+    static func token(in text: String) -> String? {
+        guard let range = text.range(of: #"#token=[A-Za-z0-9_-]+"#, options: .regularExpression) else { return nil }
+        return String(text[range].dropFirst("#token=".count))
+    }
+
+    func verify(_ token: String, email: String? = nil) async throws -> TestResponse {
+        var body = ["token": token]
+        body["email"] = email
+        return try await post("/v1/password-resets/verify", Self.json(body))
+    }
+
+    func confirm(_ token: String, _ password: String, email: String? = nil) async throws -> TestResponse {
+        var body = ["token": token, "password": password]
+        body["email"] = email
+        return try await post("/v1/password-resets/confirm", Self.json(body))
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:] }
+}

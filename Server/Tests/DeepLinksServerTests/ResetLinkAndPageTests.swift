@@ -1,0 +1,212 @@
+@testable import DeepLinksServer
+import DeepLinks
+import DemoAppRoutes
+import Foundation
+import HTTPTypes
+import SQLKit
+import Testing
+
+/// specs/reset-security.md §4.3 (link and email) and §4.4 (landing page).
+@Suite struct ResetLinkAndPageTests {
+    static let email = ResetTokenTests.email
+    static let password = ResetTokenTests.password
+
+    @Test func L1_theOriginComesFromConfigurationOnly() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                try await api.signUp(Self.email, Self.password)
+                try await api.requestReset(Self.email, headers: [
+                    .contentType: "application/json", .init("Host")!: "evil.example", .init("X-Forwarded-Host")!: "evil.example",
+                    .init("Forwarded")!: "host=evil.example",
+                ])
+                let message = try #require(try await world.mail.waitFor(1).first)
+                #expect(!message.text.contains("evil"))
+                #expect(!message.html.contains("evil"))
+                #expect(message.text.contains("https://links.example.com/reset-password#token="))
+            }
+        }
+    }
+
+    @Test func L2_plusAndAtRoundTripThroughMailAppAndAPI() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                let address = "user+tag@example.com"
+                try await api.signUp(address, Self.password)
+                _ = try await api.resetToken(for: address)
+                let message = try #require(await world.mail.messages.first)
+                let universal = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init))
+                #expect(universal.contains("email=user%2Btag%40example.com"))
+                // The app parses the link with the shared route table: `%2B` is `+`, never a space.
+                guard case .resetPassword(let token, let email) = try DemoRoute.table.destination(for: universal) else {
+                    Issue.record("the link does not reach the reset screen")
+                    return
+                }
+                #expect(email == address)
+                #expect(try await api.verify(token, email: email).status == .ok)
+                #expect(try await api.confirm(token, "fresh words for a plus address", email: email).status == .noContent)
+                #expect(try await api.signIn(address, "fresh words for a plus address") != nil)
+            }
+        }
+    }
+
+    @Test func L3_theSecretStaysOutOfLogsAndTheQuery() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let secrets = try await world.serveReturning { api in
+                try await api.signUp(Self.email, Self.password)
+                let token = try await api.resetToken(for: Self.email)
+                let message = try #require(await world.mail.messages.first)
+                let universal = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("https://") })
+                #expect(!universal.contains("?") && universal.contains("#token="), "the https link carries the token in the fragment")
+                _ = try await api.get("/reset-password?token=\(token)")
+                _ = try await api.verify(token)
+                _ = try await api.confirm(token, "a replacement passphrase here")
+                _ = try await api.confirm(token, "short")
+                return [token, Self.password, "a replacement passphrase here"]
+            }
+            let lines = world.logs.lines.withLock { $0 }
+            #expect(!lines.isEmpty)
+            for secret in secrets {
+                #expect(!lines.contains { $0.contains(secret) }, "a log line holds a secret")
+            }
+            let audit = try await world.sql("SELECT event, ip_hash, user_agent FROM audit_events")
+            for row in audit {
+                let fields = [try row.decode(column: "event", as: String.self), try row.decode(column: "ip_hash", as: String?.self) ?? "", try row.decode(column: "user_agent", as: String?.self) ?? ""]
+                for secret in secrets { #expect(!fields.joined().contains(secret)) }
+            }
+        }
+    }
+
+    @Test func L4_theEmailInALinkMustBeTheTokensAccount() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                try await api.signUp(Self.email, Self.password)
+                try await api.signUp("bob@example.com", Self.password)
+                let token = try await api.resetToken(for: Self.email)
+                #expect(try await api.confirm(token, "bob takes over the account", email: "bob@example.com").status == .badRequest)
+                #expect(try await api.signIn(Self.email, Self.password) != nil, "no side effect")
+                #expect(try await api.signIn("bob@example.com", Self.password) != nil)
+                #expect(try await api.verify(token, email: "Ada@Example.com").status == .ok)
+            }
+        }
+    }
+
+    @Test func L5_headersAreStaticAndStrippedOfLineBreaks() throws {
+        let mail = OutgoingMail(to: "ada@example.com\r\nBcc: eve@example.com", subject: "Reset\r\nBcc: eve@example.com", text: "t", html: "h")
+        let rendered = mail.rendered(from: "Demo <no-reply@links.example.com>", date: Date(timeIntervalSince1970: 0), messageID: "id@x")
+        let headers = rendered.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+        #expect(!headers.contains { $0.hasPrefix("Bcc:") })
+        #expect(headers.filter { $0.hasPrefix("To:") } == ["To: ada@example.comBcc: eve@example.com"])
+        #expect(throws: EmailAddress.Problem.controlCharacter) { try EmailAddress("ada@example.com\r\nBcc: eve@example.com") }
+    }
+
+    @Test func L6_L7_theMessageHasAClickableHTTPSLinkOnTheConfiguredHostBesideTheSchemeLink() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                try await api.signUp(Self.email, Self.password)
+                _ = try await api.resetToken(for: Self.email)
+                let message = try #require(await world.mail.messages.first)
+                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+                #expect(hrefs.count == 2)
+                #expect(hrefs[0].hasPrefix("https://links.example.com/reset-password#token="))
+                #expect(hrefs[1].hasPrefix("demoapp://reset-password?token="))
+                #expect(message.html.contains("clicktracking=\"off\""))
+                #expect(message.text.contains("https://links.example.com/reset-password#token="))
+                let rendered = try #require(await world.mail.renderedMessages.first)
+                #expect(rendered.contains("multipart/alternative"))
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func P1_scannersNeverConsumeTheToken(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve { api in
+                try await api.signUp(Self.email, Self.password)
+                let token = try await api.resetToken(for: Self.email)
+                let scanner: HTTPFields = [.userAgent: "Go-http-client/1.1"]
+                for _ in 0..<5 {
+                    #expect(try await api.get("/reset-password?token=\(token)", headers: scanner).status == .ok)
+                    #expect(try await api.get("/reset-password", headers: scanner).status == .ok)
+                }
+                #expect(try await api.get("/reset-password?token=\(token)", method: .head, headers: scanner).status == .ok)
+                _ = try await api.get("/reset-password?token=\(token)", method: .options, headers: scanner)
+                #expect(try await api.verify(token).status == .ok)
+                #expect(try await api.confirm(token, "after all the scanners came").status == .noContent)
+            }
+        }
+    }
+
+    @Test func P2_P3_thePageIsPrivateSelfContainedAndShowsTheFormAtOnce() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                let page = try await api.get("/reset-password")
+                #expect(page.status == .ok)
+                #expect(page.headers[.init("Referrer-Policy")!] == "no-referrer")
+                #expect(page.headers[.cacheControl] == "no-store")
+                #expect(page.headers[.init("X-Robots-Tag")!]?.contains("noindex") == true)
+                let csp = try #require(page.headers[.contentSecurityPolicy])
+                #expect(csp.contains("default-src 'none'"))
+                #expect(csp.contains("script-src 'self'"))
+                #expect(!csp.contains("unsafe-inline"))
+                let html = page.text
+                #expect(!html.contains("<script>"), "no inline script: the CSP allows none")
+                #expect(html.contains(#"autocomplete="new-password""#))
+                #expect(html.contains(#"<label for="password">"#))
+                #expect(html.contains(#"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/reset-password">"#))
+                #expect(!html.contains("http://"), "no cross-origin or insecure resource")
+                for link in html.components(separatedBy: "<a ").dropFirst() {
+                    #expect(link.contains(#"rel="noreferrer noopener""#))
+                }
+                #expect(!html.contains("<form id=\"reset\" method=\"post\" action=\"/reset-password\" novalidate hidden"), "the form is visible without waiting")
+                let script = try await api.get("/assets/reset-password.js")
+                #expect(script.status == .ok)
+                #expect(script.headers[.contentType]?.hasPrefix("text/javascript") == true)
+                #expect(!script.text.contains("URLSearchParams"), "it would turn + into a space")
+                #expect(script.text.contains("history.replaceState"))
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func P4_C5_theCheckEndpointAnswersTheSameForUnknownExpiredUsedAndMismatched(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve { api in
+                try await api.signUp(Self.email, Self.password)
+                try await api.signUp("bob@example.com", Self.password)
+                let used = try await api.resetToken(for: Self.email)
+                #expect(try await api.confirm(used, "a new and long passphrase").status == .noContent)
+                let bobs = try await api.resetToken(for: "bob@example.com")
+                let valid = try await api.verify(bobs)
+                #expect(valid.status == .ok)
+                #expect(valid.text == #"{"email":"b***@example.com","valid":true}"#)
+                let answers = [
+                    try await api.verify(String(repeating: "x", count: 43)),
+                    try await api.verify(used),
+                    try await api.verify(bobs, email: Self.email),
+                    try await api.confirm(used, "whatever long passphrase"),
+                    try await api.verify("<script>"),
+                ]
+                world.clock.advance(seconds: 31 * 60)
+                let expired = try await api.verify(bobs)
+                for answer in answers + [expired] {
+                    #expect(answer.status == .badRequest)
+                    #expect(answer.text == #"{"error":"invalid_or_expired_token"}"#)
+                }
+            }
+        }
+    }
+
+    @Test func P5_reflectedParametersAreInert() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                let payload = "\"><script>alert(1)</script>"
+                let encoded = payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let html = try await api.get("/reset-password?token=\(encoded)&email=\(encoded)").text
+                #expect(!html.contains("<script>alert"))
+                #expect(!html.contains("alert(1)"), "a token without a token's shape is not placed in the page")
+                let token = String(repeating: "a", count: 43)
+                #expect(try await api.get("/reset-password?token=\(token)").text.contains(#"name="token" value="\#(token)""#))
+            }
+        }
+    }
+}
