@@ -37,8 +37,11 @@ public struct DeliverySimulator: Sendable {
         }
     }
 
-    public func run(_ wiring: Wiring) -> Outcome {
-        var links = urls().enumerated().map { DeviceEvent.Link(url: $0.element, deliveryID: $0.offset) }
+    /// Runs the scenario with the wiring under test.
+    /// - Parameter urls: the links of the user action; by default `setSize` links whose shapes test
+    ///   byte-exactness. Give real ones (a reset link from a real message, say) to follow them to the app.
+    public func run(_ wiring: Wiring, urls given: [String]? = nil) -> Outcome {
+        var links = (given ?? urls()).enumerated().map { DeviceEvent.Link(url: $0.element, deliveryID: $0.offset) }
         var trace = DeliveryPlanner.trace(scenario, links: links)
         if scenario.repeatLink {
             // The same link opened again, now with the app in the foreground: a second, genuine delivery.
