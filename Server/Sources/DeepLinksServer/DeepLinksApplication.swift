@@ -28,7 +28,9 @@ public enum DeepLinksApplication {
     ) throws -> App {
         let files = try AssociationFiles(app: settings.app)
         let keys = settings.secretKeys ?? SecretKeys.random()
-        let resetSettings = try settings.passwordReset.validated()
+        var resetSettings = try settings.passwordReset.validated()
+        // The app's name makes a password guessable in context (C3).
+        resetSettings.passwordPolicy.contextWords.append(settings.app.displayName)
         let app = settings.app
         let links = try ResetLinks(app: app)
         let outbox = MailOutbox(keys: keys, clock: clock)

@@ -9,6 +9,12 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Applies pending database migrations, then listens until SIGINT or SIGTERM, and finishes the \
             requests in flight before it exits.
+
+            Secret keys (the pepper of reset and session tokens) come from the environment only: \
+            DEEPLINKS_SECRET_KEYS=VERSION:BASE64[,VERSION:BASE64...], 32 bytes or more each, newest version \
+            signing (make one with `openssl rand -base64 32`). Add a key with a higher version to rotate; \
+            keep the old one until its links have expired. Without it, a development key is created and \
+            kept in the database.
             """
     )
 

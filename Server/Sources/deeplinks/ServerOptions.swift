@@ -29,6 +29,30 @@ struct ServerOptions: ParsableArguments {
     )
     var mailURL: String?
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "An address whose X-Forwarded-For is believed (repeat for several). Env: DEEPLINKS_TRUSTED_PROXIES (comma-separated). Default: none."
+    )
+    var trustedProxies: [String] = []
+
+    @Option(
+        name: .customLong("reset-token-minutes"),
+        help: "How long a password-reset link works, 5 to 120. Env: DEEPLINKS_RESET_TOKEN_MINUTES. Default: 30."
+    )
+    var resetTokenMinutes: Int?
+
+    @Option(
+        name: .customLong("min-password-length"),
+        help: "Minimum password length in code points: 15 when the password is the only factor, 8 allowed with a second factor. Env: DEEPLINKS_MIN_PASSWORD_LENGTH. Default: 15."
+    )
+    var minimumPasswordLength: Int?
+
+    @Option(
+        name: .customLong("mail-from"),
+        help: "The From: of every message. Env: DEEPLINKS_MAIL_FROM. Default: the app's name at no-reply@ its first domain."
+    )
+    var mailFrom: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: DEEPLINKS_LOG_LEVEL. Default: info.")
     var logLevel: String?
 
@@ -53,6 +77,27 @@ struct ServerOptions: ParsableArguments {
         if let path = configPath ?? environment["DEEPLINKS_CONFIG"] {
             settings.app = try AppConfiguration.load(path: path)
         }
+        // Keys come from the environment only: a flag would show them in `ps`.
+        if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
+            settings.secretKeys = try SecretKeys(parsing: keys)
+        }
+        let proxies = trustedProxies.isEmpty
+            ? (environment["DEEPLINKS_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            : trustedProxies
+        settings.trustedProxies = TrustedProxies(proxies.filter { !$0.isEmpty })
+        if let minutes = try Self.integer(resetTokenMinutes, environment["DEEPLINKS_RESET_TOKEN_MINUTES"], setting: "reset token minutes") {
+            settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
+        }
+        if let length = try Self.integer(minimumPasswordLength, environment["DEEPLINKS_MIN_PASSWORD_LENGTH"], setting: "minimum password length") {
+            settings.passwordReset.passwordPolicy.minimumLength = length
+        }
+        settings.passwordReset = try settings.passwordReset.validated()
+        if let from = mailFrom ?? environment["DEEPLINKS_MAIL_FROM"] {
+            guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), from.contains("@") else {
+                throw ConfigurationError(setting: "mail from", reason: "is not an address (or contains a line break)")
+            }
+            settings.mailFrom = from
+        }
         return settings
     }
 
@@ -65,6 +110,15 @@ struct ServerOptions: ParsableArguments {
             )
         }
         return level
+    }
+
+    private static func integer(_ flag: Int?, _ environment: String?, setting: String) throws -> Int? {
+        if let flag { return flag }
+        guard let environment else { return nil }
+        guard let value = Int(environment) else {
+            throw ConfigurationError(setting: setting, reason: "'\(environment)' is not a whole number")
+        }
+        return value
     }
 
     private static func port(_ value: String, setting: String) throws -> Int {

@@ -102,15 +102,20 @@ struct ResetWorld: Sendable {
         return settings
     }
 
-    func serve(_ configure: (inout ServerSettings) -> Void = { _ in }, body: @Sendable (ResetClient) async throws -> Void) async throws {
-        try await serveReturning(configure, body: body)
+    func serve(
+        _ configure: (inout ServerSettings) -> Void = { _ in }, configuredMail: Bool = false, body: @Sendable (ResetClient) async throws -> Void
+    ) async throws {
+        try await serveReturning(configure, configuredMail: configuredMail, body: body)
     }
 
     /// ``serve(_:body:)`` for a body that hands a value (a token, say) to the next server.
     @discardableResult
-    func serveReturning<T: Sendable>(_ configure: (inout ServerSettings) -> Void = { _ in }, body: @Sendable (ResetClient) async throws -> T) async throws -> T {
+    /// - Parameter configuredMail: send mail where `settings.mail` says, instead of to ``mail``.
+    func serveReturning<T: Sendable>(
+        _ configure: (inout ServerSettings) -> Void = { _ in }, configuredMail: Bool = false, body: @Sendable (ResetClient) async throws -> T
+    ) async throws -> T {
         let app = try DeepLinksApplication.make(
-            settings: settings(configure), database: database, clock: clock.wallClock, mailTransport: mail, logger: logs.logger
+            settings: settings(configure), database: database, clock: clock.wallClock, mailTransport: configuredMail ? nil : mail, logger: logs.logger
         )
         return try await app.test(.live) { client in
             try await body(ResetClient(client: client, world: self))

@@ -125,3 +125,31 @@ import Testing
         #expect(app.displayName == "com.x.y")
     }
 }
+
+@Suite struct SecretKeysTests {
+    @Test func keysParseNewestFirstAndRefuseShortOrDuplicateOnesWithoutEchoingThem() throws {
+        let strong = Data(repeating: 1, count: 32).base64EncodedString()
+        let keys = try SecretKeys(parsing: "1:\(strong), 3:\(strong)")
+        #expect(keys.current.version == 3)
+        #expect(keys.keys.map(\.version) == [3, 1])
+        let short = Data(repeating: 2, count: 16).base64EncodedString()
+        for bad in ["", "1:\(short)", "1:\(strong),1:\(strong)", "one:\(strong)", "1-\(strong)", "0:\(strong)"] {
+            #expect(throws: ConfigurationError.self) { try SecretKeys(parsing: bad) }
+            do {
+                _ = try SecretKeys(parsing: bad)
+            } catch {
+                #expect(!error.description.contains(strong) && !error.description.contains(short))
+            }
+        }
+    }
+
+    @Test func resetSettingsRefuseALifetimeOutsideFiveToOneHundredTwentyMinutesAndAWeakMinimum() throws {
+        var settings = PasswordResetSettings()
+        #expect(throws: Never.self) { try settings.validated() }
+        settings.passwordPolicy.minimumLength = 7
+        #expect(throws: ConfigurationError.self) { try settings.validated() }
+        settings.passwordPolicy.minimumLength = 8
+        settings.tokenLifetimeSeconds = 120 * 60
+        #expect(throws: Never.self) { try settings.validated() }
+    }
+}
