@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The reset journey without the app, in a real headless Chromium.
+
+Runs the built `deeplinks` binary on a free loopback port with mail written to a folder, signs up,
+asks for a reset link, reads it from the .eml file, and then, in Chromium:
+  - opens the link like a scanner that runs scripts, and checks the token is still valid (P1);
+  - opens it again, sees the form at once (P3), types a new password and submits it;
+  - checks the token left the address bar, that no request went to another origin and that no
+    request carried the token in its URL or a Referer header (P2, L3);
+  - opens the used link and gets the "request a new link" form, prefilled (I5/P4).
+Then the new password signs in, the old one and the other session do not (S1), and the server's
+log holds no token.
+
+Usage: reset_page_test.py PATH_TO_DEEPLINKS_BINARY
+Skips, with the reason, when Chromium, chromedriver or selenium is missing; fails instead under CI.
+"""
+import base64
+import email
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+def skip_or_fail(reason):
+    if os.environ.get("CI"):
+        print(f"browser test: {reason}, but CI must run it", file=sys.stderr)
+        sys.exit(1)
+    print(f"◇ browser test skipped: {reason} (bash .ci/run installs them)")
+    sys.exit(0)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    skip_or_fail("the selenium module is not installed")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if not CHROMIUM or not DRIVER:
+    skip_or_fail("Debian's chromium and chromium-driver are not installed")
+
+ADDRESS = "user+tag@example.com"
+OLD = "violet tangerine submarine orbit"
+NEW = "quiet lantern over maple ridge"
+failures = []
+
+
+def check(condition, message):
+    print(("✔ " if condition else "✘ ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, bearer=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    if bearer:
+        request.add_header("Authorization", "Bearer " + bearer)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else {}
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        return error.code, json.loads(text) if text else {}
+
+
+def wait_for_mail(folder, count, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        files = sorted(glob.glob(os.path.join(folder, "*.eml")))
+        if len(files) >= count:
+            return files
+        time.sleep(0.1)
+    raise SystemExit(f"no mail in {folder} after {timeout} s")
+
+
+def text_part(path):
+    message = email.message_from_bytes(open(path, "rb").read())
+    for part in message.walk():
+        if part.get_content_type() == "text/plain":
+            return part.get_payload(decode=True).decode()
+    return ""
+
+
+def main(binary):
+    work = tempfile.mkdtemp(prefix="deeplinks-browser-")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    mail = os.path.join(work, "mail")
+    env = dict(os.environ, DEEPLINKS_SECRET_KEYS="1:" + base64.b64encode(os.urandom(32)).decode())
+    log_path = os.path.join(work, "server.log")
+    server = subprocess.Popen(
+        [binary, "serve", "--port", str(port), "--database-url", f"sqlite:{work}/db.sqlite", "--mail-url", mail],
+        stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=env,
+    )
+    driver = None
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(base + "/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        check(call(base, "POST", "/v1/accounts", {"email": ADDRESS, "password": OLD})[0] == 201, "sign-up")
+        other_device = call(base, "POST", "/v1/sessions", {"email": ADDRESS, "password": OLD})[1]["token"]
+        check(call(base, "POST", "/v1/password-resets", {"email": ADDRESS})[0] == 202, "reset requested")
+        text = text_part(wait_for_mail(mail, 1)[0])
+        universal = next(line for line in text.splitlines() if line.startswith("https://"))
+        token = re.search(r"#token=([A-Za-z0-9_-]+)", universal).group(1)
+        check("email=user%2Btag%40example.com" in universal, "the address is percent-encoded in the link (+ as %2B)")
+        # The link's host is the configured domain; the browser reaches this server on loopback instead.
+        link = base + universal[len("https://links.example.com"):]
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,1400"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        wait = WebDriverWait(driver, 10)
+
+        # A scanner that runs the page's scripts and leaves: nothing is consumed.
+        driver.get(link)
+        wait.until(lambda d: "For the account" in d.find_element(By.ID, "status").text)
+        check(call(base, "POST", "/v1/password-resets/verify", {"token": token})[0] == 200, "P1: a visit that runs the scripts leaves the token valid")
+        check("token" not in driver.current_url, "L3: the token left the address bar")
+
+        # A person: the form is there at once, the new password is accepted.
+        driver.get("about:blank")
+        started = time.time()
+        driver.get(link)
+        password = wait.until(EC.visibility_of_element_located((By.ID, "password")))
+        shown = time.time() - started
+        check(shown <= 2, f"P3: the form is visible after {shown:.2f} s")
+        check(password.get_attribute("autocomplete") == "new-password", "the field asks for a new password")
+        check(driver.find_element(By.CSS_SELECTOR, "label[for=password]").text == "New password", "the field has a label")
+        wait.until(lambda d: "u***@example.com" in d.find_element(By.ID, "status").text)
+        password.send_keys(NEW)
+        driver.find_element(By.CSS_SELECTOR, "#reset button[type=submit]").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "done")))
+        check(True, "the page says the password was changed")
+        driver.save_screenshot(os.path.join(work, "done.png"))
+
+        # The used link now offers a new one, prefilled. (From another page: a fragment change alone
+        # would not load the page again.)
+        driver.get("about:blank")
+        driver.get(link)
+        again = wait.until(EC.visibility_of_element_located((By.ID, "again-email")))
+        check(again.get_attribute("value") == ADDRESS, "P4: an used link offers a new one, the address prefilled (+ intact)")
+
+        requests = []
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message["method"] == "Network.requestWillBeSent":
+                requests.append(message["params"]["request"])
+        check(len(requests) >= 6, f"{len(requests)} requests observed")
+        foreign = [r["url"] for r in requests if not (r["url"].startswith(base) or r["url"].startswith("about:") or r["url"].startswith("data:"))]
+        check(not foreign, f"P2: no request left the origin {foreign}")
+        check(not any(token in r["url"] for r in requests), "L3: no request URL carried the token")
+        # Chromium lists an empty Referer when the policy suppressed it.
+        referers = [v for r in requests for k, v in r.get("headers", {}).items() if k.lower() == "referer" and v]
+        check(not referers, f"P2, L3: no request sent a Referer {referers}")
+
+        check(call(base, "POST", "/v1/sessions", {"email": ADDRESS, "password": NEW})[0] == 201, "the new password signs in")
+        check(call(base, "POST", "/v1/sessions", {"email": ADDRESS, "password": OLD})[0] == 401, "the old one does not")
+        check(call(base, "GET", "/v1/me", bearer=other_device)[0] == 401, "S1: the other session was revoked")
+        notices = [text_part(f) for f in wait_for_mail(mail, 2)]
+        check(sum("was just changed" in n for n in notices) == 1, "S3: one notice")
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=20)
+    log = open(log_path).read()
+    check(token not in log and NEW not in log and OLD not in log, "L3: the server's log holds no secret")
+    if failures:
+        print(f"server log:\n{log}", file=sys.stderr)
+        shutil.rmtree(work, ignore_errors=True)
+        sys.exit(1)
+    shutil.rmtree(work, ignore_errors=True)
+    print("browser test: all checks passed")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    main(sys.argv[1])
