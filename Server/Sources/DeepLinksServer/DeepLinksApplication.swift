@@ -38,14 +38,14 @@ public enum DeepLinksApplication {
             database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: links.host),
             sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", messageDomain: links.host, logger: logger
         )
-        let jobs = JobsBox()
+        let trigger = BackgroundJobs.Trigger()
         let resets = PasswordResetService(
             database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
-            appName: app.displayName, logger: logger, wake: { jobs.jobs?.wake() }
+            appName: app.displayName, wake: trigger.wake
         )
-        jobs.jobs = BackgroundJobs(
+        let jobs = BackgroundJobs(
             [("password-reset requests", resets.processRequests), ("mail", { _ = await sender.drain() })],
-            logger: logger
+            trigger: trigger, logger: logger
         )
         let accounts = AccountService(
             database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher
@@ -62,7 +62,7 @@ public enum DeepLinksApplication {
         return Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
-            services: [jobs.jobs!],
+            services: [jobs],
             onServerRunning: { channel in
                 await onServerRunning(channel.localAddress?.port ?? settings.port)
             },
@@ -84,12 +84,6 @@ public enum DeepLinksApplication {
             ]
         )
     }
-}
-
-/// Lets the reset service wake the jobs that run it, built after it.
-private final class JobsBox: @unchecked Sendable {
-    // Written once, in `make`, before the application runs.
-    var jobs: BackgroundJobs?
 }
 
 extension DeepLinksApplication {

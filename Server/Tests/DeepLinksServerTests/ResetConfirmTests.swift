@@ -156,7 +156,7 @@ import Testing
                 #expect(try await api.confirm(token, "audited long passphrase").status == .noContent)
                 let rows = try await world.sql("SELECT event, account_id, ip_hash, user_agent, at FROM audit_events ORDER BY id")
                 let events = try rows.map { try $0.decode(column: "event", as: String.self) }
-                for event in ["reset.requested", "reset.checked", "reset.failed", "reset.confirming", "reset.succeeded"] {
+                for event in ["reset.received", "reset.requested", "reset.checked", "reset.failed", "reset.confirming", "reset.succeeded"] {
                     #expect(events.contains(event), "missing \(event) in \(events)")
                 }
                 let succeeded = try #require(rows.last)

@@ -104,6 +104,22 @@ import Testing
         }
     }
 
+    @Test func R5_theGlobalMailBudgetHolds() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in
+                for index in 0..<4 { try await api.signUp("person\(index)@example.com", Self.password) }
+                var answers = Set<String>()
+                for index in 0..<4 { answers.insert(Self.fingerprint(try await api.requestReset("person\(index)@example.com"))) }
+                #expect(answers.count == 1)
+                _ = try await world.mail.waitFor(2)
+                try await Task.sleep(for: .seconds(1.5))
+                #expect(await world.mail.messages.count == 2, "the server sends at most its hourly budget")
+                world.clock.advance(seconds: 3601)
+                _ = try await api.resetToken(for: "person3@example.com")
+            }
+        }
+    }
+
     @Test func R5_perIPBucketsAndTrustedProxies() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve({ $0.passwordReset.requestBurst = 20; $0.passwordReset.requestsPerMinute = 10 }) { api in

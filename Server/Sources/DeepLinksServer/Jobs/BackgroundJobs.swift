@@ -7,21 +7,32 @@ import ServiceLifecycle
 /// The work lives in the database, so a job interrupted by a restart is picked up by the next run.
 public final class BackgroundJobs: Service, Sendable {
     public typealias Job = @Sendable () async throws -> Void
-    let jobs: [(name: String, run: Job)]
-    let interval: Duration
-    let logger: Logger
-    private let wakeups: AsyncStream<Void>.Continuation
-    private let stream: AsyncStream<Void>
 
-    init(_ jobs: [(name: String, run: Job)], interval: Duration = .seconds(1), logger: Logger) {
-        self.jobs = jobs
-        self.interval = interval
-        self.logger = logger
-        (stream, wakeups) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// Wakes the jobs; made before them, so the code that leaves work (built first) can hold it.
+    final class Trigger: Sendable {
+        let stream: AsyncStream<Void>
+        private let continuation: AsyncStream<Void>.Continuation
+
+        init() {
+            (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        }
+
+        /// Asks for a run now (after a commit that left work).
+        @Sendable func wake() { continuation.yield() }
+        func finish() { continuation.finish() }
     }
 
-    /// Asks for a run now (after a commit that left work).
-    func wake() { wakeups.yield() }
+    let jobs: [(name: String, run: Job)]
+    let trigger: Trigger
+    let interval: Duration
+    let logger: Logger
+
+    init(_ jobs: [(name: String, run: Job)], trigger: Trigger = Trigger(), interval: Duration = .seconds(1), logger: Logger) {
+        self.jobs = jobs
+        self.trigger = trigger
+        self.interval = interval
+        self.logger = logger
+    }
 
     /// Runs every job once, in order.
     public func runOnce() async {
@@ -38,16 +49,16 @@ public final class BackgroundJobs: Service, Sendable {
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                wakeups.yield()
+                trigger.wake()
             }
         }
         defer { ticker.cancel() }
         await withGracefulShutdownHandler {
-            for await _ in stream {
+            for await _ in trigger.stream {
                 await runOnce()
             }
         } onGracefulShutdown: {
-            self.wakeups.finish()
+            self.trigger.finish()
         }
     }
 }

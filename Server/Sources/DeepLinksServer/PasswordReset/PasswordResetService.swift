@@ -2,7 +2,6 @@ import AppSiteAssociation
 import Crypto
 import Foundation
 import Hummingbird
-import Logging
 import SQLKit
 
 /// The reset journey's server side: request a link, check it, confirm a new password.
@@ -18,7 +17,6 @@ struct PasswordResetService: Sendable {
     let outbox: MailOutbox
     let links: ResetLinks
     let appName: String
-    let logger: Logger
     /// Asks the background jobs to run now.
     let wake: @Sendable () -> Void
 
@@ -35,6 +33,8 @@ struct PasswordResetService: Sendable {
             try await sql.raw(
                 "INSERT INTO reset_requests (address, address_key, received_at) VALUES (\(bind: email.normalized), \(bind: key), \(bind: now))"
             ).run()
+            // Who asked is known now; which account, only to the background job.
+            try await audit("reset.received", account: nil, client: client, on: sql)
         }
         wake()
     }

@@ -17,8 +17,6 @@ public struct PasswordResetSettings: Sendable {
     public var confirmsPerMinute = 10
     /// Reset mail the whole server sends per hour, across every address (R5's global budget).
     public var mailBudgetPerHour = 1000
-    /// Where the universal link carries the token: the fragment (never sent to a server) or the query.
-    public var tokenInQuery = false
     public var passwordPolicy = PasswordPolicy()
     public var hasher = PasswordHasher()
 
