@@ -80,6 +80,7 @@ let package = Package(
                 .product(name: "DemoAppRoutes", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: testSwiftSettings

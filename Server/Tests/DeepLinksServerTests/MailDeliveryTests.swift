@@ -1,5 +1,6 @@
 @testable import DeepLinksServer
 import Foundation
+import NIOSSL
 import SQLKit
 import Testing
 
@@ -81,5 +82,80 @@ import Testing
         // A folder that cannot be created is a delivery error, with the reason.
         let blocked = FolderMailTransport(folder: "/proc/deeplinks-mail")
         await #expect(throws: MailDeliveryError.self) { try await blocked.deliver(mail, rendered: "x") }
+    }
+}
+
+/// The SMTP transport against a real aiosmtpd with TLS and AUTH (Tests/Support/smtp_tls_server.py).
+@Suite struct SMTPTLSTests {
+    @Test func startTLSAndImplicitTLSDeliverWithAuthAndRefuseWhatTheyShould() async throws {
+        guard ResetJourneyTests.isAvailable else { return }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/smtp_tls_server.py")
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", script.path, folder.path]
+        let input = Pipe(), output = Pipe()
+        server.standardInput = input
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            server.waitUntilExit()
+        }
+        let reader = output.fileHandleForReading
+        let line = await Task.detached {
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }.value
+        let ports = line.split(whereSeparator: \.isWhitespace).dropFirst().compactMap { Int($0) }
+        try #require(ports.count == 2, "the SMTP server did not start: \(line)")
+        let trusted = try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("cert.pem").path)
+
+        func transport(port: Int, implicitTLS: Bool, password: String = "s3cret pass", trust: Bool = true) -> SMTPTransport {
+            var transport = SMTPTransport(
+                settings: .init(host: "localhost", port: port, implicitTLS: implicitTLS, username: "mailer", password: password),
+                heloName: "links.example.com"
+            )
+            if trust { transport.tlsConfiguration.trustRoots = .certificates(trusted) }
+            return transport
+        }
+        func send(_ transport: SMTPTransport, to address: String) async throws {
+            let mail = OutgoingMail(to: address, subject: "TLS", text: "hello", html: "<p>hello</p>")
+            try await transport.deliver(mail, rendered: mail.rendered(from: "Demo <no-reply@links.example.com>", date: Date(), messageID: "tls@links.example.com"))
+        }
+
+        for (port, implicitTLS) in [(ports[0], false), (ports[1], true)] {
+            let address = "tls-\(implicitTLS ? "smtps" : "starttls")@example.com"
+            try await send(transport(port: port, implicitTLS: implicitTLS), to: address)
+            let stored = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("mailbox/new").path)
+            let recipients = try stored.map { try String(contentsOf: folder.appendingPathComponent("mailbox/new/\($0)"), encoding: .utf8) }
+            #expect(recipients.contains { $0.contains("To: \(address)") }, "\(implicitTLS ? "smtps" : "STARTTLS") delivered")
+
+            // A wrong password is a permanent failure whose reason does not repeat it.
+            do {
+                try await send(transport(port: port, implicitTLS: implicitTLS, password: "wrong horse"), to: address)
+                Issue.record("a wrong password was accepted")
+            } catch let error as MailDeliveryError {
+                #expect(error.isPermanent, "\(error)")
+                #expect(!error.reason.contains("wrong horse"))
+            }
+            // A certificate nobody vouches for is refused before anything is sent; a retry may help later.
+            do {
+                try await send(transport(port: port, implicitTLS: implicitTLS, trust: false), to: address)
+                Issue.record("an untrusted certificate was accepted")
+            } catch let error as MailDeliveryError {
+                #expect(!error.isPermanent)
+                #expect(error.reason.contains("TLS"), "\(error)")
+            }
+        }
     }
 }

@@ -13,6 +13,7 @@ public struct SMTPTransport: MailTransport {
     public let settings: MailURL.SMTPSettings
     /// The name sent in EHLO.
     public let heloName: String
+    /// The system's trust roots and full verification; tests trust their own certificate here.
     var tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
 
     public init(settings: MailURL.SMTPSettings, heloName: String) {
