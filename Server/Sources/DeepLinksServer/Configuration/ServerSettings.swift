@@ -10,7 +10,7 @@ public struct ServerSettings: Sendable {
     public var mail: MailURL = .folder(path: "var/mail/")
     public var app: AppConfiguration = .demo
     /// The keys reset and session tokens are hashed under. `serve` loads or creates a development key
-    /// when none is configured; ``DeepLinksApplication/make`` requires them.
+    /// when none is configured; ``DeepLinksApplication/make`` makes a random one (tokens then die with it).
     public var secretKeys: SecretKeys?
     public var passwordReset = PasswordResetSettings()
     /// Peers whose `X-Forwarded-For` is believed (a load balancer's address, say).
