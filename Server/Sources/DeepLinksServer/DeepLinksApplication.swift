@@ -43,8 +43,9 @@ public enum DeepLinksApplication {
             database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
             appName: app.displayName, wake: trigger.wake
         )
+        let clicks = ClickCounter(database: database)
         let jobs = BackgroundJobs(
-            [("password-reset requests", resets.processRequests), ("mail", { _ = await sender.drain() })],
+            [("password-reset requests", resets.processRequests), ("mail", { _ = await sender.drain() }), ("click counts", clicks.flush)],
             trigger: trigger, logger: logger
         )
         let accounts = AccountService(
@@ -58,6 +59,11 @@ public enum DeepLinksApplication {
         AccountRoutes(accounts: accounts).register(on: router)
         PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
         ResetLandingPage(app: app, links: links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
+        // Last: `/{code}` takes whatever path the routes above do not.
+        try SmartLinkRoutes(
+            store: LinkStore(database: database, clock: clock), clicks: clicks, settings: settings.smartLinks, app: app,
+            association: files, clock: clock
+        ).register(on: router)
 
         return Application(
             router: router,

@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
             DEEPLINKS_SECRET_KEYS=VERSION:BASE64[,VERSION:BASE64...], 32 bytes or more each, newest version \
             signing (make one with `openssl rand -base64 32`). Add a key with a higher version to rotate; \
             keep the old one until its links have expired. Without it, a development key is created and \
-            kept in the database.
+            kept in the database. The links API is enabled by DEEPLINKS_ADMIN_KEY (24 characters or more; \
+            only its SHA-256 is kept), sent as `Authorization: Bearer KEY`.
             """
     )
 

@@ -53,6 +53,21 @@ struct ServerOptions: ParsableArguments {
     )
     var mailFrom: String?
 
+    @Option(name: .customLong("link-domain"), help: "The host of short links. Env: DEEPLINKS_LINK_DOMAIN. Default: the app's first domain.")
+    var linkDomain: String?
+
+    @Option(
+        name: .customLong("landing-domain"),
+        help: "The host of landing pages, not the link domain (universal links do not fire on same-domain taps). Env: DEEPLINKS_LANDING_DOMAIN."
+    )
+    var landingDomain: String?
+
+    @Option(
+        name: .customLong("allowed-destination-host"),
+        help: "A host smart links may send people to, besides the app's domains, the App Store and Google Play (repeat for several). Env: DEEPLINKS_ALLOWED_DESTINATION_HOSTS (comma-separated)."
+    )
+    var allowedDestinationHosts: [String] = []
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: DEEPLINKS_LOG_LEVEL. Default: info.")
     var logLevel: String?
 
@@ -92,6 +107,16 @@ struct ServerOptions: ParsableArguments {
             settings.passwordReset.passwordPolicy.minimumLength = length
         }
         settings.passwordReset = try settings.passwordReset.validated()
+        settings.smartLinks.linkDomain = try Self.host(linkDomain ?? environment["DEEPLINKS_LINK_DOMAIN"], setting: "link domain")
+        settings.smartLinks.landingDomain = try Self.host(landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"], setting: "landing domain")
+        settings.smartLinks.allowedHosts = try (allowedDestinationHosts.isEmpty
+            ? (environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"] ?? "").split(separator: ",").map(String.init)
+            : allowedDestinationHosts
+        ).compactMap { try Self.host($0.trimmingCharacters(in: .whitespaces), setting: "allowed destination host") }
+        // The admin key comes from the environment only, and only its digest is kept.
+        if let key = environment["DEEPLINKS_ADMIN_KEY"] {
+            try settings.smartLinks.setAdminKey(key)
+        }
         if let from = mailFrom ?? environment["DEEPLINKS_MAIL_FROM"] {
             guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), from.contains("@") else {
                 throw ConfigurationError(setting: "mail from", reason: "is not an address (or contains a line break)")
@@ -110,6 +135,17 @@ struct ServerOptions: ParsableArguments {
             )
         }
         return level
+    }
+
+    private static func host(_ value: String?, setting: String) throws -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        let host = value.lowercased()
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }), host.contains("."),
+              !host.hasPrefix("."), !host.hasSuffix(".")
+        else {
+            throw ConfigurationError(setting: setting, reason: "'\(value)' is not a host name (letters, digits, '-' and dots)")
+        }
+        return host
     }
 
     private static func integer(_ flag: Int?, _ environment: String?, setting: String) throws -> Int? {

@@ -13,6 +13,7 @@ public struct ServerSettings: Sendable {
     /// when none is configured; ``DeepLinksApplication/make`` makes a random one (tokens then die with it).
     public var secretKeys: SecretKeys?
     public var passwordReset = PasswordResetSettings()
+    public var smartLinks = SmartLinkSettings()
     /// Peers whose `X-Forwarded-For` is believed (a load balancer's address, say).
     public var trustedProxies = TrustedProxies()
     /// The `From:` of every message; by default the app's name at `no-reply@` its first domain.

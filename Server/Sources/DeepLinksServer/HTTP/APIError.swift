@@ -42,6 +42,19 @@ enum JSONResponse {
 struct JSONBody {
     let object: [String: JSONValue]
 
+    /// The body decoded as `T`, with a readable reason when a field is missing or of the wrong type.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(JSONValue.object(object).compactJSON.utf8))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw APIError.malformed("'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw APIError.malformed("'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required")
+        } catch {
+            throw APIError.malformed("the body does not describe a link")
+        }
+    }
+
     static func read(_ request: Request, context: AppRequestContext) async throws -> JSONBody {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/json" else {

@@ -106,5 +106,30 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        Migration(version: 3, name: "smart links and their click counts") { sql, _ in
+            for statement in [
+                """
+                CREATE TABLE links (
+                    code TEXT PRIMARY KEY,
+                    document TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                // One row per link, day, platform and bot flag: aggregates only, no IP address, no user agent.
+                """
+                CREATE TABLE link_clicks (
+                    code TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    bot BOOLEAN NOT NULL,
+                    clicks BIGINT NOT NULL,
+                    PRIMARY KEY (code, day, platform, bot)
+                )
+                """,
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

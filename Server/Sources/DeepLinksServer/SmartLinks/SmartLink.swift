@@ -1,0 +1,113 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+
+/// A short link: a code on the link domain, the app route it opens, and where each platform goes without
+/// the app. Stored as one JSON document per code, so adding a field needs no migration.
+public struct SmartLink: Sendable, Codable, Equatable {
+    public var code: String
+    /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against the route manifest.
+    public var route: String
+    public var destinations = Destinations()
+    public var preview = Preview()
+    /// Whether the query of a click (utm_* and the rest) is added to the destination.
+    public var passQuery = true
+    /// When the link stops opening its destinations (milliseconds since 1970), and where it goes then.
+    public var expiresAt: Int64?
+    public var expiredURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case code, route, destinations, preview, passQuery, expiresAt, expiredURL
+    }
+
+    /// Only `code` and `route` are required; the rest has defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(String.self, forKey: .code)
+        route = try container.decode(String.self, forKey: .route)
+        destinations = try container.decodeIfPresent(Destinations.self, forKey: .destinations) ?? Destinations()
+        preview = try container.decodeIfPresent(Preview.self, forKey: .preview) ?? Preview()
+        passQuery = try container.decodeIfPresent(Bool.self, forKey: .passQuery) ?? true
+        expiresAt = try container.decodeIfPresent(Int64.self, forKey: .expiresAt)
+        expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
+    }
+
+    public init(code: String, route: String) {
+        self.code = code
+        self.route = route
+    }
+
+    public struct Destinations: Sendable, Codable, Equatable {
+        public var ios: String?
+        public var ipad: String?
+        public var android: String?
+        public var desktop: String?
+        public var fallback: String?
+    }
+
+    public struct Preview: Sendable, Codable, Equatable {
+        public var title: String?
+        public var description: String?
+        public var image: String?
+    }
+}
+
+/// Checks a link document sent to the API: every problem at once, each naming its field.
+struct SmartLinkValidator: Sendable {
+    let manifest: RouteTable<ManifestDestination>?
+    let manifestHost: String
+    let allowedHosts: Set<String>
+
+    /// Paths the server answers itself: no code may take them.
+    static let reservedCodes: Set<String> = [
+        "healthz", "metrics", "v1", "assets", "reset-password", ".well-known", "apple-app-site-association", "favicon.ico", "robots.txt",
+    ]
+
+    static func isCode(_ code: String) -> Bool {
+        (3...64).contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+            && !reservedCodes.contains(code.lowercased())
+    }
+
+    /// An unguessable short code: 8 characters of base64url (48 bits).
+    static func generateCode() -> String { Base64URL.encode(SecureBytes.random(count: 6)) }
+
+    func problems(_ link: SmartLink) -> [String] {
+        var problems: [String] = []
+        if !Self.isCode(link.code) {
+            problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
+        }
+        if !link.route.hasPrefix("/") {
+            problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
+        } else if let manifest {
+            if case .failure(let rejection) = manifest.match("https://\(manifestHost)\(link.route)") {
+                problems.append("route: the app has no route for \(link.route) (\(rejection))")
+            }
+        }
+        let destinations: [(String, String?)] = [
+            ("destinations.ios", link.destinations.ios), ("destinations.ipad", link.destinations.ipad),
+            ("destinations.android", link.destinations.android), ("destinations.desktop", link.destinations.desktop),
+            ("destinations.fallback", link.destinations.fallback), ("expiredURL", link.expiredURL), ("preview.image", link.preview.image),
+        ]
+        for (field, value) in destinations {
+            guard let value else { continue }
+            if let problem = destinationProblem(value) { problems.append("\(field): \(problem)") }
+        }
+        for (field, value) in [("preview.title", link.preview.title), ("preview.description", link.preview.description)] {
+            if let value, value.count > 300 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                problems.append("\(field): at most 300 characters, no control characters")
+            }
+        }
+        return problems
+    }
+
+    /// An https URL on an allowed host: no link may become an open redirect.
+    func destinationProblem(_ value: String) -> String? {
+        guard value.utf8.count <= 2048, let components = URLComponents(string: value), components.scheme?.lowercased() == "https",
+              let host = components.host?.lowercased(), !host.isEmpty, components.user == nil, components.password == nil
+        else { return "an https URL without credentials, at most 2048 bytes" }
+        guard allowedHosts.contains(host) else {
+            return "\(host) is not on the destination allowlist (\(allowedHosts.sorted().joined(separator: ", ")))"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,127 @@
+import AppSiteAssociation
+import Foundation
+import Hummingbird
+
+/// The HTML of smart links: landing page, Open Graph page for preview fetchers, `?d=1` decisions, errors.
+/// No script at all: the landing page works by plain links (a tap is the user gesture iOS wants).
+enum SmartLinkPages {
+    static func html(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        var headers = ResetLandingPage.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentLength] = String(body.utf8.count)
+        headers[.init("Referrer-Policy")!] = "strict-origin-when-cross-origin"
+        // Preview fetchers must be allowed to read the Open Graph tags.
+        headers[.init("X-Robots-Tag")!] = nil
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func page(title: String, head: String = "", body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        \(head)
+        <title>\(HTML.escape(title))</title>
+        <link rel="stylesheet" href="/assets/site.css">
+        </head>
+        <body><main>
+        \(body)
+        </main></body>
+        </html>
+        """
+    }
+
+    static func openGraphTags(_ link: SmartLink, url: String, appName: String) -> String {
+        var tags = [
+            #"<meta property="og:type" content="website">"#,
+            #"<meta property="og:url" content="\#(HTML.escape(url))">"#,
+            #"<meta property="og:title" content="\#(HTML.escape(link.preview.title ?? appName))">"#,
+            #"<meta name="twitter:card" content="\#(link.preview.image == nil ? "summary" : "summary_large_image")">"#,
+        ]
+        if let description = link.preview.description {
+            tags.append(#"<meta property="og:description" content="\#(HTML.escape(description))">"#)
+            tags.append(#"<meta name="description" content="\#(HTML.escape(description))">"#)
+        }
+        if let image = link.preview.image { tags.append(#"<meta property="og:image" content="\#(HTML.escape(image))">"#) }
+        return tags.joined(separator: "\n")
+    }
+
+    static func openGraph(_ link: SmartLink, url: String, appName: String) -> String {
+        page(
+            title: link.preview.title ?? appName, head: openGraphTags(link, url: url, appName: appName),
+            body: "<h1>\(HTML.escape(link.preview.title ?? appName))</h1><p>\(HTML.escape(link.preview.description ?? ""))</p>"
+        )
+    }
+
+    /// For iPhone and iPad: the Smart App Banner (`app-argument` = the link) opens the installed app with
+    /// the link; "Open in the app" is the app's universal link (cross-domain from the link domain, so iOS
+    /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
+    /// shows "invalid address" for one that no installed app claims.
+    static func landing(_ link: SmartLink, routes: SmartLinkRoutes, web: String?) -> String {
+        let app = routes.app
+        let name = HTML.escape(app.displayName)
+        let short = routes.shortURL(link.code)
+        var head = openGraphTags(link, url: short, appName: app.displayName)
+        if let store = app.appStoreID {
+            head += "\n" + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
+        }
+        var actions = [#"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#]
+        if let store = app.appStoreID {
+            actions.append(#"<p><a class="button secondary" href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
+        }
+        if let web {
+            actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)
+        }
+        return page(
+            title: link.preview.title ?? app.displayName, head: head,
+            body: "<h1>\(HTML.escape(link.preview.title ?? app.displayName))</h1>\n"
+                + (link.preview.description.map { "<p>\(HTML.escape($0))</p>\n" } ?? "") + actions.joined(separator: "\n")
+        )
+    }
+
+    /// `?d=1`: what each platform gets, and whether iOS would open the app, FDL-style.
+    static func decisions(_ link: SmartLink, routes: SmartLinkRoutes) -> String {
+        var rows: [String] = []
+        for platform in ClientPlatform.allCases {
+            let outcome: String
+            switch routes.decision(link, platform: platform) {
+            case .preview: outcome = "Open Graph page (not counted as a click)"
+            case .landing(let web): outcome = "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
+            case .redirect(let url): outcome = "302 to \(url)"
+            }
+            rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
+        }
+        var checks: [String] = []
+        for (label, url) in [("the short link", routes.shortURL(link.code)), ("Open in the app", routes.appURL(link))] {
+            let decision = routes.opensApp(url)
+            let verdict = decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
+            checks.append("<li>\(label) <code>\(HTML.escape(url))</code>: iOS \(verdict)</li>")
+        }
+        let landing = routes.settings.landingDomain ?? routes.linkDomain
+        if landing == routes.linkDomain {
+            checks.append("<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>")
+        }
+        if let expiry = link.expiresAt {
+            checks.append("<li>expires at \(Date(timeIntervalSince1970: Double(expiry) / 1000)), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>")
+        }
+        return page(
+            title: "Link \(link.code): decisions",
+            body: """
+                <h1>Link <code>\(HTML.escape(link.code))</code></h1>
+                <p>Opens <code>\(HTML.escape(link.route))</code> in the app.</p>
+                <table>\(rows.joined())</table>
+                <ul>\(checks.joined())</ul>
+                """
+        )
+    }
+
+    static func notFound(appName: String) -> String {
+        page(title: "No such link", body: "<h1>This link does not exist</h1><p>Check the address, or ask whoever sent it for a new one.</p>")
+    }
+
+    static func expired(appName: String) -> String {
+        page(title: "Expired link", body: "<h1>This link has expired</h1><p>Ask whoever sent it for a new one.</p>")
+    }
+}

@@ -1,0 +1,212 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+import Hummingbird
+
+/// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
+struct SmartLinkRoutes: Sendable {
+    let store: LinkStore
+    let clicks: ClickCounter
+    let validator: SmartLinkValidator
+    let settings: SmartLinkSettings
+    let app: AppConfiguration
+    let matcher: AASAMatcher
+    let clock: WallClock
+
+    init(store: LinkStore, clicks: ClickCounter, settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles, clock: WallClock) throws {
+        self.store = store
+        self.clicks = clicks
+        self.settings = settings
+        self.app = app
+        self.clock = clock
+        let manifest = try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }
+        var allowed = Set(app.domains + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
+        if let domain = settings.linkDomain { allowed.insert(domain) }
+        if let domain = settings.landingDomain { allowed.insert(domain) }
+        validator = SmartLinkValidator(manifest: manifest, manifestHost: app.routes?.hosts.first ?? app.domains[0], allowedHosts: allowed)
+        matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
+    }
+
+    var linkDomain: String { settings.linkDomain ?? app.domains[0] }
+
+    func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
+    func appURL(_ link: SmartLink) -> String { "https://\(app.domains[0])\(link.route)" }
+
+    func register(on router: Router<AppRequestContext>) {
+        router.post("/v1/links") { request, context -> Response in
+            try admit(request)
+            var body = try await JSONBody.read(request, context: context).object
+            if body["code"] == nil || body["code"] == .null { body["code"] = .string(SmartLinkValidator.generateCode()) }
+            let link = try validated(JSONBody(object: body).decode(SmartLink.self))
+            guard try await store.insert(link) else { throw APIError(status: .conflict, code: "code_taken") }
+            return try document(link, status: .created)
+        }
+        router.get("/v1/links") { request, _ -> Response in
+            try admit(request)
+            let limit = min(max(Int(request.uri.queryParameters["limit"].map(String.init) ?? "") ?? 50, 1), 200)
+            let links = try await store.list(after: request.uri.queryParameters["after"].map(String.init), limit: limit)
+            let items = try links.map { try JSONValue.parse(Data(LinkStore.encode($0).utf8)) }
+            var body: [String: JSONValue] = ["links": .array(items)]
+            if links.count == limit, let last = links.last { body["next"] = .string(last.code) }
+            return JSONResponse.make(.ok, body)
+        }
+        router.get("/v1/links/:code") { request, context -> Response in
+            try admit(request)
+            return try document(try await existing(context), status: .ok)
+        }
+        router.put("/v1/links/:code") { request, context -> Response in
+            try admit(request)
+            let code = try context.parameters.require("code")
+            var body = try await JSONBody.read(request, context: context).object
+            if let given = body["code"], given != .string(code) { throw APIError.malformed("'code' cannot change: delete and create instead") }
+            body["code"] = .string(code)
+            let link = try validated(JSONBody(object: body).decode(SmartLink.self))
+            guard try await store.update(link) else { throw APIError(status: .notFound, code: "no_such_link") }
+            return try document(link, status: .ok)
+        }
+        router.delete("/v1/links/:code") { request, context -> Response in
+            try admit(request)
+            guard try await store.delete(try context.parameters.require("code")) else { throw APIError(status: .notFound, code: "no_such_link") }
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+        router.get("/v1/links/:code/stats") { request, context -> Response in
+            try admit(request)
+            let link = try await existing(context)
+            let rows = try await store.stats(link.code)
+            let days = rows.map { row -> JSONValue in
+                .object(["day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot), "clicks": .number(Double(row.clicks))])
+            }
+            let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
+            let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
+            return JSONResponse.make(.ok, ["code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)), "days": .array(days)])
+        }
+        // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
+        router.get("/v1/links/:code/resolve") { _, context -> Response in
+            let link = try await existing(context)
+            if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
+            return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(appURL(link))])
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/:code", method: method) { request, context -> Response in
+                try await resolve(request, context: context, counting: method == .get)
+            }
+        }
+    }
+
+    // MARK: Resolution
+
+    func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code), let link = try await store.find(code) else {
+            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound(appName: app.displayName))
+        }
+        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
+        let query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
+        if request.uri.queryParameters["d"] == "1" {
+            return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, routes: self))
+        }
+        let host = request.head.authority?.split(separator: ":").first.map { $0.lowercased() }
+        let onLandingDomain = settings.landingDomain != nil && host == settings.landingDomain
+        // A click is counted where it lands first: a visit to the landing domain came from the link domain.
+        if counting, !onLandingDomain { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
+        if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired(appName: app.displayName)) }
+            return Self.redirect(expired)
+        }
+        let passed = link.passQuery ? query : nil
+        switch decision(link, platform: platform) {
+        case .preview:
+            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: shortURL(code), appName: app.displayName))
+        case .landing(let web):
+            // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
+            // cross-domain tap, which iOS hands to the app.
+            if let landing = settings.landingDomain, !onLandingDomain {
+                return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
+            }
+            return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, routes: self, web: web.map { Self.appending(passed, to: $0) }))
+        case .redirect(let url):
+            return Self.redirect(Self.appending(passed, to: url))
+        }
+    }
+
+    enum Decision: Equatable {
+        /// Open Graph HTML for a preview fetcher.
+        case preview
+        /// The landing page: Smart App Banner, "Open in the app", the App Store, and the web destination.
+        case landing(web: String?)
+        case redirect(String)
+    }
+
+    /// What a platform gets for `link` (also what `?d=1` shows).
+    func decision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
+        let fallback = link.destinations.fallback
+        switch platform {
+        case .previewBot:
+            return .preview
+        case .iPhone:
+            return .landing(web: link.destinations.ios ?? fallback)
+        case .iPad:
+            return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
+        case .android:
+            let web = link.destinations.android ?? androidStore ?? fallback
+            if let android = app.android {
+                // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
+                var intent = "intent://\(app.domains[0])\(link.route)#Intent;scheme=https;package=\(android.packageName);"
+                if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
+                return .redirect(intent + "end")
+            }
+            return web.map { .redirect($0) } ?? .landing(web: nil)
+        case .desktop:
+            return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
+        }
+    }
+
+    var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
+
+    /// Whether iOS would open the app for `url`, by the association file this server serves.
+    func opensApp(_ url: String) -> AASADecision { matcher.decide(appID: app.appID, url: url) }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// `url` with the click's query added (utm_* and the rest); an intent:// URL is left alone.
+    static func appending(_ query: String?, to url: String) -> String {
+        guard let query, !url.hasPrefix("intent:") else { return url }
+        let hash = url.firstIndex(of: "#")
+        let head = hash.map { String(url[..<$0]) } ?? url
+        let tail = hash.map { String(url[$0...]) } ?? ""
+        return head + (head.contains("?") ? "&" : "?") + query + tail
+    }
+
+    // MARK: API helpers
+
+    private func admit(_ request: Request) throws {
+        guard settings.adminKeyDigest != nil else {
+            throw APIError(status: .serviceUnavailable, code: "links_api_disabled", fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")])
+        }
+        guard let key = AccountRoutes.bearer(request), settings.isAdmin(key) else { throw APIError.unauthorized }
+    }
+
+    private func existing(_ context: AppRequestContext) async throws -> SmartLink {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code), let link = try await store.find(code) else {
+            throw APIError(status: .notFound, code: "no_such_link")
+        }
+        return link
+    }
+
+    private func validated(_ link: SmartLink) throws -> SmartLink {
+        let problems = validator.problems(link)
+        guard problems.isEmpty else {
+            throw APIError(status: .unprocessableContent, code: "invalid_link", fields: ["problems": .array(problems.map { .string($0) })])
+        }
+        return link
+    }
+
+    private func document(_ link: SmartLink, status: HTTPResponse.Status) throws -> Response {
+        guard case .object(var body) = try JSONValue.parse(Data(LinkStore.encode(link).utf8)) else { throw APIError.malformed("") }
+        body["url"] = .string(shortURL(link.code))
+        return JSONResponse.make(status, body)
+    }
+}

@@ -1,0 +1,31 @@
+import Crypto
+import Foundation
+
+/// Smart links: where they live, where they may send people, and who may manage them.
+public struct SmartLinkSettings: Sendable {
+    /// The host of short links (`go.example.com`); by default the app's first domain.
+    public var linkDomain: String?
+    /// The host of landing pages, different from the link domain: a universal link does not fire on a tap
+    /// that stays on its own domain. By default, none: pages are served on the link domain (and `?d=1` says so).
+    public var landingDomain: String?
+    /// Hosts a destination may point at, besides the app's domains, the link and landing domains, the App
+    /// Store and Google Play.
+    public var allowedHosts: [String] = []
+    /// SHA-256 of the admin API key. Without it, the links API answers 503.
+    public var adminKeyDigest: [UInt8]?
+
+    public init() {}
+
+    /// Keeps only the digest of `key`.
+    public mutating func setAdminKey(_ key: String) throws(ConfigurationError) {
+        guard key.utf8.count >= 24 else {
+            throw ConfigurationError(setting: "admin key", reason: "use at least 24 characters (openssl rand -base64 32)")
+        }
+        adminKeyDigest = Array(SHA256.hash(data: Array(key.utf8)))
+    }
+
+    func isAdmin(_ key: String) -> Bool {
+        guard let adminKeyDigest else { return false }
+        return SecureBytes.equal(Array(SHA256.hash(data: Array(key.utf8))), adminKeyDigest)
+    }
+}

@@ -1,0 +1,210 @@
+@testable import DeepLinksServer
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SQLKit
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct SmartLinkTests {
+    static let adminKey = "a-long-admin-key-for-the-tests-0123456789"
+    static let admin: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(adminKey)"]
+    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+    static let iPad = "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+    static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+    static let iMessage = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
+
+    static let summer = #"""
+        {"code":"summer","route":"/post/10","destinations":{"desktop":"https://links.example.com/web/post/10","android":"https://links.example.com/android","fallback":"https://links.example.com/"},"preview":{"title":"Summer <sale>","description":"Ten per cent off"}}
+        """#
+
+    static func configure(_ settings: inout ServerSettings) {
+        try! settings.smartLinks.setAdminKey(adminKey)
+        settings.smartLinks.allowedHosts = ["shop.example.org"]
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func theLinksAPICreatesReadsUpdatesListsAndDeletes(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(Self.configure) { api in
+                let created = try await api.post("/v1/links", Self.summer, headers: Self.admin)
+                #expect(created.status == .created, "\(created.text)")
+                #expect(created.object["url"] as? String == "https://links.example.com/summer")
+                #expect(try await api.post("/v1/links", Self.summer, headers: Self.admin).status == .conflict)
+                let generated = try await api.post("/v1/links", #"{"route":"/search?q=shoes"}"#, headers: Self.admin)
+                #expect(generated.status == .created)
+                let code = try #require(generated.object["code"] as? String)
+                #expect(code.count == 8)
+                #expect(try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/10")
+                let updated = try await api.client.execute(
+                    uri: "/v1/links/summer", method: .put, headers: Self.admin,
+                    body: .init(string: #"{"route":"/post/11","passQuery":false}"#)
+                ) { $0 }
+                #expect(updated.status == .ok)
+                #expect(try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/11")
+                let page = try await api.get("/v1/links?limit=1", headers: Self.admin)
+                #expect((page.object["links"] as? [Any])?.count == 1)
+                let next = try #require(page.object["next"] as? String)
+                let rest = try await api.get("/v1/links?limit=10&after=\(next)", headers: Self.admin)
+                #expect((rest.object["links"] as? [Any])?.count == 1)
+                let deleted = try await api.client.execute(uri: "/v1/links/summer", method: .delete, headers: Self.admin) { $0 }
+                #expect(deleted.status == .noContent)
+                #expect(try await api.get("/v1/links/summer", headers: Self.admin).status == .notFound)
+            }
+        }
+    }
+
+    @Test func theAPINeedsTheAdminKeyAndIsOffWithoutOne() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                let anonymous = try await api.post("/v1/links", Self.summer)
+                #expect(anonymous.status == .unauthorized)
+                let wrong: HTTPFields = [.contentType: "application/json", .authorization: "Bearer not-the-key-but-long-enough-000"]
+                #expect(try await api.post("/v1/links", Self.summer, headers: wrong).status == .unauthorized)
+                #expect(try await api.get("/v1/links").status == .unauthorized)
+            }
+            try await world.serve { api in
+                let off = try await api.post("/v1/links", Self.summer, headers: Self.admin)
+                #expect(off.status == .serviceUnavailable)
+                #expect(off.object["error"] as? String == "links_api_disabled")
+            }
+        }
+        var settings = SmartLinkSettings()
+        #expect(throws: ConfigurationError.self) { try settings.setAdminKey("short") }
+    }
+
+    @Test func badLinksAreRefusedWithEveryReasonAndChangeNothing() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                let bodies: [(String, String)] = [
+                    (#"{"code":"healthz","route":"/post/1"}"#, "code"),
+                    (#"{"code":"a b","route":"/post/1"}"#, "code"),
+                    (#"{"code":"x1y2z3","route":"/no/such/screen"}"#, "route"),
+                    (#"{"code":"x1y2z3","route":"post/1"}"#, "route"),
+                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://evil.example/"}}"#, "allowlist"),
+                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"javascript:alert(1)"}}"#, "https"),
+                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://user:pw@links.example.com/"}}"#, "https"),
+                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"fallback":"http://links.example.com/"}}"#, "https"),
+                ]
+                for (body, reason) in bodies {
+                    let response = try await api.post("/v1/links", body, headers: Self.admin)
+                    #expect(response.status == .unprocessableContent, "\(body)")
+                    #expect((response.object["problems"] as? [String])?.joined().contains(reason) == true, "\(body): \(response.text)")
+                }
+                for malformed in [#"{"code":"x1y2z3"}"#, #"{"code":5,"route":"/post/1"}"#, #"{"route":"/post/1","route":"/post/2"}"#, "[]"] {
+                    #expect(try await api.post("/v1/links", malformed, headers: Self.admin).status == .badRequest, "\(malformed)")
+                }
+                let allowed = try await api.post("/v1/links", #"{"code":"shop","route":"/post/1","destinations":{"desktop":"https://shop.example.org/a"}}"#, headers: Self.admin)
+                #expect(allowed.status == .created, "a host on the configured allowlist")
+                let count = try await world.sql("SELECT COUNT(*) AS n FROM links").first?.decode(column: "n", as: Int.self)
+                #expect(count == 1)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func eachPlatformGetsItsDestinationBotsGetOpenGraphAndOnlyPeopleCount(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            let fingerprint = [String](repeating: "AB", count: 32).joined(separator: ":")
+            try await world.serve({
+                Self.configure(&$0)
+                $0.app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [fingerprint])
+            }) { api in
+                #expect(try await api.post("/v1/links", Self.summer, headers: Self.admin).status == .created)
+
+                let desktop = try await api.get("/summer?utm_source=news&utm_campaign=june", headers: [.userAgent: Self.desktop])
+                #expect(desktop.status == .found)
+                #expect(desktop.headers[.location] == "https://links.example.com/web/post/10?utm_source=news&utm_campaign=june")
+                #expect(desktop.headers[.cacheControl] == "no-store")
+
+                let android = try await api.get("/summer", headers: [.userAgent: Self.android])
+                #expect(android.status == .found)
+                let intent = try #require(android.headers[.location])
+                #expect(intent.hasPrefix("intent://links.example.com/post/10#Intent;scheme=https;package=com.example.demo;"))
+                #expect(intent.contains("S.browser_fallback_url=https%3A%2F%2Flinks.example.com%2Fandroid;end"))
+
+                for agent in [Self.iPhone, Self.iPad] {
+                    let page = try await api.get("/summer", headers: [.userAgent: agent])
+                    #expect(page.status == .ok)
+                    #expect(page.text.contains(#"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/summer">"#))
+                    #expect(page.text.contains(#"href="https://links.example.com/post/10">Open in the Demo app"#))
+                    #expect(page.text.contains("https://apps.apple.com/app/id1234567890"))
+                    #expect(!page.text.contains("demoapp://"), "no custom-scheme dead end")
+                    #expect(page.text.contains("Summer &lt;sale&gt;"))
+                }
+
+                let preview = try await api.get("/summer", headers: [.userAgent: Self.iMessage])
+                #expect(preview.status == .ok)
+                #expect(preview.text.contains(#"<meta property="og:title" content="Summer &lt;sale&gt;">"#))
+                #expect(preview.text.contains(#"<meta property="og:description" content="Ten per cent off">"#))
+                for bot in ["Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "WhatsApp/2.23.20.0", "Discordbot/2.0", "TelegramBot (like TwitterBot)", "LinkedInBot/1.0"] {
+                    #expect(try await api.get("/summer", headers: [.userAgent: bot]).text.contains("og:title"), "\(bot)")
+                }
+                #expect(try await api.get("/summer", method: .head, headers: [.userAgent: Self.desktop]).status == .found)
+
+                // Counts are written in batches, by the background job.
+                var stats: [String: Any] = [:]
+                for _ in 0..<100 {
+                    stats = try await api.get("/v1/links/summer/stats", headers: Self.admin).object
+                    if stats["botFetches"] as? Int == 6, stats["clicks"] as? Int == 4 { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(stats["clicks"] as? Int == 4, "desktop, android, iPhone, iPad; HEAD is not a click: \(stats)")
+                #expect(stats["botFetches"] as? Int == 6)
+                let platforms = Set((stats["days"] as? [[String: Any]] ?? []).compactMap { $0["platform"] as? String })
+                #expect(platforms == ["desktop", "android", "iphone", "ipad", "bot"])
+                let columns = try await world.sql("SELECT * FROM link_clicks").first.map { try $0.allColumns.sorted() }
+                #expect(columns == ["bot", "clicks", "code", "day", "platform"], "aggregates only: no IP, no user agent")
+            }
+        }
+    }
+
+    @Test func expiredLinksUnknownCodesTheLandingDomainAndTheDecisionPage() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ Self.configure(&$0); $0.smartLinks.landingDomain = "go.example.com" }) { api in
+                let expiry = world.clock.wallClock.milliseconds() + 60_000
+                let body = #"{"code":"flash","route":"/post/3","expiresAt":\#(expiry),"expiredURL":"https://links.example.com/over","destinations":{"desktop":"https://links.example.com/flash"}}"#
+                #expect(try await api.post("/v1/links", body, headers: Self.admin).status == .created)
+                #expect(try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location] == "https://links.example.com/flash")
+                // iOS goes to the landing domain first, query kept; there, the page.
+                let hop = try await api.get("/flash?ref=mail", headers: [.userAgent: Self.iPhone])
+                #expect(hop.headers[.location] == "https://go.example.com/flash?ref=mail")
+                // A real client names the host (the test client sets its own, so ask with URLSession).
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(try #require(api.client.port))/flash")!)
+                request.setValue("go.example.com", forHTTPHeaderField: "Host")
+                request.setValue(Self.iPhone, forHTTPHeaderField: "User-Agent")
+                let (page, response) = try await URLSession.shared.data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                #expect(String(decoding: page, as: UTF8.self).contains("Open in the Demo app"))
+                #expect(try await api.get("/v1/links/flash/resolve").object["url"] as? String == "https://links.example.com/post/3")
+
+                let decisions = try await api.get("/flash?d=1").text
+                #expect(decisions.contains("<th>desktop</th><td>302 to https://links.example.com/flash</td>"))
+                #expect(decisions.contains("<code>https://links.example.com/post/3</code>: iOS opens the app"))
+                #expect(!decisions.contains("the landing page is on the link domain"))
+
+                world.clock.advance(seconds: 61)
+                #expect(try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location] == "https://links.example.com/over")
+                #expect(try await api.get("/v1/links/flash/resolve").status == .gone)
+                let unknown = try await api.get("/nothing-here", headers: [.userAgent: Self.desktop])
+                #expect(unknown.status == .notFound)
+                #expect(unknown.text.contains("This link does not exist"))
+                #expect(try await api.get("/healthz").status == .ok, "the server's own paths win over codes")
+            }
+        }
+    }
+
+    @Test func userAgentsAreClassifiedAsPeopleSeeThemOrAsPreviewFetchers() {
+        #expect(ClientPlatform(userAgent: Self.iMessage) == .previewBot, "iMessage's spoofed agent is a preview, not a Mac")
+        #expect(ClientPlatform(userAgent: nil) == .previewBot)
+        #expect(ClientPlatform(userAgent: Self.iPhone) == .iPhone)
+        #expect(ClientPlatform(userAgent: Self.iPad) == .iPad)
+        #expect(ClientPlatform(userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15", platformHint: "\"iPadOS\"") == .iPad)
+        #expect(ClientPlatform(userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15") == .desktop)
+        #expect(ClientPlatform(userAgent: Self.android) == .android)
+        #expect(ClientPlatform(userAgent: Self.desktop) == .desktop)
+    }
+}
