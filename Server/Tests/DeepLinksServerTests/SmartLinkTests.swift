@@ -208,3 +208,33 @@ import FoundationNetworking
         #expect(ClientPlatform(userAgent: Self.desktop) == .desktop)
     }
 }
+
+@Suite struct FirebaseLongLinkTests {
+    @Test func firebaseLongLinksKeepWorking() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let link = "https%3A%2F%2Flinks.example.com%2Fpost%2F42%3Fref%3Dfdl"
+                let fallback = "https%3A%2F%2Fshop.example.org%2Fpost%2F42"
+                let base = "/?link=\(link)&ibi=com.example.demo&isi=1234567890&ofl=\(fallback)&st=Post%2042&sd=A+post"
+                let desktop = try await api.get(base, headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(desktop.status == .found)
+                #expect(desktop.headers[.location] == "https://shop.example.org/post/42")
+                let iPhone = try await api.get(base, headers: [.userAgent: SmartLinkTests.iPhone])
+                #expect(iPhone.status == .ok)
+                #expect(iPhone.text.contains(#"href="https://links.example.com/post/42?ref=fdl">Open in the Demo app"#))
+                #expect(iPhone.text.contains("app-argument=https://links.example.com/post/42?ref=fdl"))
+                let bot = try await api.get(base, headers: [.userAgent: "Slackbot-LinkExpanding 1.0"])
+                #expect(bot.text.contains(#"<meta property="og:title" content="Post 42">"#))
+                #expect(bot.text.contains(#"<meta property="og:description" content="A+post">"#), "+ stays +")
+
+                let otherApp = try await api.get("/?link=\(link)&ibi=com.other.app", headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(otherApp.status == .badRequest)
+                let openRedirect = try await api.get("/?link=\(link)&ofl=https%3A%2F%2Fevil.example%2F", headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(openRedirect.status == .badRequest)
+                #expect(openRedirect.headers[.location] == nil)
+                let foreign = try await api.get("/?link=https%3A%2F%2Fevil.example%2Fpost%2F1", headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(foreign.status == .notFound)
+            }
+        }
+    }
+}

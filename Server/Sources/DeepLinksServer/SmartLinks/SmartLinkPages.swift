@@ -59,10 +59,10 @@ enum SmartLinkPages {
     /// the link; "Open in the app" is the app's universal link (cross-domain from the link domain, so iOS
     /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
     /// shows "invalid address" for one that no installed app claims.
-    static func landing(_ link: SmartLink, routes: SmartLinkRoutes, web: String?) -> String {
+    static func landing(_ link: SmartLink, routes: SmartLinkRoutes, web: String?, appArgument: String? = nil) -> String {
         let app = routes.app
         let name = HTML.escape(app.displayName)
-        let short = routes.shortURL(link.code)
+        let short = appArgument ?? routes.shortURL(link.code)
         var head = openGraphTags(link, url: short, appName: app.displayName)
         if let store = app.appStoreID {
             head += "\n" + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#

@@ -90,6 +90,10 @@ struct SmartLinkRoutes: Sendable {
             router.on("/:code", method: method) { request, context -> Response in
                 try await resolve(request, context: context, counting: method == .get)
             }
+            // Firebase Dynamic Links' long links (`/?link=...&ibi=...`), so migrated links keep working.
+            router.on("/", method: method) { request, _ -> Response in
+                try firebaseLongLink(request)
+            }
         }
     }
 
@@ -126,6 +130,39 @@ struct SmartLinkRoutes: Sendable {
             return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, routes: self, web: web.map { Self.appending(passed, to: $0) }))
         case .redirect(let url):
             return Self.redirect(Self.appending(passed, to: url))
+        }
+    }
+
+    /// A Firebase Dynamic Links long link as a link of its own: `link` is the app destination (on one of
+    /// the app's domains), `ifl`, `ipfl`, `afl` and `ofl` the iOS, iPad, Android and other fallbacks, `st`,
+    /// `sd` and `si` the preview; `ibi`, `isi` and `apn` must name this app when given. Destinations pass
+    /// the same allowlist as stored links; nothing is counted (there is no code to count under).
+    func firebaseLongLink(_ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        // Hummingbird percent-decodes each value once (and leaves `+` alone).
+        func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
+        guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
+              app.domains.contains(host)
+        else {
+            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound(appName: app.displayName))
+        }
+        var problems: [String] = []
+        if let bundle = value("ibi"), bundle != app.bundleID { problems.append("ibi: not this app's bundle ID") }
+        if let store = value("isi"), store != app.appStoreID { problems.append("isi: not this app's App Store ID") }
+        if let package = value("apn"), package != app.android?.packageName { problems.append("apn: not this app's Android package") }
+        var link = SmartLink(code: "fdl", route: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
+        link.destinations = .init(ios: value("ifl"), ipad: value("ipfl"), android: value("afl"), desktop: value("ofl"), fallback: target)
+        link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
+        link.passQuery = false
+        problems += validator.problems(link)
+        guard problems.isEmpty else {
+            return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
+        }
+        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
+        switch decision(link, platform: platform) {
+        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: app.displayName))
+        case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, routes: self, web: web, appArgument: target))
+        case .redirect(let url): return Self.redirect(url)
         }
     }
 
