@@ -60,9 +60,9 @@ public enum DeepLinksApplication {
         PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
         ResetLandingPage(app: app, links: links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
         // Last: `/{code}` takes whatever path the routes above do not.
-        try SmartLinkRoutes(
-            store: LinkStore(database: database, clock: clock), clicks: clicks, settings: settings.smartLinks, app: app,
-            association: files, clock: clock
+        SmartLinkRoutes(
+            store: LinkStore(database: database, clock: clock), clicks: clicks,
+            policy: try LinkPolicy(settings: settings.smartLinks, app: app, association: files), clock: clock
         ).register(on: router)
 
         return Application(

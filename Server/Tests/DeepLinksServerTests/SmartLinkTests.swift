@@ -238,3 +238,19 @@ import FoundationNetworking
         }
     }
 }
+
+@Suite struct DeploymentCheckTests {
+    @Test func storedLinksMustRouteOpenTheAppAndStayOnTheAllowlist() throws {
+        var settings = ServerSettings()
+        settings.smartLinks.landingDomain = "go.example.com"
+        var good = SmartLink(code: "good", route: "/post/1")
+        good.destinations.fallback = "https://links.example.com/"
+        var bad = SmartLink(code: "bad", route: "/account/settings")
+        bad.destinations.desktop = "https://evil.example/"
+        let problems = try DeploymentCheck.problems(settings: settings, links: [good, bad])
+        #expect(problems.allSatisfy { $0.hasPrefix("link 'bad'") }, "\(problems)")
+        #expect(problems.contains { $0.contains("the app has no route for /account/settings") })
+        #expect(problems.contains { $0.contains("evil.example is not on the destination allowlist") })
+        #expect(problems.contains { $0 == "link 'bad': iOS would not open the app for https://links.example.com/account/settings" })
+    }
+}

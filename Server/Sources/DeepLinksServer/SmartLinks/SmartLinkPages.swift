@@ -59,7 +59,7 @@ enum SmartLinkPages {
     /// the link; "Open in the app" is the app's universal link (cross-domain from the link domain, so iOS
     /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
     /// shows "invalid address" for one that no installed app claims.
-    static func landing(_ link: SmartLink, routes: SmartLinkRoutes, web: String?, appArgument: String? = nil) -> String {
+    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil) -> String {
         let app = routes.app
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
@@ -82,7 +82,7 @@ enum SmartLinkPages {
     }
 
     /// `?d=1`: what each platform gets, and whether iOS would open the app, FDL-style.
-    static func decisions(_ link: SmartLink, routes: SmartLinkRoutes) -> String {
+    static func decisions(_ link: SmartLink, policy routes: LinkPolicy) -> String {
         var rows: [String] = []
         for platform in ClientPlatform.allCases {
             let outcome: String

@@ -3,22 +3,16 @@ import DeepLinks
 import Foundation
 import Hummingbird
 
-/// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
-struct SmartLinkRoutes: Sendable {
-    let store: LinkStore
-    let clicks: ClickCounter
+/// What smart links do, apart from serving: validate a link, decide per platform, ask the matcher.
+struct LinkPolicy: Sendable {
     let validator: SmartLinkValidator
     let settings: SmartLinkSettings
     let app: AppConfiguration
     let matcher: AASAMatcher
-    let clock: WallClock
 
-    init(store: LinkStore, clicks: ClickCounter, settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles, clock: WallClock) throws {
-        self.store = store
-        self.clicks = clicks
+    init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
         self.app = app
-        self.clock = clock
         let manifest = try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }
         var allowed = Set(app.domains + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
         if let domain = settings.linkDomain { allowed.insert(domain) }
@@ -31,6 +25,57 @@ struct SmartLinkRoutes: Sendable {
 
     func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
     func appURL(_ link: SmartLink) -> String { "https://\(app.domains[0])\(link.route)" }
+
+    enum Decision: Equatable {
+        /// Open Graph HTML for a preview fetcher.
+        case preview
+        /// The landing page: Smart App Banner, "Open in the app", the App Store, and the web destination.
+        case landing(web: String?)
+        case redirect(String)
+    }
+
+    /// What a platform gets for `link` (also what `?d=1` shows).
+    func decision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
+        let fallback = link.destinations.fallback
+        switch platform {
+        case .previewBot:
+            return .preview
+        case .iPhone:
+            return .landing(web: link.destinations.ios ?? fallback)
+        case .iPad:
+            return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
+        case .android:
+            let web = link.destinations.android ?? androidStore ?? fallback
+            if let android = app.android {
+                // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
+                var intent = "intent://\(app.domains[0])\(link.route)#Intent;scheme=https;package=\(android.packageName);"
+                if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
+                return .redirect(intent + "end")
+            }
+            return web.map { .redirect($0) } ?? .landing(web: nil)
+        case .desktop:
+            return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
+        }
+    }
+
+    var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
+
+    /// Whether iOS would open the app for `url`, by the association file this server serves.
+    func opensApp(_ url: String) -> AASADecision { matcher.decide(appID: app.appID, url: url) }
+}
+
+/// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
+struct SmartLinkRoutes: Sendable {
+    let store: LinkStore
+    let clicks: ClickCounter
+    let policy: LinkPolicy
+    let clock: WallClock
+
+    var app: AppConfiguration { policy.app }
+    var settings: SmartLinkSettings { policy.settings }
+    var validator: SmartLinkValidator { policy.validator }
+    func shortURL(_ code: String) -> String { policy.shortURL(code) }
+    func appURL(_ link: SmartLink) -> String { policy.appURL(link) }
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/links") { request, context -> Response in
@@ -107,7 +152,7 @@ struct SmartLinkRoutes: Sendable {
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         let query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if request.uri.queryParameters["d"] == "1" {
-            return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, routes: self))
+            return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
         }
         let host = request.head.authority?.split(separator: ":").first.map { $0.lowercased() }
         let onLandingDomain = settings.landingDomain != nil && host == settings.landingDomain
@@ -118,7 +163,7 @@ struct SmartLinkRoutes: Sendable {
             return Self.redirect(expired)
         }
         let passed = link.passQuery ? query : nil
-        switch decision(link, platform: platform) {
+        switch policy.decision(link, platform: platform) {
         case .preview:
             return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: shortURL(code), appName: app.displayName))
         case .landing(let web):
@@ -127,7 +172,7 @@ struct SmartLinkRoutes: Sendable {
             if let landing = settings.landingDomain, !onLandingDomain {
                 return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
             }
-            return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, routes: self, web: web.map { Self.appending(passed, to: $0) }))
+            return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web.map { Self.appending(passed, to: $0) }))
         case .redirect(let url):
             return Self.redirect(Self.appending(passed, to: url))
         }
@@ -159,49 +204,12 @@ struct SmartLinkRoutes: Sendable {
             return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
-        switch decision(link, platform: platform) {
+        switch policy.decision(link, platform: platform) {
         case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: app.displayName))
-        case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, routes: self, web: web, appArgument: target))
+        case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target))
         case .redirect(let url): return Self.redirect(url)
         }
     }
-
-    enum Decision: Equatable {
-        /// Open Graph HTML for a preview fetcher.
-        case preview
-        /// The landing page: Smart App Banner, "Open in the app", the App Store, and the web destination.
-        case landing(web: String?)
-        case redirect(String)
-    }
-
-    /// What a platform gets for `link` (also what `?d=1` shows).
-    func decision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
-        let fallback = link.destinations.fallback
-        switch platform {
-        case .previewBot:
-            return .preview
-        case .iPhone:
-            return .landing(web: link.destinations.ios ?? fallback)
-        case .iPad:
-            return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
-        case .android:
-            let web = link.destinations.android ?? androidStore ?? fallback
-            if let android = app.android {
-                // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
-                var intent = "intent://\(app.domains[0])\(link.route)#Intent;scheme=https;package=\(android.packageName);"
-                if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
-                return .redirect(intent + "end")
-            }
-            return web.map { .redirect($0) } ?? .landing(web: nil)
-        case .desktop:
-            return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
-        }
-    }
-
-    var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
-
-    /// Whether iOS would open the app for `url`, by the association file this server serves.
-    func opensApp(_ url: String) -> AASADecision { matcher.decide(appID: app.appID, url: url) }
 
     static func redirect(_ location: String) -> Response {
         Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])

@@ -1,0 +1,67 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+
+/// `deeplinks check`: what would make a link fail in production, found before it ships.
+///
+/// - every universal-link route of the manifest is claimed by the association file the server generates
+///   (checked with the matcher, as iOS would);
+/// - the landing domain is not the link domain (a same-domain tap never opens the app);
+/// - every stored link routes to a screen of the app, through the association file, with allowed destinations.
+public enum DeploymentCheck {
+    /// One line per problem; empty when all is well.
+    public static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
+        let app = settings.app
+        var problems: [String] = []
+        let files = try AssociationFiles(app: app)
+        let routes = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
+        if let manifest = app.routes {
+            for entry in manifest.routes where entry.sources.contains("universalLink") {
+                for domain in app.domains {
+                    let url = "https://\(domain)\(sample(entry.pattern))"
+                    let decision = routes.opensApp(url)
+                    if decision.verdict != .match {
+                        problems.append("route '\(entry.name)' (\(entry.pattern)): iOS would not open the app for \(url): \(decision.trace.last ?? decision.verdict.rawValue)")
+                    }
+                }
+            }
+        } else {
+            problems.append("the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens")
+        }
+        if let landing = settings.smartLinks.landingDomain, landing == routes.linkDomain {
+            problems.append("the landing domain is the link domain (\(landing)): a tap on the landing page stays on one domain and opens Safari, not the app")
+        } else if settings.smartLinks.landingDomain == nil {
+            problems.append("no landing domain: landing pages are served on the link domain \(routes.linkDomain), where \"Open in the app\" is a same-domain tap (set --landing-domain)")
+        }
+        for link in links {
+            for problem in routes.validator.problems(link) {
+                problems.append("link '\(link.code)': \(problem)")
+            }
+            let target = routes.appURL(link)
+            if routes.opensApp(target).verdict != .match {
+                problems.append("link '\(link.code)': iOS would not open the app for \(target)")
+            }
+        }
+        return problems
+    }
+
+    /// A URL path the pattern matches: a value for each parameter, two segments for a catch-all.
+    static func sample(_ pattern: String) -> String {
+        pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            if segment.hasPrefix(":") { return "1" }
+            if segment.hasPrefix("*") { return "a/b" }
+            return String(segment)
+        }.joined(separator: "/")
+    }
+
+    /// Every stored link, for the check.
+    public static func storedLinks(in database: Database) async throws -> [SmartLink] {
+        let store = LinkStore(database: database, clock: .system)
+        var links: [SmartLink] = []
+        while true {
+            let page = try await store.list(after: links.last?.code, limit: 200)
+            links += page
+            if page.count < 200 { return links }
+        }
+    }
+}

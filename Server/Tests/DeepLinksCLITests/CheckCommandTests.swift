@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+@Suite struct CheckCommandTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples")
+
+    @Test func theDemoPassesWithALandingDomainAndFailsWithoutOne() throws {
+        let good = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com"])
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(good.stdout == "ok: 10 routes, 1 domain(s), 0 links checked\n")
+        let same = try CommandRunner.run(["check", "--no-links", "--landing-domain", "links.example.com"])
+        #expect(same.status == 1)
+        #expect(same.stdout.contains("problem: the landing domain is the link domain (links.example.com)"))
+        let none = try CommandRunner.run(["check", "--no-links"])
+        #expect(none.status == 1)
+        #expect(none.stdout.contains("problem: no landing domain"))
+    }
+
+    @Test func aRouteTheAssociationFileExcludesIsReportedWithTheMatchersReason() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("demo-routes.json"), to: folder.appendingPathComponent("demo-routes.json"))
+        var config = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.examples.appendingPathComponent("demo-app.json"))) as! [String: Any]
+        var app = config["app"] as! [String: Any]
+        app["excludedPaths"] = ["/account/*", "/post/*"]
+        config["app"] = app
+        let path = folder.appendingPathComponent("app.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: path)
+        let result = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--config", path.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("problem: route 'post' (/post/:id): iOS would not open the app for https://links.example.com/post/1"), "\(result.stdout)")
+        #expect(result.stdout.contains("problem: route 'comments' (/post/:id/comments)"))
+        #expect(!result.stdout.contains("route 'search'"))
+    }
+
+    @Test func unreadableLinksEndWithOneLine() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try CommandRunner.run(["check", "--landing-domain", "go.example.com", "--database-url", "sqlite:\(folder.path)/empty.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: links: cannot be read from sqlite:"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
