@@ -9,10 +9,11 @@ test-core:
 test-server:
 	swift test --package-path Server
 
-# The reset page in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).
+# The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).
 test-browser:
 	swift build --package-path Server --product deeplinks
 	python3 Server/Tests/Browser/reset_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
+	python3 Server/Tests/Browser/stats_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 serve:
 	swift run --package-path Server deeplinks serve

@@ -14,78 +14,19 @@ log holds no token.
 Usage: reset_page_test.py PATH_TO_DEEPLINKS_BINARY
 Skips, with the reason, when Chromium, chromedriver or selenium is missing; fails instead under CI.
 """
-import base64
 import email
 import glob
 import json
 import os
 import re
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.error
-import urllib.request
 
-
-def skip_or_fail(reason):
-    if os.environ.get("CI"):
-        print(f"browser test: {reason}, but CI must run it", file=sys.stderr)
-        sys.exit(1)
-    print(f"◇ browser test skipped: {reason} (bash .ci/run installs them)")
-    sys.exit(0)
-
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    skip_or_fail("the selenium module is not installed")
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-if not CHROMIUM or not DRIVER:
-    skip_or_fail("Debian's chromium and chromium-driver are not installed")
+from support import EC, By, Server, WebDriverWait, call, check, chromium
 
 ADDRESS = "user+tag@example.com"
 OLD = "violet tangerine submarine orbit"
 NEW = "quiet lantern over maple ridge"
-failures = []
-
-
-def check(condition, message):
-    print(("✔ " if condition else "✘ ") + message)
-    if not condition:
-        failures.append(message)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(base, method, path, body=None, bearer=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method)
-    if body is not None:
-        request.add_header("Content-Type", "application/json")
-    if bearer:
-        request.add_header("Authorization", "Bearer " + bearer)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else {}
-    except urllib.error.HTTPError as error:
-        text = error.read()
-        return error.code, json.loads(text) if text else {}
-
-
 def wait_for_mail(folder, count, timeout=15):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -105,24 +46,10 @@ def text_part(path):
 
 
 def main(binary):
-    work = tempfile.mkdtemp(prefix="deeplinks-browser-")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    mail = os.path.join(work, "mail")
-    env = dict(os.environ, DEEPLINKS_SECRET_KEYS="1:" + base64.b64encode(os.urandom(32)).decode())
-    log_path = os.path.join(work, "server.log")
-    server = subprocess.Popen(
-        [binary, "serve", "--port", str(port), "--database-url", f"sqlite:{work}/db.sqlite", "--mail-url", mail],
-        stdout=open(log_path, "w"), stderr=subprocess.STDOUT, env=env,
-    )
+    server = Server(binary)
+    base, mail = server.base, server.mail
     driver = None
     try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
         check(call(base, "POST", "/v1/accounts", {"email": ADDRESS, "password": OLD})[0] == 201, "sign-up")
         other_device = call(base, "POST", "/v1/sessions", {"email": ADDRESS, "password": OLD})[1]["token"]
         check(call(base, "POST", "/v1/password-resets", {"email": ADDRESS})[0] == 202, "reset requested")
@@ -133,12 +60,7 @@ def main(binary):
         # The link's host is the configured domain; the browser reaches this server on loopback instead.
         link = base + universal[len("https://links.example.com"):]
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,1400"]:
-            options.add_argument(argument)
-        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        driver = chromium()
         wait = WebDriverWait(driver, 10)
 
         # A scanner that runs the page's scripts and leaves: nothing is consumed.
@@ -161,7 +83,7 @@ def main(binary):
         driver.find_element(By.CSS_SELECTOR, "#reset button[type=submit]").click()
         wait.until(EC.visibility_of_element_located((By.ID, "done")))
         check(True, "the page says the password was changed")
-        driver.save_screenshot(os.path.join(work, "done.png"))
+        driver.save_screenshot(os.path.join(server.work, "done.png"))
 
         # The used link now offers a new one, prefilled. (From another page: a fragment change alone
         # would not load the page again.)
@@ -191,16 +113,10 @@ def main(binary):
     finally:
         if driver:
             driver.quit()
-        server.terminate()
-        server.wait(timeout=20)
-    log = open(log_path).read()
+        log = server.stop()
     check(token not in log and NEW not in log and OLD not in log, "L3: the server's log holds no secret")
-    if failures:
-        print(f"server log:\n{log}", file=sys.stderr)
-        shutil.rmtree(work, ignore_errors=True)
-        sys.exit(1)
-    shutil.rmtree(work, ignore_errors=True)
-    print("browser test: all checks passed")
+    server.finish(log)
+    print("reset page test: all checks passed")
 
 
 if __name__ == "__main__":

@@ -193,6 +193,9 @@ import FoundationNetworking
                 #expect(unknown.status == .notFound)
                 #expect(unknown.text.contains("This link does not exist"))
                 #expect(try await api.get("/healthz").status == .ok, "the server's own paths win over codes")
+                let robots = try await api.get("/robots.txt")
+                #expect(robots.text.contains("Disallow: /v1/") && !robots.text.contains("Disallow: /\n"), "links stay readable by preview fetchers")
+                #expect(try await api.get("/favicon.ico").status == .noContent)
             }
         }
     }

@@ -125,11 +125,28 @@ struct SmartLinkRoutes: Sendable {
             let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
             return JSONResponse.make(.ok, ["code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)), "days": .array(days)])
         }
+        // The same counts as a page: a bar per day, people and preview fetchers apart.
+        router.get("/v1/links/:code/stats.html") { request, context -> Response in
+            try admit(request)
+            let link = try await existing(context)
+            return SmartLinkPages.html(.ok, SmartLinkPages.stats(link, rows: try await store.stats(link.code)))
+        }
         // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
         router.get("/v1/links/:code/resolve") { _, context -> Response in
             let link = try await existing(context)
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
             return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(appURL(link))])
+        }
+        // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
+        router.get("/robots.txt") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=86400"],
+                body: .init(byteBuffer: ByteBuffer(string: "User-agent: *\nDisallow: /v1/\nDisallow: /reset-password\nDisallow: /assets/\n"))
+            )
+        }
+        // Browsers ask for it on every page; no icon, and no 404 in their console.
+        router.get("/favicon.ico") { _, _ -> Response in
+            Response(status: .noContent, headers: [.cacheControl: "public, max-age=86400"])
         }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/:code", method: method) { request, context -> Response in

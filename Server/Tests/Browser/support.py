@@ -1,0 +1,111 @@
+"""What the browser tests share: the skip rule, a free port, JSON calls, the server under test."""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+def skip_or_fail(reason):
+    if os.environ.get("CI"):
+        print(f"browser test: {reason}, but CI must run it", file=sys.stderr)
+        sys.exit(1)
+    print(f"◇ browser test skipped: {reason} (bash .ci/run installs them)")
+    sys.exit(0)
+
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    skip_or_fail("the selenium module is not installed")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if not CHROMIUM or not DRIVER:
+    skip_or_fail("Debian's chromium and chromium-driver are not installed")
+
+failures = []
+
+
+def check(condition, message):
+    print(("✔ " if condition else "✘ ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, bearer=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    if bearer:
+        request.add_header("Authorization", "Bearer " + bearer)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else {}
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        return error.code, json.loads(text) if text else {}
+
+
+class Server:
+    """The built `deeplinks serve` on a free loopback port, its database and mail in a temporary folder."""
+
+    def __init__(self, binary, environment=None):
+        self.work = tempfile.mkdtemp(prefix="deeplinks-browser-")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.mail = os.path.join(self.work, "mail")
+        self.database = os.path.join(self.work, "db.sqlite")
+        env = dict(os.environ, DEEPLINKS_SECRET_KEYS="1:" + base64.b64encode(os.urandom(32)).decode(), **(environment or {}))
+        self.log_path = os.path.join(self.work, "server.log")
+        self.process = subprocess.Popen(
+            [binary, "serve", "--port", str(self.port), "--database-url", f"sqlite:{self.database}", "--mail-url", self.mail],
+            stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT, env=env,
+        )
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(self.base + "/healthz", timeout=1)
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit("the server did not start:\n" + open(self.log_path).read())
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        return open(self.log_path).read()
+
+    def finish(self, log):
+        """Exits non-zero, with the server's log, when a check failed."""
+        if failures:
+            print(f"server log:\n{log}", file=sys.stderr)
+            shutil.rmtree(self.work, ignore_errors=True)
+            sys.exit(1)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def chromium():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,1400"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    return webdriver.Chrome(service=Service(DRIVER), options=options)
+
