@@ -107,12 +107,19 @@ struct ServerOptions: ParsableArguments {
             settings.passwordReset.passwordPolicy.minimumLength = length
         }
         settings.passwordReset = try settings.passwordReset.validated()
-        settings.smartLinks.linkDomain = try Self.host(linkDomain ?? environment["DEEPLINKS_LINK_DOMAIN"], setting: "link domain")
-        settings.smartLinks.landingDomain = try Self.host(landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"], setting: "landing domain")
-        settings.smartLinks.allowedHosts = try (allowedDestinationHosts.isEmpty
+        // Flags, then the environment, then the configuration file's `links` section.
+        settings.smartLinks = settings.app.links
+        if let domain = try Self.host(linkDomain ?? environment["DEEPLINKS_LINK_DOMAIN"], setting: "link domain") {
+            settings.smartLinks.linkDomain = domain
+        }
+        if let domain = try Self.host(landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"], setting: "landing domain") {
+            settings.smartLinks.landingDomain = domain
+        }
+        let hosts = try (allowedDestinationHosts.isEmpty
             ? (environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"] ?? "").split(separator: ",").map(String.init)
             : allowedDestinationHosts
         ).compactMap { try Self.host($0.trimmingCharacters(in: .whitespaces), setting: "allowed destination host") }
+        if !hosts.isEmpty { settings.smartLinks.allowedHosts = hosts }
         // The admin key comes from the environment only, and only its digest is kept.
         if let key = environment["DEEPLINKS_ADMIN_KEY"] {
             try settings.smartLinks.setAdminKey(key)

@@ -43,3 +43,26 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 }
+
+@Suite struct LinksConfigurationTests {
+    @Test func theConfigurationFilesLinksSectionIsReadAndFlagsOverrideIt() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: CheckCommandTests.examples.appendingPathComponent("demo-routes.json"), to: folder.appendingPathComponent("demo-routes.json"))
+        var config = try JSONSerialization.jsonObject(with: Data(contentsOf: CheckCommandTests.examples.appendingPathComponent("demo-app.json"))) as! [String: Any]
+        config["links"] = ["linkDomain": "go.example.com", "landingDomain": "open.example.com", "allowedDestinationHosts": ["shop.example.org"]]
+        let path = folder.appendingPathComponent("app.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: path)
+        let fromFile = try CommandRunner.run(["check", "--no-links", "--config", path.path])
+        #expect(fromFile.status == 0, "\(fromFile.stdout)\(fromFile.stderr)")
+        let overridden = try CommandRunner.run(["check", "--no-links", "--config", path.path, "--landing-domain", "go.example.com"])
+        #expect(overridden.stdout.contains("problem: the landing domain is the link domain (go.example.com)"))
+
+        config["links"] = ["linkDomain": "go.example.com", "landingDomain": "go.example.com", "allowedDestinationHosts": ["not a host"]]
+        try JSONSerialization.data(withJSONObject: config).write(to: path)
+        let bad = try CommandRunner.run(["check", "--no-links", "--config", path.path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("links.allowedDestinationHosts[0]: 'not a host'"))
+        #expect(bad.stderr.contains("links.landingDomain: 'go.example.com' is the link domain"))
+    }
+}

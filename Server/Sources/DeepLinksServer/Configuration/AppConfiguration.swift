@@ -28,6 +28,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var excludedPaths: [String] = []
     /// The Android app that opens the same links (App Links), served in assetlinks.json.
     public var android: AndroidApp?
+    /// The file's `links` section: smart-link domains and the destination allowlist (flags and the
+    /// environment override them).
+    public var links = SmartLinkSettings()
 
     public struct AndroidApp: Sendable, Equatable {
         public var packageName: String
@@ -124,6 +127,21 @@ public struct AppConfiguration: Sendable, Equatable {
             }
             android = candidate
         }
+        var links = SmartLinkSettings()
+        func host(_ value: String?, _ key: String) -> String? {
+            guard let value else { return nil }
+            if let reason = Self.hostProblem(value) {
+                problems.append("\(key): '\(value)' \(reason)")
+                return nil
+            }
+            return value.lowercased()
+        }
+        links.linkDomain = host(file.links?.linkDomain, "links.linkDomain")
+        links.landingDomain = host(file.links?.landingDomain, "links.landingDomain")
+        links.allowedHosts = (file.links?.allowedDestinationHosts ?? []).enumerated().compactMap { host($1, "links.allowedDestinationHosts[\($0)]") }
+        if let landing = links.landingDomain, landing == (links.linkDomain ?? domains.first) {
+            problems.append("links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap")
+        }
         guard problems.isEmpty else {
             throw ConfigurationFileError(source: source, problems: problems)
         }
@@ -138,6 +156,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.routes = routes
         self.excludedPaths = app?.excludedPaths ?? []
         self.android = android
+        self.links = links
     }
 
     /// Reads and validates a JSON configuration file.

@@ -20,7 +20,17 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var sha256CertFingerprints: [String]?
     }
 
+    public struct Links: Codable, Sendable, Equatable {
+        /// The host of short links.
+        public var linkDomain: String?
+        /// The host of landing pages, not the link domain.
+        public var landingDomain: String?
+        /// Hosts smart links may send people to.
+        public var allowedDestinationHosts: [String]?
+    }
+
     public var app: App?
+    public var links: Links?
 }
 
 /// A configuration file that cannot be used: where, and every problem found.

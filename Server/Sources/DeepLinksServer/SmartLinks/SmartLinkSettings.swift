@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Smart links: where they live, where they may send people, and who may manage them.
-public struct SmartLinkSettings: Sendable {
+public struct SmartLinkSettings: Sendable, Equatable {
     /// The host of short links (`go.example.com`); by default the app's first domain.
     public var linkDomain: String?
     /// The host of landing pages, different from the link domain: a universal link does not fire on a tap
