@@ -45,7 +45,7 @@ public enum DeepLinksApplication {
         )
         let clicks = ClickCounter(database: database)
         let jobs = BackgroundJobs(
-            [("password-reset requests", resets.processRequests), ("mail", { _ = await sender.drain() }), ("click counts", clicks.flush)],
+            [("password-reset requests", resets.processRequests), ("mail", { await sender.drain() }), ("click counts", clicks.flush)],
             trigger: trigger, logger: logger
         )
         let accounts = AccountService(

@@ -257,3 +257,14 @@ import FoundationNetworking
         #expect(problems.contains { $0 == "link 'bad': iOS would not open the app for https://links.example.com/account/settings" })
     }
 }
+
+@Suite struct ClickDayTests {
+    @Test(arguments: [Int64(0), 951_782_400_000, 1_795_384_712_104, 4_102_444_800_000, 1_709_164_800_000, -86_400_000])
+    func theDayOfAClickIsTheUTCCalendarDay(_ milliseconds: Int64) {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        #expect(ClickCounter.day(milliseconds) == formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+    }
+}

@@ -1,10 +1,23 @@
 import Foundation
 import SQLKit
+import Synchronization
 
-/// Links in the database, one JSON document per code.
+/// Links in the database, one JSON document per code, with the documents that redirects read kept in
+/// memory for a few seconds (another server on the same PostgreSQL sees a change within `cacheSeconds`;
+/// this one at once).
 struct LinkStore: Sendable {
     let database: Database
     let clock: WallClock
+    let cache = LinkCache()
+
+    /// The link of `code` as a redirect needs it: from memory when read in the last few seconds.
+    func resolve(_ code: String) async throws -> SmartLink? {
+        let now = clock.milliseconds()
+        if let hit = cache.lookup(code, now: now) { return hit.link }
+        let link = try await find(code)
+        cache.store(code, link, now: now)
+        return link
+    }
 
     func find(_ code: String) async throws -> SmartLink? {
         let row = try await database.withConnection { sql in
@@ -23,6 +36,7 @@ struct LinkStore: Sendable {
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
             ).all()
         }
+        cache.remove(link.code)
         return rows.count == 1
     }
 
@@ -33,11 +47,13 @@ struct LinkStore: Sendable {
         let rows = try await database.withConnection { sql in
             try await sql.raw("UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code").all()
         }
+        cache.remove(link.code)
         return rows.count == 1
     }
 
     func delete(_ code: String) async throws -> Bool {
-        try await database.transaction { sql in
+        defer { cache.remove(code) }
+        return try await database.transaction { sql in
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
             return try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
         }
@@ -66,5 +82,30 @@ struct LinkStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(link), as: UTF8.self)
+    }
+}
+
+/// Recently read links (and unknown codes), by code, for `ttl` milliseconds; at most `capacity` entries.
+final class LinkCache: Sendable {
+    let ttl: Int64 = 5_000
+    let capacity = 10_000
+    private let entries = Mutex<[String: (link: SmartLink?, at: Int64)]>([:])
+
+    func lookup(_ code: String, now: Int64) -> (link: SmartLink?, at: Int64)? {
+        entries.withLock { entries in
+            guard let entry = entries[code], now - entry.at < ttl else { return nil }
+            return entry
+        }
+    }
+
+    func store(_ code: String, _ link: SmartLink?, now: Int64) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[code] = (link, now)
+        }
+    }
+
+    func remove(_ code: String) {
+        _ = entries.withLock { $0.removeValue(forKey: code) }
     }
 }

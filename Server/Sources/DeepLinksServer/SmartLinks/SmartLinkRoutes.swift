@@ -48,7 +48,9 @@ struct LinkPolicy: Sendable {
             let web = link.destinations.android ?? androidStore ?? fallback
             if let android = app.android {
                 // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
-                var intent = "intent://\(app.domains[0])\(link.route)#Intent;scheme=https;package=\(android.packageName);"
+                // The intent's own fragment carries its parameters: the route's fragment cannot come along.
+                let path = link.route.prefix { $0 != "#" }
+                var intent = "intent://\(app.domains[0])\(path)#Intent;scheme=https;package=\(android.packageName);"
                 if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
                 return .redirect(intent + "end")
             }
@@ -163,7 +165,7 @@ struct SmartLinkRoutes: Sendable {
 
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
-        guard SmartLinkValidator.isCode(code), let link = try await store.find(code) else {
+        guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound(appName: app.displayName))
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
