@@ -12,17 +12,31 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
         "mastodon", "iframely", "vkshare", "snapchat", "viber", "bot/", "crawler", "spider", "preview",
     ]
 
+    static let botTokenBytes = botTokens.map { Array($0.utf8) }
+    static let ipadToken = Array("ipad".utf8), iphoneToken = Array("iphone".utf8), ipodToken = Array("ipod".utf8)
+    static let androidToken = Array("android".utf8), macintoshToken = Array("macintosh".utf8)
+
     public init(userAgent: String?, platformHint: String? = nil) {
-        let agent = (userAgent ?? "").lowercased()
-        if agent.isEmpty || Self.botTokens.contains(where: agent.contains) {
+        // Runs on every redirect: bytes, lower-cased once, searched without Foundation.
+        let agent = Array((userAgent ?? "").utf8.prefix(1024).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 })
+        func has(_ token: [UInt8]) -> Bool {
+            guard token.count <= agent.count else { return false }
+            var start = 0
+            while start <= agent.count - token.count {
+                if agent[start] == token[0], agent[start..<start + token.count].elementsEqual(token) { return true }
+                start += 1
+            }
+            return false
+        }
+        if agent.isEmpty || Self.botTokenBytes.contains(where: has) {
             self = .previewBot
-        } else if agent.contains("ipad") {
+        } else if has(Self.ipadToken) {
             self = .iPad
-        } else if agent.contains("iphone") || agent.contains("ipod") {
+        } else if has(Self.iphoneToken) || has(Self.ipodToken) {
             self = .iPhone
-        } else if agent.contains("android") {
+        } else if has(Self.androidToken) {
             self = .android
-        } else if agent.contains("macintosh"), platformHint?.lowercased().contains("ipados") == true {
+        } else if has(Self.macintoshToken), platformHint?.lowercased().contains("ipados") == true {
             // iPadOS 13+ sends a Mac user agent; a client hint (or the page's own touch check) tells.
             self = .iPad
         } else {

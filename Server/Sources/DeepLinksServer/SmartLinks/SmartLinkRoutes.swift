@@ -170,7 +170,7 @@ struct SmartLinkRoutes: Sendable {
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         let query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
-        if request.uri.queryParameters["d"] == "1" {
+        if query != nil, request.uri.queryParameters["d"] == "1" {
             return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
         }
         let host = request.head.authority?.split(separator: ":").first.map { $0.lowercased() }
