@@ -1,5 +1,6 @@
 import Hummingbird
 import Prometheus
+import Synchronization
 
 /// The Prometheus registry behind `GET /metrics`, and the server's own collectors.
 ///
@@ -35,16 +36,36 @@ public final class ServerMetrics: Sendable {
         helpText: "Time to answer an HTTP request"
     ) }
 
+    private struct RequestKey: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
+
+    /// The collectors of each method, route and status, made once: the registry's lookup builds names and
+    /// compares labels under its lock, too much for every request.
+    private let requestCollectors = Mutex<[RequestKey: (count: Counter, duration: ValueHistogram)]>([:])
+
     func recordRequest(method: String, route: String, status: Int, seconds: Double) {
-        registry.makeCounter(
-            descriptor: Self.requests,
-            labels: [("method", method), ("route", route), ("status", String(status))]
-        ).increment()
-        registry.makeValueHistogram(
-            descriptor: Self.duration,
-            labels: [("method", method), ("route", route)],
-            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
-        ).record(seconds)
+        let key = RequestKey(method: method, route: route, status: status)
+        let collectors = requestCollectors.withLock { known in
+            if let found = known[key] { return found }
+            let made = (
+                count: registry.makeCounter(
+                    descriptor: Self.requests,
+                    labels: [("method", method), ("route", route), ("status", String(status))]
+                ),
+                duration: registry.makeValueHistogram(
+                    descriptor: Self.duration,
+                    labels: [("method", method), ("route", route)],
+                    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+                )
+            )
+            known[key] = made
+            return made
+        }
+        collectors.count.increment()
+        collectors.duration.record(seconds)
     }
 
     /// The registry in Prometheus text format.
