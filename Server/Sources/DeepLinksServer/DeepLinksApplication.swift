@@ -26,7 +26,7 @@ public enum DeepLinksApplication {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> App {
-        let files = try AssociationFiles(app: settings.app)
+        let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
         let keys = settings.secretKeys ?? SecretKeys.random()
         var resetSettings = try settings.passwordReset.validated()
         // The app's name makes a password guessable in context (C3).

@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+import AppSiteAssociation
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -266,5 +267,33 @@ import FoundationNetworking
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
         #expect(ClickCounter.day(milliseconds) == formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+    }
+}
+
+@Suite struct LinkDomainAssociationTests {
+    @Test func aSeparateLinkDomainHasItsOwnFileClaimingShortCodes() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com" }) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                let port = try #require(api.client.port)
+                func file(host: String) async throws -> AASAMatcher {
+                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/.well-known/apple-app-site-association")!)
+                    request.setValue(host, forHTTPHeaderField: "Host")
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+                    return AASAMatcher(document: try JSONValue.parse(data))
+                }
+                let appID = "ABCDE12345.com.example.demo"
+                let links = try await file(host: "go.example.com")
+                #expect(links.decide(appID: appID, url: "https://go.example.com/summer").verdict == .match)
+                for own in ["/v1/links/summer/resolve", "/healthz", "/reset-password", "/assets/site.css", "/a/b"] {
+                    #expect(links.decide(appID: appID, url: "https://go.example.com\(own)").verdict != .match, "\(own)")
+                }
+                let app = try await file(host: "links.example.com")
+                #expect(app.decide(appID: appID, url: "https://links.example.com/summer").verdict != .match)
+                #expect(app.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match)
+                #expect(try await api.get("/summer?d=1").text.contains("<code>https://go.example.com/summer</code>: iOS opens the app"))
+            }
+        }
     }
 }

@@ -21,6 +21,18 @@ public struct AssociationFiles: Sendable {
     public let appleAppSiteAssociation: File
     /// Served at `/.well-known/assetlinks.json` when the configuration names an Android app.
     public let assetLinks: File?
+    /// The file of a link domain that is none of the app's domains: it claims every short code (one path
+    /// segment) and leaves the server's own paths to the browser, so an installed app opens short links
+    /// itself (and asks `GET /v1/links/{code}/resolve` where they lead).
+    public let linkDomainAssociation: (host: String, file: File)?
+
+    /// Paths of the server's own, never claimed on the link domain; and, since an AASA `*` also matches `/`,
+    /// every path of two segments or more (`/*/?*`: a code is one segment, and a trailing slash does not
+    /// count, specs/aasa.md PA3).
+    static let serverPaths = [
+        "/v1/*", "/assets/*", "/healthz", "/metrics", "/robots.txt", "/favicon.ico", "/reset-password",
+        "/.well-known/*", "/apple-app-site-association", "/*/?*",
+    ]
 
     /// Generated files that fail validation, with every error.
     public struct InvalidFile: Error, Sendable, CustomStringConvertible {
@@ -31,7 +43,8 @@ public struct AssociationFiles: Sendable {
         }
     }
 
-    public init(app: AppConfiguration) throws(InvalidFile) {
+    /// - Parameter linkDomain: the short-link host; it gets a file of its own when it is not an app domain.
+    public init(app: AppConfiguration, linkDomain: String? = nil) throws(InvalidFile) {
         let configuration = AASAConfiguration(
             apps: [.init(appID: app.appID, paths: Self.paths(app.routes), exclusions: app.excludedPaths)],
             webCredentials: [app.appID]
@@ -40,6 +53,16 @@ public struct AssociationFiles: Sendable {
             appleAppSiteAssociation = File(try AASAGenerator.generate(configuration))
         } catch {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
+        }
+        if let linkDomain, !app.domains.contains(linkDomain) {
+            let links = AASAConfiguration(apps: [.init(appID: app.appID, paths: ["/?*"], exclusions: Self.serverPaths)])
+            do {
+                linkDomainAssociation = (linkDomain, File(try AASAGenerator.generate(links)))
+            } catch {
+                throw InvalidFile(file: "apple-app-site-association of \(linkDomain)", diagnostics: error.diagnostics)
+            }
+        } else {
+            linkDomainAssociation = nil
         }
         if let android = app.android {
             let statement = AssetLinksStatement.appLinks(packageName: android.packageName, fingerprints: android.sha256CertFingerprints)

@@ -8,16 +8,22 @@ struct AssociationRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-            serve(files.appleAppSiteAssociation, at: RouterPath(path), on: router)
+            serve(files.appleAppSiteAssociation, at: RouterPath(path), on: router, forHost: files.linkDomainAssociation)
         }
         if let assetLinks = files.assetLinks {
             serve(assetLinks, at: "/.well-known/assetlinks.json", on: router)
         }
     }
 
-    private func serve(_ file: AssociationFiles.File, at path: RouterPath, on router: Router<AppRequestContext>) {
+    /// - Parameter forHost: another file for one host (the link domain), chosen by the request's host.
+    private func serve(
+        _ main: AssociationFiles.File, at path: RouterPath, on router: Router<AppRequestContext>,
+        forHost other: (host: String, file: AssociationFiles.File)? = nil
+    ) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on(path, method: method) { request, _ -> Response in
+                let host = request.head.authority?.split(separator: ":").first?.lowercased()
+                let file = other.flatMap { $0.host == host ? $0.file : nil } ?? main
                 var headers: HTTPFields = [
                     .contentType: "application/json",
                     .eTag: file.etag,

@@ -13,7 +13,7 @@ public enum DeploymentCheck {
     public static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
         let app = settings.app
         var problems: [String] = []
-        let files = try AssociationFiles(app: app)
+        let files = try AssociationFiles(app: app, linkDomain: settings.smartLinks.linkDomain)
         let routes = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
         if let manifest = app.routes {
             for entry in manifest.routes where entry.sources.contains("universalLink") {

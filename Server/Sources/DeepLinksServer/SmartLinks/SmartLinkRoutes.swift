@@ -9,6 +9,8 @@ struct LinkPolicy: Sendable {
     let settings: SmartLinkSettings
     let app: AppConfiguration
     let matcher: AASAMatcher
+    /// The link domain's own file, when it has one.
+    let linkMatcher: (host: String, matcher: AASAMatcher)?
 
     init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
@@ -19,6 +21,7 @@ struct LinkPolicy: Sendable {
         if let domain = settings.landingDomain { allowed.insert(domain) }
         validator = SmartLinkValidator(manifest: manifest, manifestHost: app.routes?.hosts.first ?? app.domains[0], allowedHosts: allowed)
         matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
+        linkMatcher = try association.linkDomainAssociation.map { ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body)))) }
     }
 
     var linkDomain: String { settings.linkDomain ?? app.domains[0] }
@@ -63,7 +66,12 @@ struct LinkPolicy: Sendable {
     var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
 
     /// Whether iOS would open the app for `url`, by the association file this server serves.
-    func opensApp(_ url: String) -> AASADecision { matcher.decide(appID: app.appID, url: url) }
+    func opensApp(_ url: String) -> AASADecision {
+        if let linkMatcher, URLComponents(string: url)?.host?.lowercased() == linkMatcher.host {
+            return linkMatcher.matcher.decide(appID: app.appID, url: url)
+        }
+        return matcher.decide(appID: app.appID, url: url)
+    }
 }
 
 /// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
