@@ -153,11 +153,9 @@ enum SmartLinkPages {
         )
     }
 
-    static func notFound(appName: String) -> String {
+    static let notFound =
         page(title: "No such link", body: "<h1>This link does not exist</h1><p>Check the address, or ask whoever sent it for a new one.</p>")
-    }
 
-    static func expired(appName: String) -> String {
+    static let expired =
         page(title: "Expired link", body: "<h1>This link has expired</h1><p>Ask whoever sent it for a new one.</p>")
-    }
 }

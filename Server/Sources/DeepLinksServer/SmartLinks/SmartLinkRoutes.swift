@@ -174,7 +174,7 @@ struct SmartLinkRoutes: Sendable {
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
         guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound(appName: app.displayName))
+            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         let query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
@@ -186,7 +186,7 @@ struct SmartLinkRoutes: Sendable {
         // A click is counted where it lands first: a visit to the landing domain came from the link domain.
         if counting, !onLandingDomain { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired(appName: app.displayName)) }
+            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
             return Self.redirect(expired)
         }
         let passed = link.passQuery ? query : nil
@@ -216,7 +216,7 @@ struct SmartLinkRoutes: Sendable {
         guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
               app.domains.contains(host)
         else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound(appName: app.displayName))
+            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var problems: [String] = []
         if let bundle = value("ibi"), bundle != app.bundleID { problems.append("ibi: not this app's bundle ID") }
