@@ -3,6 +3,7 @@ import NIOCore
 import NIOExtras
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Sends mail to an SMTP server: `smtp://` upgrades with STARTTLS whenever the server offers it,
 /// `smtps://` speaks TLS from the first byte; AUTH PLAIN or LOGIN when credentials are configured, and
@@ -22,16 +23,20 @@ public struct SMTPTransport: MailTransport {
     }
 
     public func deliver(_ mail: OutgoingMail, rendered: String) async throws {
+        let firstError = FirstErrorRecorder()
         do {
-            try await withTimeout(.seconds(60)) { try await send(mail, rendered: rendered) }
+            try await withTimeout(.seconds(60)) { try await send(mail, rendered: rendered, recorder: firstError) }
         } catch let error as MailDeliveryError {
             throw error
         } catch {
-            throw MailDeliveryError("SMTP \(settings.host):\(settings.port): \(Self.reason(error))")
+            // A failed TLS handshake closes the channel: what the caller sees then is often a write on a
+            // closed channel. The pipeline's first error says why.
+            let reason = firstError.reason ?? Self.reason(error)
+            throw MailDeliveryError("SMTP \(settings.host):\(settings.port): \(reason)")
         }
     }
 
-    private func send(_ mail: OutgoingMail, rendered: String) async throws {
+    private func send(_ mail: OutgoingMail, rendered: String, recorder: FirstErrorRecorder) async throws {
         let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         let host = settings.host
         let implicitTLS = settings.implicitTLS
@@ -42,6 +47,8 @@ public struct SMTPTransport: MailTransport {
                     if implicitTLS {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)))
                     }
+                    // After the TLS handler, also when STARTTLS puts one first later.
+                    try channel.pipeline.syncOperations.addHandler(recorder)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
@@ -132,6 +139,24 @@ public struct SMTPTransport: MailTransport {
         if error is CancellationError { return "timed out" }
         let text = String(describing: error)
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+    }
+}
+
+/// Keeps the reason of the first error the pipeline reports, and passes everything on.
+final class FirstErrorRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private let first = Mutex<String?>(nil)
+
+    var reason: String? { first.withLock { $0 } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        first.withLock { if $0 == nil { $0 = SMTPTransport.reason(error) } }
+        context.fireErrorCaught(error)
     }
 }
 
