@@ -157,7 +157,7 @@ import FoundationNetworking
                 #expect(stats["botFetches"] as? Int == 6)
                 let platforms = Set((stats["days"] as? [[String: Any]] ?? []).compactMap { $0["platform"] as? String })
                 #expect(platforms == ["desktop", "android", "iphone", "ipad", "bot"])
-                let columns = try await world.sql("SELECT * FROM link_clicks").first.map { try $0.allColumns.sorted() }
+                let columns = try await world.sql("SELECT * FROM link_clicks").first.map { $0.allColumns.sorted() }
                 #expect(columns == ["bot", "clicks", "code", "day", "platform"], "aggregates only: no IP, no user agent")
             }
         }

@@ -86,9 +86,12 @@ public struct SMTPTransport: MailTransport {
             var extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
             if !encrypted, extensions.contains("STARTTLS") {
                 _ = try await command("STARTTLS", expect: 220...220)
-                try await channel.channel.pipeline.addHandler(
-                    NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)), position: .first
-                ).get()
+                // Made on the channel's event loop: the TLS handler is not Sendable.
+                try await channel.channel.eventLoop.submit {
+                    try channel.channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)), position: .first
+                    )
+                }.get()
                 encrypted = true
                 extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
             }
