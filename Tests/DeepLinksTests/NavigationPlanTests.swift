@@ -1,4 +1,5 @@
 import DeepLinks
+import DeepLinksTesting
 import Testing
 
 @Suite struct NavigationPlanTests {
@@ -43,7 +44,7 @@ import Testing
 
     @Test(arguments: 0..<200)
     func theAppliedPlanAlwaysReachesTheTarget(_ seed: Int) {
-        var generator = SplitMix(seed: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         let tabs = ["a", "b", "c"]
         let screens = ["x", "y", "z"]
         func stack() -> [String] { (0..<Int(generator.next() % 4)).map { _ in screens[Int(generator.next() % 3)] } }
@@ -60,14 +61,3 @@ import Testing
     }
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -16,3 +16,12 @@ public struct AppRequestContext: RequestContext {
     /// Bodies over 64 KiB are refused with 413 before they are read.
     public var maxUploadSize: Int { 64 * 1024 }
 }
+
+extension Request {
+    /// The host the client asked for (`Host`, or `:authority`), lower-cased, without a port.
+    var requestedHost: String? {
+        guard let authority = head.authority else { return nil }
+        if authority.hasPrefix("[") { return authority.prefix { $0 != "]" }.dropFirst().lowercased() }
+        return authority.prefix { $0 != ":" }.lowercased()
+    }
+}

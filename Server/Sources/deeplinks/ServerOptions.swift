@@ -146,13 +146,10 @@ struct ServerOptions: ParsableArguments {
 
     private static func host(_ value: String?, setting: String) throws -> String? {
         guard let value, !value.isEmpty else { return nil }
-        let host = value.lowercased()
-        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }), host.contains("."),
-              !host.hasPrefix("."), !host.hasSuffix(".")
-        else {
-            throw ConfigurationError(setting: setting, reason: "'\(value)' is not a host name (letters, digits, '-' and dots)")
+        if let problem = AppConfiguration.hostProblem(value) {
+            throw ConfigurationError(setting: setting, reason: "'\(value)' \(problem)")
         }
-        return host
+        return value.lowercased()
     }
 
     private static func integer(_ flag: Int?, _ environment: String?, setting: String) throws -> Int? {

@@ -84,11 +84,11 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
     }
 }
 
-/// SplitMix64: a small, seeded, reproducible generator.
-struct SplitMix64 {
+/// SplitMix64: a small, seeded, reproducible generator, for tests that sweep random cases by seed.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

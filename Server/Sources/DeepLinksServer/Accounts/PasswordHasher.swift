@@ -8,7 +8,7 @@ import NIOPosix
 /// Stored as a PHC string, `$scrypt$ln=15,r=8,p=1$SALT$HASH`, so the cost can rise later and older hashes
 /// still verify. The input is the NFKC form of the password (``PasswordPolicy/normalize(_:)``).
 public struct PasswordHasher: Sendable {
-    /// log2 of scrypt's N. 15 (32 MiB, about 0.1 s here) by default; tests lower it.
+    /// log2 of scrypt's N. 15 (32 MiB of memory per hash) by default; tests lower it.
     public var logN: Int
     public var r = 8
     public var p = 1

@@ -22,8 +22,7 @@ struct AssociationRoutes: Sendable {
     ) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on(path, method: method) { request, _ -> Response in
-                let host = request.head.authority?.split(separator: ":").first?.lowercased()
-                let file = other.flatMap { $0.host == host ? $0.file : nil } ?? main
+                let file = other.flatMap { $0.host == request.requestedHost ? $0.file : nil } ?? main
                 var headers: HTTPFields = [
                     .contentType: "application/json",
                     .eTag: file.etag,

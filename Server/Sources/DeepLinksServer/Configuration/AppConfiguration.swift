@@ -221,7 +221,8 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// Why `value` is not a bare host name (no scheme, path, port or wildcard), or nil when it is one.
-    static func hostProblem(_ value: String) -> String? {
+    /// Why `value` is not a host name a link can name (scheme, path, port, wildcard, bad label), or nil.
+    public static func hostProblem(_ value: String) -> String? {
         if value.contains("://") { return "must be a host name without a scheme" }
         if value.contains("/") { return "must be a host name without a path" }
         if value.contains(":") { return "must be a host name without a port" }

@@ -46,10 +46,8 @@ struct MailSender: Sendable {
     let messageDomain: String
     let logger: Logger
 
-    /// Sends every due message; returns how many were sent.
-    @discardableResult
-    func drain() async -> Int {
-        var sent = 0
+    /// Sends every due message.
+    func drain() async {
         while true {
             let now = outbox.clock.milliseconds()
             guard let rows = try? await database.withConnection({ sql in
@@ -59,19 +57,16 @@ struct MailSender: Sendable {
                     WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 20
                     """
                 ).all()
-            }), !rows.isEmpty else { return sent }
+            }), !rows.isEmpty else { return }
             var progressed = false
             for row in rows {
                 guard let id = try? row.decode(column: "id", as: Int64.self),
                       let sealed = try? row.decode(column: "sealed_message", as: String.self),
                       let attempts = try? row.decode(column: "attempts", as: Int64.self)
                 else { continue }
-                if await deliver(id: id, sealed: sealed, attempts: attempts) {
-                    sent += 1
-                    progressed = true
-                }
+                if await deliver(id: id, sealed: sealed, attempts: attempts) { progressed = true }
             }
-            if !progressed { return sent }
+            if !progressed { return }
         }
     }
 

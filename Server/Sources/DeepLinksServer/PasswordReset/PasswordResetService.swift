@@ -19,6 +19,23 @@ struct PasswordResetService: Sendable {
     let appName: String
     /// Asks the background jobs to run now.
     let wake: @Sendable () -> Void
+    /// What audit rows hash client addresses under, derived once.
+    private let ipKey: SymmetricKey
+
+    init(
+        database: Database, keys: SecretKeys, clock: WallClock, settings: PasswordResetSettings, outbox: MailOutbox,
+        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void
+    ) {
+        self.database = database
+        self.keys = keys
+        self.clock = clock
+        self.settings = settings
+        self.outbox = outbox
+        self.links = links
+        self.appName = appName
+        self.wake = wake
+        self.ipKey = keys.subkey("audit ip")
+    }
 
     /// The one failure answer for a token that is unknown, expired, used, capped or for another address (C5).
     static let invalidToken = APIError(status: .badRequest, code: "invalid_or_expired_token")
@@ -244,7 +261,7 @@ struct PasswordResetService: Sendable {
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
     /// a password or an address (S4).
     private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
-        let ipHash = client.map { Data(HMAC<SHA256>.authenticationCode(for: Array($0.address.utf8), using: keys.subkey("audit ip"))).prefix(12).map { String(format: "%02x", $0) }.joined() }
+        let ipHash = client.map { Data(HMAC<SHA256>.authenticationCode(for: Array($0.address.utf8), using: ipKey)).prefix(12).map { String(format: "%02x", $0) }.joined() }
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()
         let insert: @Sendable (any SQLDatabase) async throws -> Void = { sql in

@@ -3,89 +3,12 @@ import DeepLinks
 import Foundation
 import Hummingbird
 
-/// What smart links do, apart from serving: validate a link, decide per platform, ask the matcher.
-struct LinkPolicy: Sendable {
-    let validator: SmartLinkValidator
-    let settings: SmartLinkSettings
-    let app: AppConfiguration
-    let matcher: AASAMatcher
-    /// The link domain's own file, when it has one.
-    let linkMatcher: (host: String, matcher: AASAMatcher)?
-
-    init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
-        self.settings = settings
-        self.app = app
-        let manifest = try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }
-        var allowed = Set(app.domains + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
-        if let domain = settings.linkDomain { allowed.insert(domain) }
-        if let domain = settings.landingDomain { allowed.insert(domain) }
-        validator = SmartLinkValidator(manifest: manifest, manifestHost: app.routes?.hosts.first ?? app.domains[0], allowedHosts: allowed)
-        matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
-        linkMatcher = try association.linkDomainAssociation.map { ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body)))) }
-    }
-
-    var linkDomain: String { settings.linkDomain ?? app.domains[0] }
-
-    func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
-    func appURL(_ link: SmartLink) -> String { "https://\(app.domains[0])\(link.route)" }
-
-    enum Decision: Equatable {
-        /// Open Graph HTML for a preview fetcher.
-        case preview
-        /// The landing page: Smart App Banner, "Open in the app", the App Store, and the web destination.
-        case landing(web: String?)
-        case redirect(String)
-    }
-
-    /// What a platform gets for `link` (also what `?d=1` shows).
-    func decision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
-        let fallback = link.destinations.fallback
-        switch platform {
-        case .previewBot:
-            return .preview
-        case .iPhone:
-            return .landing(web: link.destinations.ios ?? fallback)
-        case .iPad:
-            return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
-        case .android:
-            let web = link.destinations.android ?? androidStore ?? fallback
-            if let android = app.android {
-                // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
-                // The intent's own fragment carries its parameters: the route's fragment cannot come along.
-                let path = link.route.prefix { $0 != "#" }
-                var intent = "intent://\(app.domains[0])\(path)#Intent;scheme=https;package=\(android.packageName);"
-                if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
-                return .redirect(intent + "end")
-            }
-            return web.map { .redirect($0) } ?? .landing(web: nil)
-        case .desktop:
-            return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
-        }
-    }
-
-    var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
-
-    /// Whether iOS would open the app for `url`, by the association file this server serves.
-    func opensApp(_ url: String) -> AASADecision {
-        if let linkMatcher, URLComponents(string: url)?.host?.lowercased() == linkMatcher.host {
-            return linkMatcher.matcher.decide(appID: app.appID, url: url)
-        }
-        return matcher.decide(appID: app.appID, url: url)
-    }
-}
-
 /// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
 struct SmartLinkRoutes: Sendable {
     let store: LinkStore
     let clicks: ClickCounter
     let policy: LinkPolicy
     let clock: WallClock
-
-    var app: AppConfiguration { policy.app }
-    var settings: SmartLinkSettings { policy.settings }
-    var validator: SmartLinkValidator { policy.validator }
-    func shortURL(_ code: String) -> String { policy.shortURL(code) }
-    func appURL(_ link: SmartLink) -> String { policy.appURL(link) }
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/links") { request, context -> Response in
@@ -145,7 +68,7 @@ struct SmartLinkRoutes: Sendable {
         router.get("/v1/links/:code/resolve") { _, context -> Response in
             let link = try await existing(context)
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
-            return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(appURL(link))])
+            return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(policy.appURL(link))])
         }
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
         router.get("/robots.txt") { _, _ -> Response in
@@ -181,8 +104,7 @@ struct SmartLinkRoutes: Sendable {
         if query != nil, request.uri.queryParameters["d"] == "1" {
             return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
         }
-        let host = request.head.authority?.split(separator: ":").first.map { $0.lowercased() }
-        let onLandingDomain = settings.landingDomain != nil && host == settings.landingDomain
+        let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
         // A click is counted where it lands first: a visit to the landing domain came from the link domain.
         if counting, !onLandingDomain { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
@@ -192,11 +114,11 @@ struct SmartLinkRoutes: Sendable {
         let passed = link.passQuery ? query : nil
         switch policy.decision(link, platform: platform) {
         case .preview:
-            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: shortURL(code), appName: app.displayName))
+            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app.displayName))
         case .landing(let web):
             // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
-            // cross-domain tap, which iOS hands to the app.
-            if let landing = settings.landingDomain, !onLandingDomain {
+            // cross-domain tap, which iOS hands to the policy.app.
+            if let landing = policy.settings.landingDomain, !onLandingDomain {
                 return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
             }
             return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web.map { Self.appending(passed, to: $0) }))
@@ -214,25 +136,25 @@ struct SmartLinkRoutes: Sendable {
         // Hummingbird percent-decodes each value once (and leaves `+` alone).
         func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
         guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
-              app.domains.contains(host)
+              policy.app.domains.contains(host)
         else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var problems: [String] = []
-        if let bundle = value("ibi"), bundle != app.bundleID { problems.append("ibi: not this app's bundle ID") }
-        if let store = value("isi"), store != app.appStoreID { problems.append("isi: not this app's App Store ID") }
-        if let package = value("apn"), package != app.android?.packageName { problems.append("apn: not this app's Android package") }
+        if let bundle = value("ibi"), bundle != policy.app.bundleID { problems.append("ibi: not this app's bundle ID") }
+        if let store = value("isi"), store != policy.app.appStoreID { problems.append("isi: not this app's App Store ID") }
+        if let package = value("apn"), package != policy.app.android?.packageName { problems.append("apn: not this app's Android package") }
         var link = SmartLink(code: "fdl", route: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
         link.destinations = .init(ios: value("ifl"), ipad: value("ipfl"), android: value("afl"), desktop: value("ofl"), fallback: target)
         link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
         link.passQuery = false
-        problems += validator.problems(link)
+        problems += policy.validator.problems(link)
         guard problems.isEmpty else {
             return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         switch policy.decision(link, platform: platform) {
-        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: app.displayName))
+        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app.displayName))
         case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target))
         case .redirect(let url): return Self.redirect(url)
         }
@@ -254,10 +176,10 @@ struct SmartLinkRoutes: Sendable {
     // MARK: API helpers
 
     private func admit(_ request: Request) throws {
-        guard settings.adminKeyDigest != nil else {
+        guard policy.settings.adminKeyDigest != nil else {
             throw APIError(status: .serviceUnavailable, code: "links_api_disabled", fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")])
         }
-        guard let key = AccountRoutes.bearer(request), settings.isAdmin(key) else { throw APIError.unauthorized }
+        guard let key = AccountRoutes.bearer(request), policy.settings.isAdmin(key) else { throw APIError.unauthorized }
     }
 
     private func existing(_ context: AppRequestContext) async throws -> SmartLink {
@@ -269,16 +191,17 @@ struct SmartLinkRoutes: Sendable {
     }
 
     private func validated(_ link: SmartLink) throws -> SmartLink {
-        let problems = validator.problems(link)
+        let problems = policy.validator.problems(link)
         guard problems.isEmpty else {
             throw APIError(status: .unprocessableContent, code: "invalid_link", fields: ["problems": .array(problems.map { .string($0) })])
         }
         return link
     }
 
+    /// A link as the API shows it: its stored document and its short URL.
     private func document(_ link: SmartLink, status: HTTPResponse.Status) throws -> Response {
         guard case .object(var body) = try JSONValue.parse(Data(LinkStore.encode(link).utf8)) else { throw APIError.malformed("") }
-        body["url"] = .string(shortURL(link.code))
+        body["url"] = .string(policy.shortURL(link.code))
         return JSONResponse.make(status, body)
     }
 }
