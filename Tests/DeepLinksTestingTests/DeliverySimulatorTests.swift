@@ -63,34 +63,54 @@ import Testing
         #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 0).isEmpty)
     }
 
-    @Test func everyKnobCombinationOfEveryCellPasses() {
-        var count = 0
-        for base in DeliveryScenario.allCells {
-            for setSize in [1, 2] {
-                for reverseSet in [false, true] where setSize > 1 || !reverseSet {
-                    for readyAt in [DeliveryScenario.ReadyAt.beforeFirstEvent, .afterEvents(1), .afterEvents(2), .afterLastEvent] {
-                        for channel in DeliveryScenario.UniversalLinkChannel.allCases where base.kind == .universalLink || channel == .openURL {
-                            for delay in [0, 1, 3] {
-                                for repeatLink in [false, true] {
-                                    var scenario = base
-                                    scenario.setSize = setSize
-                                    scenario.reverseSet = reverseSet
-                                    scenario.readyAt = readyAt
-                                    scenario.universalLinkChannel = channel
-                                    scenario.swiftUIDelay = delay
-                                    scenario.repeatLink = repeatLink
-                                    let outcome = DeliverySimulator(scenario).run(.library)
-                                    #expect(outcome.violations.isEmpty, "\(scenario): \(outcome.violations)")
-                                    count += 1
-                                }
-                            }
-                        }
-                    }
-                }
+    @Test func theSweepOfEveryCellAndKnobLosesDuplicatesDelaysOrAltersNothing() {
+        let grid = DeliveryScenario.grid(seed: 1)
+        var failures = 0
+        var knownLimit = 0
+        var cells = Set<String>()
+        for scenario in grid {
+            cells.insert(scenario.cell)
+            if Self.isKnownLimit(scenario) {
+                knownLimit += 1
+                continue
+            }
+            let outcome = DeliverySimulator(scenario).run(.library)
+            if !outcome.violations.isEmpty {
+                failures += 1
+                if failures <= 5 { Issue.record("\(scenario): \(outcome.violations)") }
             }
         }
-        print("delivery simulator: \(count) scenarios over \(DeliveryScenario.allCells.count) cells, library wiring, no violation")
-        #expect(count > 1000)
+        print("delivery simulator: \(grid.count) scenarios over \(cells.count) cells (grid seed 1), library wiring, \(failures) with a violation, \(knownLimit) of the known limit apart")
+        #expect(cells.count == DeliveryScenario.allCells.count)
+        #expect(grid.count > 10_000)
+        #expect(failures == 0)
+    }
+}
+
+extension DeliverySimulatorTests {
+    /// D2 with the fb17446617 profile (SwiftUI drops the cold publish; the app's scene delegate has the link)
+    /// and the same universal link tapped again within the duplicate window with no background trip between:
+    /// the second tap comes through onOpenURL alone, exactly as the dropped publish would have, and is merged.
+    static func isKnownLimit(_ scenario: DeliveryScenario) -> Bool {
+        scenario.lifecycle == .swiftUIWithAdaptor && scenario.kind == .universalLink && scenario.dropsColdSwiftUIPublish && scenario.repeatLink
+    }
+
+    @Test func theKnownLimitLosesOnlyARepeatInsideTheWindow() {
+        var scenario = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .notRunning, kind: .universalLink)
+        scenario.dropsColdSwiftUIPublish = true
+        scenario.repeatLink = true
+        let outcome = DeliverySimulator(scenario).run(.library)
+        #expect(outcome.violations.count == 1 && outcome.violations[0].hasPrefix("lost:"), "\(outcome.violations)")
+        #expect(outcome.handled.count == 1)
+        // Without the repeat, the dropped publish loses nothing: the app's scene delegate had the link.
+        scenario.repeatLink = false
+        #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
+        // In C (no scene delegate of the app's own), iOS hands the app nothing: lost by the platform, not the library.
+        var swiftUIOnly = scenario
+        swiftUIOnly.lifecycle = .swiftUI
+        let platformLoss = DeliverySimulator(swiftUIOnly).run(.library)
+        #expect(platformLoss.handled.isEmpty && platformLoss.violations.isEmpty)
+        #expect(platformLoss.undelivered == ["https://links.example.com/post/10?tag=a&tag=b&q=a+b%2Bc#frag"])
     }
 }
 

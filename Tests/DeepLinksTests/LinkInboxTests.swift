@@ -105,13 +105,23 @@ import Testing
         #expect(LinkInboxTests.handled(inbox.receive("https://x.com/a", via: .onOpenURL, at: .seconds(2))) == ["https://x.com/a"])
     }
 
-    @Test func becomingActiveOrInactiveEndsTwinCandidatesButKeepsLaunchOptions() {
+    @Test func becomingActiveEndsWarmTwinCandidatesButKeepsLaunchAndConnectionSightings() {
         var inbox = LinkInbox()
         _ = inbox.setReady(true, at: .zero)
         _ = inbox.receive("app://a", via: .sceneConnectionURLContext, at: .zero)
         _ = inbox.receive("app://b", via: .launchOptionsURL, at: .zero)
+        _ = inbox.receive("app://c", via: .sceneOpenURLContexts, at: .zero)
         _ = inbox.setActive(true, at: .milliseconds(10))
-        #expect(LinkInboxTests.handled(inbox.receive("app://a", via: .onOpenURL, at: .milliseconds(20))) == ["app://a"])
+        // D, cold, phase active before the publish: SwiftUI's onOpenURL is the scene connection's twin.
+        #expect(LinkInboxTests.dropped(inbox.receive("app://a", via: .onOpenURL, at: .milliseconds(300))) == [.duplicate])
         #expect(LinkInboxTests.dropped(inbox.receive("app://b", via: .applicationOpenURL, at: .milliseconds(30))) == [.duplicate])
+        // A warm sighting before the boundary and one after it are two taps.
+        #expect(LinkInboxTests.handled(inbox.receive("app://c", via: .onOpenURL, at: .milliseconds(20))) == ["app://c"])
+    }
+
+    @Test func P8_onlyABrowsingWebActivityCarriesALink() {
+        #expect(LinkInbox.link(activityType: "NSUserActivityTypeBrowsingWeb", webpageURL: "https://x.com/a") == "https://x.com/a")
+        #expect(LinkInbox.link(activityType: "com.example.app.handoff", webpageURL: "https://x.com/a") == nil)
+        #expect(LinkInbox.link(activityType: "NSUserActivityTypeBrowsingWeb", webpageURL: nil) == nil)
     }
 }

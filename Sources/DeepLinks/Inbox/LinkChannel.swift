@@ -21,6 +21,16 @@ public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
     /// SwiftUI `onContinueUserActivity(NSUserActivityTypeBrowsingWeb)`.
     case onContinueUserActivity
 
+    /// Whether the channel reports a link the app was launched or its scene connected with. Such a sighting's
+    /// twin (SwiftUI's publish of the same link, or `open` after launch options) may come after the app or
+    /// scene became active, so becoming active does not end it.
+    var isConnectionTime: Bool {
+        switch self {
+        case .launchOptionsURL, .launchOptionsUserActivity, .sceneConnectionURLContext, .sceneConnectionUserActivity: true
+        default: false
+        }
+    }
+
     /// Channels that report the same delivery as this one (P3, P11, P12): a link seen on both within the
     /// duplicate window is one link. A link repeated on the *same* channel is a genuine repeat.
     var twins: Set<LinkChannel> {

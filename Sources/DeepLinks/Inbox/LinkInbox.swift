@@ -74,11 +74,54 @@ public struct LinkInbox: Sendable {
     public private(set) var held: [Delivery] = []
     /// Recent deliveries, with every channel each has been seen on: one delivery may show up on several
     /// twin channels (a scene delegate, `onOpenURL` and `onContinueUserActivity`), once on each.
-    private var recent: [(delivery: Delivery, channels: Set<LinkChannel>)] = []
+    private var recent: [Sighting] = []
+
+    private struct Sighting: Sendable {
+        var delivery: Delivery
+        var channels: Set<LinkChannel>
+        /// When the app became active after this sighting, if it has.
+        var activatedAt: Duration?
+        /// The latest sighting of this delivery.
+        var lastSeenAt: Duration
+
+        var fromSceneConnection: Bool {
+            channels.contains(.sceneConnectionURLContext) || channels.contains(.sceneConnectionUserActivity)
+        }
+
+        /// Whether a sighting on `channel` at `time` can be this delivery's twin.
+        func admits(_ channel: LinkChannel, at time: Duration, active: Bool, _ configuration: Configuration) -> Bool {
+            // A twin of the channel the delivery first came through (a scene connection and a later
+            // `openURLContexts` are never one delivery, even when SwiftUI's publish sits between them).
+            guard !channels.contains(channel), channel.twins.contains(delivery.channel) else { return false }
+            let age = time - delivery.receivedAt
+            // Once a twin has come, further twins (`onContinueUserActivity` beside `onOpenURL`) come in its turn.
+            if channels.count > 1, time - lastSeenAt > configuration.activeDuplicateWindow { return false }
+            // A scene connection's twin is SwiftUI's publish, a render or more later, maybe after activation.
+            if fromSceneConnection {
+                return age <= configuration.duplicateWindow
+            }
+            // Launch options' twin is `open`/`continue`, in the launch's own turn around activation (A1, A2);
+            // when the launch method returned false it never comes, and a later tap is a new link (F4).
+            if channels.contains(.launchOptionsURL) || channels.contains(.launchOptionsUserActivity) {
+                return age <= configuration.duplicateWindow
+                    && activatedAt.map { time - $0 <= configuration.activeDuplicateWindow } ?? true
+            }
+            return age <= (active ? configuration.activeDuplicateWindow : configuration.duplicateWindow)
+        }
+    }
     private var nextSequence = 0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+    }
+
+    /// The activity type of a universal link (`NSUserActivityTypeBrowsingWeb`).
+    public static let browsingWebActivityType = "NSUserActivityTypeBrowsingWeb"
+
+    /// The link an activity carries: its `webpageURL` when it is a browsing-web activity (a universal link),
+    /// nil for any other activity (Handoff, Spotlight, state restoration), which is not a link (P8).
+    public static func link(activityType: String, webpageURL: String?) -> String? {
+        activityType == browsingWebActivityType ? webpageURL : nil
     }
 
     /// A link from `channel`, received at `time`, whose route needs `requires`.
@@ -88,16 +131,17 @@ public struct LinkInbox: Sendable {
         recent.removeAll { time - $0.delivery.receivedAt > configuration.duplicateWindow }
         // A sighting on a channel the delivery has not been seen on yet, twin of one it has: the same delivery.
         // A second sighting on the same channel is a genuine repeat (the user tapped again).
-        if let index = recent.firstIndex(where: { entry in
-            let fromLaunch = entry.channels.contains(.launchOptionsURL) || entry.channels.contains(.launchOptionsUserActivity)
-            let window = isActive && !fromLaunch ? configuration.activeDuplicateWindow : configuration.duplicateWindow
-            return entry.delivery.url == url && time - entry.delivery.receivedAt <= window
-                && !entry.channels.contains(channel) && entry.channels.contains { channel.twins.contains($0) }
-        }) {
+        if let index = recent.firstIndex(where: { $0.delivery.url == url && $0.admits(channel, at: time, active: isActive, configuration) }) {
             recent[index].channels.insert(channel)
+            recent[index].lastSeenAt = time
+            if channel == .onOpenURL || channel == .onContinueUserActivity, recent[index].fromSceneConnection {
+                // SwiftUI publishes one link per scene connection ([R], P7): the connection's other links
+                // will have no twin, so a later sighting of one of them is a new tap.
+                recent.removeAll { $0.fromSceneConnection && $0.delivery.url != url && $0.delivery.receivedAt <= time }
+            }
             return [.drop(delivery, .duplicate)]
         }
-        recent.append((delivery, [channel]))
+        recent.append(Sighting(delivery: delivery, channels: [channel], lastSeenAt: time))
         held.append(delivery)
         return release(at: time)
     }
@@ -117,12 +161,15 @@ public struct LinkInbox: Sendable {
     /// The app became active (`didBecomeActive`, `sceneDidBecomeActive`, `scenePhase == .active`) or stopped
     /// being active (`didEnterBackground`, `sceneDidEnterBackground`, `sceneDidDisconnect`). Either is a
     /// user-visible boundary: a link seen after it is a new delivery, not the twin of one seen before
-    /// (specs/ios-delivery.md §5.6). Launch-option sightings are kept: their `open`/`continue` twin may come
-    /// after the app is active.
+    /// (specs/ios-delivery.md §5.6). Becoming active keeps launch-option and scene-connection sightings: their
+    /// twin (`open` after launch, SwiftUI's publish after the scene connected) may come after it.
     public mutating func setActive(_ active: Bool, at time: Duration) -> [Action] {
         isActive = active
-        recent.removeAll { entry in
-            !entry.channels.contains(.launchOptionsURL) && !entry.channels.contains(.launchOptionsUserActivity)
+        if active {
+            recent.removeAll { entry in !entry.channels.contains(where: \.isConnectionTime) }
+            for index in recent.indices where recent[index].activatedAt == nil { recent[index].activatedAt = time }
+        } else {
+            recent.removeAll()
         }
         return release(at: time)
     }

@@ -12,6 +12,17 @@ public struct NavigationState: Sendable, Hashable {
     }
 }
 
+extension NavigationState {
+    /// Whether this state shows `target`: its tab selected, exactly its path in that tab's stack, and its
+    /// modal (or none) presented.
+    public func isShowing(_ target: NavigationTarget) -> Bool {
+        let tab = target.tab ?? selectedTab
+        return (target.tab == nil || selectedTab == target.tab)
+            && (stacks[tab ?? ""] ?? []) == target.path
+            && presented == (target.present.map { [$0] } ?? [])
+    }
+}
+
 /// Where a destination lives: a tab (nil in an app without tabs), the screens to show in its stack from
 /// the root, and optionally a modal to present over them.
 public struct NavigationTarget: Sendable, Hashable {

@@ -24,29 +24,47 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
                 state: states[Int(generator.next() % UInt64(states.count))],
                 kind: DeliveryScenario.LinkKind.allCases[Int(generator.next() % 2)]
             )
-            scenario.setSize = 1 + Int(generator.next() % 2)
-            scenario.reverseSet = generator.next() % 2 == 0
+            scenario.setSize = 1 + Int(generator.next() % 3)
+            scenario.setOrder = Int(generator.next() % UInt64(DeliveryScenario.factorial(scenario.setSize)))
+            scenario.urlShape = Int(generator.next() % 3)
             scenario.readyAt = [.beforeFirstEvent, .afterEvents(1), .afterLastEvent][Int(generator.next() % 3)]
-            scenario.universalLinkChannel = DeliveryScenario.UniversalLinkChannel.allCases[Int(generator.next() % 3)]
             scenario.swiftUIDelay = Int(generator.next() % 3)
+            scenario.activeBeforeLink = generator.next() % 2 == 0
+            scenario.sourceApplication = generator.next() % 2 == 0 ? nil : "com.example.demo.widget"
+            // Knobs that apply to some cells only: drawn, then kept where they apply.
+            func maybe(_ change: (inout DeliveryScenario) -> Void) {
+                var changed = scenario
+                change(&changed)
+                if changed.isValid { scenario = changed }
+            }
+            let draw = { generator.next() }
+            maybe { $0.universalLinkChannel = DeliveryScenario.UniversalLinkChannel.allCases[Int(draw() % 3)] }
+            maybe { $0.targetScene = DeliveryScenario.TargetScene.allCases[Int(draw() % 3)] }
+            maybe { $0.otherActivity = draw() % 2 == 0 }
+            maybe { $0.restoration = draw() % 2 == 0 }
+            maybe { $0.launchReturnsFalse = draw() % 4 == 0 }
+            maybe { $0.handlerMount = DeliveryScenario.HandlerMount.allCases[Int(draw() % 3)] }
+            maybe { $0.opening = draw() % 5 == 0 ? LinkOpening.allCases[Int(draw() % UInt64(LinkOpening.allCases.count))] : .tapInAnotherApp }
             actions.append(scenario)
         }
         return DeliverySequence(lifecycle: lifecycle, actions: actions)
     }
 
     /// Runs every action against one app, which a cold launch restarts, and checks the oracles over the whole run.
-    public func run(_ wiring: DeliverySimulator.Wiring) -> DeliverySimulator.Outcome {
+    public func run(_ wiring: DeliverySimulator.Wiring, route: @escaping DeliverySimulator.Router = DeliverySimulator.screenPerLink) -> DeliverySimulator.Outcome {
         var trace: [DeviceEvent] = []
         var handled: [(url: String, index: Int)] = []
-        var app = AppUnderTest(wiring: wiring)
+        var opened: [DeviceEvent.Link] = []
+        var app = AppUnderTest(wiring: wiring, route: route)
         var nextID = 0
         var readyMarks: [Int] = []
         for action in actions {
             let urls = DeliverySimulator(action).urls()
             let links = urls.map { url in
                 defer { nextID += 1 }
-                return DeviceEvent.Link(url: url, deliveryID: nextID)
+                return DeviceEvent.Link(url: url, deliveryID: nextID, sourceApplication: action.sourceApplication)
             }
+            opened += links
             // The user leaves the app before the next link: it goes to the background, or loses its scene.
             var transition: [DeviceEvent] = []
             if !trace.isEmpty {
@@ -65,7 +83,7 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
             }
             for (offset, event) in events.enumerated() {
                 let index = trace.count
-                if event == .processLaunch { app = AppUnderTest(wiring: wiring) }  // a new process: nothing survives
+                if event == .processLaunch { app = AppUnderTest(wiring: wiring, route: route) }  // a new process: nothing survives
                 if offset == readyOffset, !app.isReady {
                     readyMarks.append(index)
                     handled += app.becomeReady(at: index).map { ($0, index) }
@@ -80,7 +98,10 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
         }
         let violations = DeliverySimulator.check(trace, handled, readyAt: 0)
             + handled.filter { entry in !readyMarks.contains { $0 <= entry.index } }.map { "early: \($0.url) handled before the app was ready" }
-        return .init(trace: trace, handled: handled.map(\.url), violations: violations)
+        return .init(
+            trace: trace, handled: handled.map(\.url), undelivered: DeliverySimulator.undelivered(opened, trace),
+            navigation: app.navigation, violations: violations + app.navigationViolations(handled: handled.map(\.url))
+        )
     }
 }
 

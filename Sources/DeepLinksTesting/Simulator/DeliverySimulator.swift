@@ -12,15 +12,28 @@ public struct DeliverySimulator: Sendable {
         case naiveApplicationDelegateOnly
         /// Only `scene(_:openURLContexts:)` (its first context) and `scene(_:continue:)` (P1, P7), handling at once.
         case naiveWarmSceneCallbacksOnly
+        /// Every scene and SwiftUI callback, handling at once, but `.first` of each set (P7, P8).
+        case naiveFirstOfEachSet
     }
 
     public struct Outcome: Sendable {
         public var trace: [DeviceEvent]
         /// The URLs the app handled, in order.
         public var handled: [String]
+        /// Links the user opened that iOS never handed the app: sent to the browser (stage 1), the members of
+        /// a set SwiftUI does not publish, a publish a profile drops. The oracle expects none of them.
+        public var undelivered: [String]
+        /// Where the app's navigation ended.
+        public var navigation: NavigationState
         /// Oracle violations, one sentence each; empty when the run is correct.
         public var violations: [String]
     }
+
+    /// Where the app under test navigates for a link; nil when its route table rejects it.
+    public typealias Router = @Sendable (String) -> NavigationTarget?
+
+    /// Every link to a screen of its own, on one tab: enough to check the app ends where the last link points.
+    public static let screenPerLink: Router = { url in NavigationTarget(tab: "links", path: ["link " + url]) }
 
     public var scenario: DeliveryScenario
 
@@ -28,25 +41,37 @@ public struct DeliverySimulator: Sendable {
         self.scenario = scenario
     }
 
-    /// The URLs of one user action: a set of `setSize` links whose shape checks byte-exactness (goal 4).
+    /// URL shapes that check byte-exactness (goal 4): repeated keys, `+` and `%2B`, a fragment, non-ASCII,
+    /// an address inside a value, and a long one (about 3 KiB).
+    public static let urlShapes = [
+        "post/10?tag=a&tag=b&q=a+b%2Bc#frag",
+        "search?q=caf%C3%A9%20%F0%9F%98%80&e=user%2Btag%40example.com",
+        "post/12?ref=" + String(repeating: "%F0%9F%98%80a+b%2B", count: 170) + "#" + String(repeating: "x", count: 100),
+    ]
+
+    /// The URLs of one user action: a set of `setSize` links of distinct shapes.
     func urls() -> [String] {
-        let base = scenario.kind == .universalLink ? "https://links.example.com" : "demoapp://"
-        let shapes = ["post/10?tag=a&tag=b&q=a+b%2Bc#frag", "search?q=caf%C3%A9%20%F0%9F%98%80&e=user%2Btag%40example.com"]
-        return (0..<scenario.setSize).map { index in
-            scenario.kind == .universalLink ? base + "/" + shapes[index % 2] : base + shapes[index % 2]
+        (0..<scenario.setSize).map { index in
+            let shape = Self.urlShapes[(scenario.urlShape + index) % Self.urlShapes.count]
+            return scenario.kind == .universalLink ? "https://links.example.com/" + shape : "demoapp://" + shape
         }
     }
 
     /// Runs the scenario with the wiring under test.
-    /// - Parameter urls: the links of the user action; by default `setSize` links whose shapes test
-    ///   byte-exactness. Give real ones (a reset link from a real message, say) to follow them to the app.
-    public func run(_ wiring: Wiring, urls given: [String]? = nil) -> Outcome {
-        var links = (given ?? urls()).enumerated().map { DeviceEvent.Link(url: $0.element, deliveryID: $0.offset) }
+    /// - Parameters:
+    ///   - urls: the links of the user action; by default `setSize` links whose shapes test byte-exactness.
+    ///     Give real ones (a reset link from a real message, say) to follow them to the app.
+    ///   - route: where the app navigates for a link: give your route table's (`table.match(url)` mapped to
+    ///     a ``NavigationTarget``) to check the app ends on the right screen.
+    public func run(_ wiring: Wiring, urls given: [String]? = nil, route: @escaping Router = screenPerLink) -> Outcome {
+        var links = (given ?? urls()).enumerated().map {
+            DeviceEvent.Link(url: $0.element, deliveryID: $0.offset, sourceApplication: scenario.sourceApplication)
+        }
         var trace = DeliveryPlanner.trace(scenario, links: links)
         if scenario.repeatLink {
             // The same link opened again, now with the app in the foreground: a second, genuine delivery.
-            var warm = scenario
-            warm.state = .foreground
+            var warm = DeliveryScenario(lifecycle: scenario.lifecycle, state: .foreground, kind: scenario.kind)
+            warm.universalLinkChannel = scenario.universalLinkChannel
             let again = DeviceEvent.Link(url: links[0].url, deliveryID: links.count)
             links.append(again)
             trace += [.tick, .tick, .tick] + DeliveryPlanner.trace(warm, links: [again])
@@ -58,7 +83,7 @@ public struct DeliverySimulator: Sendable {
         case .afterLastEvent: readyIndex = trace.count
         }
 
-        var app = AppUnderTest(wiring: wiring, active: scenario.state == .foreground)
+        var app = AppUnderTest(wiring: wiring, route: route, active: scenario.state == .foreground)
         var handledAt: [(url: String, index: Int)] = []
         var readyAt = Int.max
         for index in 0...trace.count {
@@ -69,14 +94,25 @@ public struct DeliverySimulator: Sendable {
             guard index < trace.count else { break }
             handledAt += app.receive(trace[index], at: index).map { ($0, index) }
         }
-        return Outcome(trace: trace, handled: handledAt.map(\.url), violations: Self.check(trace, handledAt, readyAt: readyAt))
+        return Outcome(
+            trace: trace,
+            handled: handledAt.map(\.url),
+            undelivered: Self.undelivered(links, trace),
+            navigation: app.navigation,
+            violations: Self.check(trace, handledAt, readyAt: readyAt) + app.navigationViolations(handled: handledAt.map(\.url))
+        )
+    }
+
+    static func undelivered(_ links: [DeviceEvent.Link], _ trace: [DeviceEvent]) -> [String] {
+        let delivered = Set(trace.flatMap(\.links).map(\.deliveryID))
+        return links.filter { !delivered.contains($0.deliveryID) }.map(\.url)
     }
 
     /// The oracles. The expected links are those the trace carries at all: SwiftUI publishes one member of a
     /// set, so iOS itself never hands the app the others.
     static func check(_ trace: [DeviceEvent], _ handled: [(url: String, index: Int)], readyAt: Int) -> [String] {
         var expected: [Int: String] = [:]
-        for event in trace { for link in event.links { expected[link.deliveryID] = link.url } }
+        for event in trace { for link in event.links where link.isDelivery { expected[link.deliveryID] = link.url } }
         let expectedInOrder = expected.keys.sorted().map { expected[$0]! }
         var violations: [String] = []
         let handledURLs = handled.map(\.url)
@@ -95,7 +131,7 @@ public struct DeliverySimulator: Sendable {
         // Order and causality: the k-th handling of a URL answers its k-th delivery, and never comes before it.
         var firstSeen: [Int: Int] = [:]
         for (index, event) in trace.enumerated() {
-            for link in event.links where firstSeen[link.deliveryID] == nil { firstSeen[link.deliveryID] = index }
+            for link in event.links where link.isDelivery && firstSeen[link.deliveryID] == nil { firstSeen[link.deliveryID] = index }
         }
         for url in Set(expectedInOrder) {
             let deliveries = expected.keys.filter { expected[$0] == url }.sorted()
@@ -108,20 +144,23 @@ public struct DeliverySimulator: Sendable {
     }
 }
 
-/// The app model the simulator drives: its glue transcribes each callback; its core decides.
+/// The app model the simulator drives: its glue transcribes each callback; its core (the inbox) decides;
+/// each handled link moves its navigation by a ``NavigationPlan``, and restored state replaces it.
 struct AppUnderTest {
     let wiring: DeliverySimulator.Wiring
+    let route: DeliverySimulator.Router
     var inbox = LinkInbox()
     var isReady = false
-
-    /// - Parameter active: whether the app is in the foreground when the run starts.
-    init(wiring: DeliverySimulator.Wiring, active: Bool = false) {
-        self.wiring = wiring
-        if active { _ = inbox.setActive(true, at: .zero) }
-    }
-
+    var navigation = NavigationState()
     /// Run-loop turns seen so far.
     var turn = 0
+
+    /// - Parameter active: whether the app is in the foreground when the run starts.
+    init(wiring: DeliverySimulator.Wiring, route: @escaping DeliverySimulator.Router, active: Bool = false) {
+        self.wiring = wiring
+        self.route = route
+        if active { _ = inbox.setActive(true, at: .zero) }
+    }
 
     /// A tick is a run-loop turn of 100 ms; events within one turn are 1 ms apart.
     func time(_ index: Int) -> Duration { .milliseconds(100 * turn + index) }
@@ -129,59 +168,96 @@ struct AppUnderTest {
     mutating func becomeReady(at index: Int) -> [String] {
         isReady = true
         guard wiring == .library else { return [] }
-        return Self.handled(inbox.setReady(true, at: time(index)))
+        return navigate(inbox.setReady(true, at: time(index)))
     }
 
     mutating func receive(_ event: DeviceEvent, at index: Int) -> [String] {
+        switch event {
+        case .tick:
+            turn += 1
+        case .stateRestoration(_, let screen):
+            // Every wiring restores as the app launches or the scene connects, before it reads the link.
+            navigation = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+        default: break
+        }
         switch wiring {
         case .library:
             switch event {
-            case .tick:
-                turn += 1
             case .appDidBecomeActive, .sceneDidBecomeActive, .swiftUIPhaseActive:
-                return Self.handled(inbox.setActive(true, at: time(index)))
-            case .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
-                return Self.handled(inbox.setActive(false, at: time(index)))
-            default: break
+                return navigate(inbox.setActive(true, at: time(index)))
+            case .appWillResignActive, .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
+                return navigate(inbox.setActive(false, at: time(index)))
+            default:
+                var actions: [LinkInbox.Action] = []
+                for (url, channel) in Self.transcribe(event) {
+                    actions += inbox.receive(url, via: channel, at: time(index))
+                }
+                return navigate(actions)
             }
-            var actions: [LinkInbox.Action] = []
-            for (url, channel) in Self.transcribe(event) {
-                actions += inbox.receive(url, via: channel, at: time(index))
-            }
-            return Self.handled(actions)
         case .naiveApplicationDelegateOnly:
             switch event {
-            case .appOpenURL(let link), .appContinueUserActivity(let link): return isReady ? [link.url] : []
+            case .appOpenURL(let link), .appContinueUserActivity(let link): return handleAtOnce([link.url])
             default: return []
             }
         case .naiveWarmSceneCallbacksOnly:
             switch event {
-            case .sceneOpenURLContexts(_, let contexts): return isReady ? [contexts[0].url] : []
-            case .sceneContinueUserActivity(_, let link): return isReady ? [link.url] : []
+            case .sceneOpenURLContexts(_, let contexts): return handleAtOnce([contexts[0].url])
+            case .sceneContinueUserActivity(_, let link): return handleAtOnce([link.url])
+            default: return []
+            }
+        case .naiveFirstOfEachSet:
+            switch event {
+            case .sceneWillConnect(_, let contexts, let activities): return handleAtOnce([(contexts.first ?? activities.first)?.url].compactMap { $0 })
+            case .sceneOpenURLContexts(_, let contexts): return handleAtOnce([contexts[0].url])
+            case .sceneContinueUserActivity(_, let link), .swiftUIOpenURL(_, let link): return handleAtOnce([link.url])
             default: return []
             }
         }
     }
 
-    /// The glue the library asks apps to paste: each callback's payload, untouched, with its channel.
-    /// It reads `url`, never `deliveryID`.
+    /// The glue the library asks apps to paste: each callback's payload, untouched, with its channel; an
+    /// activity counts only when ``LinkInbox/link(activityType:webpageURL:)`` says it is a link.
+    /// It reads `url` and `activityType`, never `deliveryID`.
     static func transcribe(_ event: DeviceEvent) -> [(String, LinkChannel)] {
+        func link(_ activity: DeviceEvent.Link) -> String? {
+            LinkInbox.link(activityType: activity.activityType ?? "", webpageURL: activity.url)
+        }
         switch event {
         case .appDidFinishLaunching(let url, let activity):
-            return (url.map { [($0.url, LinkChannel.launchOptionsURL)] } ?? []) + (activity.map { [($0.url, .launchOptionsUserActivity)] } ?? [])
-        case .appOpenURL(let link): return [(link.url, .applicationOpenURL)]
-        case .appContinueUserActivity(let link): return [(link.url, .applicationContinueUserActivity)]
+            return (url.map { [($0.url, LinkChannel.launchOptionsURL)] } ?? []) + (activity.flatMap(link).map { [($0, .launchOptionsUserActivity)] } ?? [])
+        case .appOpenURL(let context): return [(context.url, .applicationOpenURL)]
+        case .appContinueUserActivity(let activity): return link(activity).map { [($0, .applicationContinueUserActivity)] } ?? []
         case .sceneWillConnect(_, let contexts, let activities):
-            return contexts.map { ($0.url, .sceneConnectionURLContext) } + activities.map { ($0.url, .sceneConnectionUserActivity) }
+            return contexts.map { ($0.url, .sceneConnectionURLContext) } + activities.compactMap(link).map { ($0, .sceneConnectionUserActivity) }
         case .sceneOpenURLContexts(_, let contexts): return contexts.map { ($0.url, .sceneOpenURLContexts) }
-        case .sceneContinueUserActivity(_, let link): return [(link.url, .sceneContinueUserActivity)]
-        case .swiftUIOpenURL(_, let link): return [(link.url, .onOpenURL)]
-        case .swiftUIContinue(_, let link): return [(link.url, .onContinueUserActivity)]
+        case .sceneContinueUserActivity(_, let activity): return link(activity).map { [($0, .sceneContinueUserActivity)] } ?? []
+        case .swiftUIOpenURL(_, let url): return [(url.url, .onOpenURL)]
+        case .swiftUIContinue(_, let activity): return link(activity).map { [($0, .onContinueUserActivity)] } ?? []
         default: return []
         }
     }
 
-    static func handled(_ actions: [LinkInbox.Action]) -> [String] {
-        actions.compactMap { if case .handle(let delivery) = $0 { delivery.url } else { nil } }
+    /// A naive wiring handles a link the moment it sees it, and can do so only once its UI exists.
+    private mutating func handleAtOnce(_ urls: [String]) -> [String] {
+        guard isReady else { return [] }
+        for url in urls { go(to: url) }
+        return urls
+    }
+
+    private mutating func navigate(_ actions: [LinkInbox.Action]) -> [String] {
+        let urls = actions.compactMap { action -> String? in if case .handle(let delivery) = action { delivery.url } else { nil } }
+        for url in urls { go(to: url) }
+        return urls
+    }
+
+    private mutating func go(to url: String) {
+        guard let target = route(url) else { return }
+        navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
+    }
+
+    /// Oracle: the app shows the destination of the last link it handled (restored state must not win, P9).
+    func navigationViolations(handled: [String]) -> [String] {
+        guard let last = handled.last, let target = route(last), !navigation.isShowing(target) else { return [] }
+        return ["wrong screen: after \(last) the app shows \(navigation)"]
     }
 }
