@@ -70,7 +70,7 @@ import Testing
         var cells = Set<String>()
         for scenario in grid {
             cells.insert(scenario.cell)
-            if Self.isKnownLimit(scenario) {
+            if scenario.isKnownLimit {
                 knownLimit += 1
                 continue
             }
@@ -88,13 +88,6 @@ import Testing
 }
 
 extension DeliverySimulatorTests {
-    /// D2 with the fb17446617 profile (SwiftUI drops the cold publish; the app's scene delegate has the link)
-    /// and the same universal link tapped again within the duplicate window with no background trip between:
-    /// the second tap comes through onOpenURL alone, exactly as the dropped publish would have, and is merged.
-    static func isKnownLimit(_ scenario: DeliveryScenario) -> Bool {
-        scenario.lifecycle == .swiftUIWithAdaptor && scenario.kind == .universalLink && scenario.dropsColdSwiftUIPublish && scenario.repeatLink
-    }
-
     @Test func theKnownLimitLosesOnlyARepeatInsideTheWindow() {
         var scenario = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .notRunning, kind: .universalLink)
         scenario.dropsColdSwiftUIPublish = true
@@ -136,5 +129,150 @@ extension DeliverySimulatorTests {
             failing += 1
         }
         #expect(failing > 200, "the app-delegate-only wiring should lose links in most sequences, lost in \(failing) of 300")
+    }
+}
+
+/// One test per knob of specs/ios-delivery.md §5.5, with the naive wiring that the knob catches where there is one.
+@Suite struct DeliveryKnobTests {
+    typealias Scenario = DeliveryScenario
+
+    static func scenario(_ lifecycle: Scenario.Lifecycle, _ state: Scenario.AppState, _ kind: Scenario.LinkKind, _ change: (inout Scenario) -> Void = { _ in }) -> Scenario {
+        var scenario = Scenario(lifecycle: lifecycle, state: state, kind: kind)
+        scenario.readyAt = .beforeFirstEvent
+        change(&scenario)
+        #expect(scenario.isValid, "\(scenario)")
+        return scenario
+    }
+
+    @Test func P7_everyOrderOfASetOfThreeIsHandledWhole() {
+        for order in 0..<6 {
+            let scenario = Self.scenario(.sceneDelegate, .background, .customScheme) { $0.setSize = 3; $0.setOrder = order }
+            let outcome = DeliverySimulator(scenario).run(.library)
+            #expect(outcome.violations.isEmpty)
+            #expect(outcome.handled.sorted() == DeliverySimulator(scenario).urls().sorted())
+            #expect(DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+        }
+        let orders = Set((0..<6).map { order in Self.scenario(.sceneDelegate, .background, .customScheme) { $0.setSize = 3; $0.setOrder = order }.ordered([1, 2, 3]) })
+        #expect(orders.count == 6)
+    }
+
+    @Test func P8_anActivityThatIsNotALinkIsNeverHandled() {
+        for lifecycle in [Scenario.Lifecycle.sceneDelegate, .swiftUIWithAdaptor] {
+            let scenario = Self.scenario(lifecycle, .notRunning, .universalLink) { $0.otherActivity = true }
+            let naive = DeliverySimulator(scenario).run(.naiveFirstOfEachSet)
+            #expect(naive.violations.contains("altered or invented: https://links.example.com/post/99 was never delivered"))
+            #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
+        }
+    }
+
+    @Test func P5_aLaunchMethodReturningFalseLeavesOnlyTheLaunchOptions() {
+        for kind in Scenario.LinkKind.allCases {
+            let scenario = Self.scenario(.appDelegate, .notRunning, kind) { $0.launchReturnsFalse = true }
+            #expect(!DeliverySimulator(scenario).run(.library).trace.contains { if case .appOpenURL = $0 { true } else if case .appContinueUserActivity = $0 { true } else { false } })
+            #expect(DeliverySimulator(scenario).run(.library).handled.count == 1)
+            #expect(DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+        }
+    }
+
+    @Test func P9_restoredStateDoesNotHideTheLink() {
+        var count = 0
+        for lifecycle in Scenario.Lifecycle.allCases {
+            for state in [Scenario.AppState.notRunning, .backgroundDetached] {
+                for kind in Scenario.LinkKind.allCases {
+                    var scenario = Scenario(lifecycle: lifecycle, state: state, kind: kind)
+                    scenario.restoration = true
+                    guard scenario.isValid else { continue }
+                    let outcome = DeliverySimulator(scenario).run(.library)
+                    #expect(outcome.trace.contains(.stateRestoration(scene: lifecycle == .appDelegate ? nil : 1, screen: "restored")))
+                    #expect(outcome.violations.isEmpty, "\(scenario): \(outcome.violations)")
+                    #expect(outcome.navigation.isShowing(DeliverySimulator.screenPerLink(outcome.handled.last!)!))
+                    count += 1
+                }
+            }
+        }
+        #expect(count == 14)
+    }
+
+    @Test func theScreenOracleCatchesRestorationAppliedAfterTheLink() {
+        let url = "demoapp://post/1"
+        var app = AppUnderTest(wiring: .library, route: DeliverySimulator.screenPerLink)
+        _ = app.becomeReady(at: 0)
+        #expect(app.receive(.sceneWillConnect(scene: 1, urlContexts: [.init(url: url, deliveryID: 0)], userActivities: []), at: 1) == [url])
+        #expect(app.navigationViolations(handled: [url]).isEmpty)
+        _ = app.receive(.stateRestoration(scene: 1, screen: "restored"), at: 2)
+        #expect(app.navigationViolations(handled: [url]).count == 1)
+    }
+
+    @Test func P13_aLinkThatOpensANewWindowOrReachesAnotherIsHandledOnce() {
+        for lifecycle in [Scenario.Lifecycle.sceneDelegate, .swiftUI, .swiftUIWithAdaptor] {
+            for kind in Scenario.LinkKind.allCases {
+                for target in Scenario.TargetScene.allCases {
+                    let scenario = Self.scenario(lifecycle, .foreground, kind) { $0.targetScene = target; $0.activeBeforeLink = true }
+                    let outcome = DeliverySimulator(scenario).run(.library)
+                    #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
+                    #expect(outcome.trace.contains { $0 == .sceneDidBecomeActive(scene: target.id) || $0 == .swiftUIPhaseActive(scene: target.id) } == (target == .new))
+                }
+            }
+        }
+    }
+
+    @Test func P10_aHandlerMountedAfterThePublishOrRemountedStillGetsTheLinkOnce() {
+        for lifecycle in [Scenario.Lifecycle.swiftUI, .swiftUIWithAdaptor] {
+            for mount in Scenario.HandlerMount.allCases {
+                let scenario = Self.scenario(lifecycle, .notRunning, .customScheme) { $0.handlerMount = mount }
+                let outcome = DeliverySimulator(scenario).run(.library)
+                #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
+            }
+        }
+    }
+
+    @Test func interleave_activationBeforeOrAfterTheLinkChangesNothing() {
+        for cell in Scenario.allCells {
+            for activeFirst in [false, true] {
+                var scenario = cell
+                scenario.activeBeforeLink = activeFirst
+                scenario.repeatLink = true
+                let outcome = DeliverySimulator(scenario).run(.library)
+                #expect(outcome.violations.isEmpty && outcome.handled.count == 2, "\(scenario): \(outcome.violations)")
+            }
+        }
+    }
+
+    @Test func P15_aLinkIOSSendsToTheBrowserProducesNothing() {
+        var browser = 0
+        for opening in LinkOpening.allCases {
+            let scenario = Self.scenario(.sceneDelegate, .background, .universalLink) { $0.opening = opening }
+            let outcome = DeliverySimulator(scenario).run(.library)
+            #expect(outcome.violations.isEmpty)
+            if RoutingPolicy.delivers(.universalLink, opening: opening) {
+                #expect(outcome.handled.count == 1)
+            } else {
+                browser += 1
+                #expect(outcome.trace.isEmpty && outcome.handled.isEmpty && outcome.undelivered.count == 1)
+            }
+        }
+        #expect(browser == 5)
+        #expect(!RoutingPolicy.delivers(.universalLink, opening: .tapInAnotherApp, associationCached: false))
+        #expect(!RoutingPolicy.delivers(.universalLink, opening: .tapInAnotherApp, userChoseBrowser: true))
+        #expect(RoutingPolicy.delivers(.customScheme, opening: .typedInTheAddressBar))
+    }
+
+    @Test func P16_theSenderChangesNothing() {
+        for cell in Scenario.allCells {
+            var fromOtherTeam = cell
+            fromOtherTeam.readyAt = .beforeFirstEvent
+            var fromSameTeam = fromOtherTeam
+            fromSameTeam.sourceApplication = "com.example.demo.widget"
+            #expect(DeliverySimulator(fromOtherTeam).run(.library).handled == DeliverySimulator(fromSameTeam).run(.library).handled)
+        }
+    }
+
+    @Test func goal4_aLongURLArrivesByteForByte() {
+        for cell in Scenario.allCells {
+            var scenario = cell
+            scenario.urlShape = 2
+            let outcome = DeliverySimulator(scenario).run(.library)
+            #expect(outcome.handled == DeliverySimulator(scenario).urls() && outcome.handled[0].utf8.count > 3000)
+        }
     }
 }

@@ -173,6 +173,14 @@ public struct DeliveryScenario: Sendable, Hashable, CustomStringConvertible {
         return "\(cell) " + knobs.joined(separator: " ")
     }
 
+    /// The one combination the library cannot tell apart (README, "Known limits"): D2 under fb17446617
+    /// (SwiftUI drops the cold publish, the app's scene delegate has the link) and the same universal link
+    /// tapped again within the duplicate window with no background trip between. The second tap comes
+    /// through `onOpenURL` alone, exactly as the dropped publish would have, and is merged with the first.
+    public var isKnownLimit: Bool {
+        lifecycle == .swiftUIWithAdaptor && kind == .universalLink && dropsColdSwiftUIPublish && repeatLink
+    }
+
     /// Every valid cell with default knobs.
     public static var allCells: [DeliveryScenario] {
         Lifecycle.allCases.flatMap { lifecycle in

@@ -1,0 +1,53 @@
+import DeepLinks
+import DeepLinksTesting
+import DemoAppRoutes
+import Testing
+
+/// The delivery simulator driving the demo app's real route table and navigation: each link through the
+/// inbox, `DemoRoute.table`, `navigationTarget` and a ``NavigationPlan``, in every cell and knob.
+@Suite struct DemoAppDeliveryTests {
+    static let route: DeliverySimulator.Router = { url in
+        guard case .success(let match) = DemoRoute.table.match(url) else { return nil }
+        return match.destination.navigationTarget
+    }
+
+    @Test func theSimulatorsLinksReachTheirDemoScreensWithTheirParameters() {
+        let expected = [
+            NavigationTarget(tab: "posts", path: ["post/10"]),
+            NavigationTarget(tab: "search", path: ["search q=café 😀 tags= page=1"]),
+            NavigationTarget(tab: "posts", path: ["post/12"]),
+        ]
+        for base in ["demoapp://", "https://links.example.com/"] {
+            #expect(DeliverySimulator.urlShapes.map { Self.route(base + $0) } == expected)
+        }
+    }
+
+    @Test func everyCellAndKnobEndsOnTheLastLinksScreen() {
+        let grid = DeliveryScenario.grid(seed: 7).filter { !$0.isKnownLimit }
+        var failures = 0
+        for scenario in grid {
+            let outcome = DeliverySimulator(scenario).run(.library, route: Self.route)
+            if !outcome.violations.isEmpty {
+                failures += 1
+                if failures <= 5 { Issue.record("\(scenario): \(outcome.violations)") }
+            }
+            if let last = outcome.handled.last {
+                #expect(outcome.navigation.isShowing(Self.route(last)!))
+            }
+        }
+        print("delivery simulator, demo app: \(grid.count) scenarios (grid seed 7) through DemoRoute.table, \(failures) with a violation")
+        #expect(failures == 0)
+    }
+
+    @Test func aResetLinkFromAMailOpensTheResetScreenOverAnyTab() {
+        let link = "https://links.example.com/reset-password#token=\(String(repeating: "A", count: 43))&email=user%2Btag%40example.com"
+        for cell in DeliveryScenario.allCells where cell.kind == .universalLink {
+            let outcome = DeliverySimulator(cell).run(.library, urls: [link], route: Self.route)
+            #expect(outcome.violations.isEmpty && outcome.handled == [link])
+            #expect(outcome.navigation.presented == ["reset-password"])
+        }
+        guard case .success(let match) = DemoRoute.table.match(link) else { Issue.record("no match"); return }
+        #expect(match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com"))
+        #expect(match.destination.requirements.isEmpty)
+    }
+}
