@@ -11,7 +11,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-deeplinks",
-    platforms: [.iOS(.v15), .macOS(.v13), .tvOS(.v15), .visionOS(.v1)],
+    // iOS 16: Duration and ContinuousClock (the inbox's clock), NavigationStack (the SwiftUI adapter).
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "DeepLinks", targets: ["DeepLinks"]),
         .library(name: "DeepLinksTesting", targets: ["DeepLinksTesting"]),
@@ -37,6 +38,7 @@ let package = Package(
         .testTarget(
             name: "AppSiteAssociationTests",
             dependencies: ["AppSiteAssociation"],
+            exclude: ["Golden"],  // read by path, as fixtures
             swiftSettings: swiftSettings
         ),
     ]

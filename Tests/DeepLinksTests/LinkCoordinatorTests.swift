@@ -11,11 +11,11 @@ import Testing
     @Test func linksWaitForReadinessThenAreDeliveredOnceThroughTheRouteTable() async {
         let delivered = Delivered()
         let coordinator = LinkCoordinator(table: DemoRoute.table) { await delivered.append($0) }
-        await coordinator.receive("demoapp://post/1", via: .launchOptionsURL)
-        await coordinator.receive("demoapp://post/1", via: .applicationOpenURL)
-        await coordinator.receive("otherapp://x", via: .applicationOpenURL)
+        coordinator.receive("demoapp://post/1", via: .launchOptionsURL)
+        coordinator.receive("demoapp://post/1", via: .applicationOpenURL)
+        coordinator.receive("otherapp://x", via: .applicationOpenURL)
         #expect(await delivered.all.isEmpty)
-        await coordinator.setReady(true)
+        coordinator.setReady(true)
         await coordinator.settle()
         #expect(await delivered.all == [.post(id: 1)])
         let events = await coordinator.events.map(\.description)
@@ -32,11 +32,11 @@ import Testing
             table: DemoRoute.table,
             requirements: { if case .settings = $0 { ["signedIn"] } else { [] } }
         ) { await delivered.append($0) }
-        await coordinator.setReady(true)
-        await coordinator.receive("demoapp://settings/account", via: .onOpenURL)
+        coordinator.setReady(true)
+        coordinator.receive("demoapp://settings/account", via: .onOpenURL)
         await coordinator.settle()
         #expect(await delivered.all.isEmpty)
-        await coordinator.setCondition("signedIn", holds: true)
+        coordinator.setCondition("signedIn", holds: true)
         await coordinator.settle()
         #expect(await delivered.all == [.settings(tab: .account)])
     }
@@ -50,9 +50,9 @@ import Testing
                 return destination
             }
         ) { await delivered.append($0) }
-        await coordinator.setReady(true)
-        await coordinator.receive("demoapp://post/1", via: .onOpenURL)
-        await coordinator.receive("demoapp://post/2", via: .onOpenURL)
+        coordinator.setReady(true)
+        coordinator.receive("demoapp://post/1", via: .onOpenURL)
+        coordinator.receive("demoapp://post/2", via: .onOpenURL)
         await coordinator.settle()
         #expect(await delivered.all == [.post(id: 2)])
         let events = await coordinator.events.map(\.description)
@@ -71,10 +71,10 @@ import Testing
                 return destination
             }
         ) { await delivered.append($0) }
-        await coordinator.setReady(true)
-        await coordinator.receive("demoapp://post/1", via: .onOpenURL)
+        coordinator.setReady(true)
+        coordinator.receive("demoapp://post/1", via: .onOpenURL)
         await coordinator.settle()
-        await coordinator.receive("demoapp://post/2", via: .onOpenURL)
+        coordinator.receive("demoapp://post/2", via: .onOpenURL)
         await coordinator.settle()
         #expect(await delivered.all.isEmpty)
         let events = await coordinator.events.map(\.description)
@@ -83,11 +83,46 @@ import Testing
 
     @Test func secretsStayRedactedInEvents() async {
         let coordinator = LinkCoordinator(table: DemoRoute.table) { _ in }
-        await coordinator.setReady(true)
-        await coordinator.receive("demoapp://reset-password?token=SECRETSECRETSECRETSECRETSECRET123", via: .onOpenURL)
-        await coordinator.receive("demoapp://reset-password?token=short-SECRET", via: .onOpenURL)
+        coordinator.setReady(true)
+        coordinator.receive("demoapp://reset-password?token=SECRETSECRETSECRETSECRETSECRET123", via: .onOpenURL)
+        coordinator.receive("demoapp://reset-password?token=short-SECRET", via: .onOpenURL)
         await coordinator.settle()
         let events = await coordinator.events.map(\.description).joined(separator: "\n")
         #expect(!events.contains("SECRET"))
+    }
+}
+
+@Suite struct LinkCoordinatorOrderTests {
+    actor Delivered {
+        private(set) var all: [DemoRoute] = []
+        func append(_ destination: DemoRoute) { all.append(destination) }
+    }
+
+    /// What an adapter does: synchronous calls from one thread, as UIKit makes them; they apply in call order.
+    @Test func inputsFromSynchronousCallbacksApplyInCallOrder() async {
+        let delivered = Delivered()
+        let coordinator = LinkCoordinator(table: DemoRoute.table) { await delivered.append($0) }
+        for id in 1...50 { coordinator.receive("demoapp://post/\(id)", via: .sceneOpenURLContexts) }
+        coordinator.setReady(true)
+        await coordinator.settle()
+        // Held links released together are all delivered, in order (the queue policy).
+        #expect(await delivered.all == (1...50).map { DemoRoute.post(id: $0) })
+        // Later taps in a burst: each newer one may cancel the one in flight, never reorder; the last wins.
+        for id in 51...100 { coordinator.receive("demoapp://post/\(id)", via: .sceneOpenURLContexts) }
+        await coordinator.settle()
+        let ids = await delivered.all.map { if case .post(let id) = $0 { id } else { 0 } }
+        #expect(ids.last == 100 && ids == ids.sorted())
+        let outcomes = await coordinator.events.filter { $0.description.hasPrefix("delivered") || $0.description.hasPrefix("resolution cancelled") }
+        #expect(outcomes.count == 100, "each link delivered or cancelled, once")
+    }
+
+    @Test func onlyABrowsingWebActivityIsALink() async {
+        let delivered = Delivered()
+        let coordinator = LinkCoordinator(table: DemoRoute.table) { await delivered.append($0) }
+        coordinator.setReady(true)
+        coordinator.receive(activityType: "com.example.demo.viewing-post", webpageURL: "https://links.example.com/post/99", via: .sceneConnectionUserActivity)
+        coordinator.receive(activityType: LinkInbox.browsingWebActivityType, webpageURL: "https://links.example.com/post/7", via: .sceneConnectionUserActivity)
+        await coordinator.settle()
+        #expect(await delivered.all == [.post(id: 7)])
     }
 }

@@ -185,7 +185,7 @@ struct AppUnderTest {
             switch event {
             case .appDidBecomeActive, .sceneDidBecomeActive, .swiftUIPhaseActive:
                 return navigate(inbox.setActive(true, at: time(index)))
-            case .appWillResignActive, .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
+            case .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
                 return navigate(inbox.setActive(false, at: time(index)))
             default:
                 var actions: [LinkInbox.Action] = []
