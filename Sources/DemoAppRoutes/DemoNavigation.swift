@@ -1,11 +1,5 @@
 import DeepLinks
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension DemoRoute {
     /// The demo app's tabs, by identifier (never by index).
     public enum Tab {
@@ -18,21 +12,26 @@ extension DemoRoute {
     public static let signedIn = "signedIn"
 
     /// Where each destination lives in the demo app: the tab, the screens of its stack from the root, and the
-    /// modal over them. Screen identifiers carry the parameters, so a test can see they arrived intact.
+    /// modal over them. A screen's identifier is its destination's ``screen`` link, so it carries the
+    /// parameters (a test sees they arrived intact) but never a secret: the reset screen is "reset-password",
+    /// and the app keeps the token in memory beside it.
     public var navigationTarget: NavigationTarget {
         switch self {
         case .home: NavigationTarget(tab: Tab.posts)
-        case .post(let id): NavigationTarget(tab: Tab.posts, path: ["post/\(id)"])
         case .newPost: NavigationTarget(tab: Tab.posts, present: "new-post")
-        case .comments(let id): NavigationTarget(tab: Tab.posts, path: ["post/\(id)", "comments/\(id)"])
+        case .comments(let id): NavigationTarget(tab: Tab.posts, path: [DemoRoute.post(id: id).screen, screen])
         // Over whatever tab is shown: the user came from a mail, not from a place in the app.
         case .resetPassword: NavigationTarget(present: "reset-password")
-        case .search(let query, let tags, let page):
-            NavigationTarget(tab: Tab.search, path: ["search q=\(query) tags=\(tags.joined(separator: ",")) page=\(page)"])
-        case .profile(let id): NavigationTarget(tab: Tab.posts, path: ["profile/\(id.uuidString.lowercased())"])
-        case .file(let path): NavigationTarget(tab: Tab.posts, path: ["file/\(path)"])
-        case .settings(let tab): NavigationTarget(tab: Tab.settings, path: ["settings/\(tab.rawValue)"])
+        case .search: NavigationTarget(tab: Tab.search, path: [screen])
+        case .settings: NavigationTarget(tab: Tab.settings, path: [screen])
+        case .post, .profile, .file: NavigationTarget(tab: Tab.posts, path: [screen])
         }
+    }
+
+    /// A screen's identifier: the destination's link (custom scheme, or universal for a route that only
+    /// takes those), which `DemoRoute.table` parses back (`DemoRoute.table.destination(for: screen)`).
+    public var screen: String {
+        (try? Self.table.url(for: self, as: .customScheme())) ?? (try? Self.table.url(for: self)) ?? "unprintable"
     }
 
     /// What a destination needs before it is shown: a profile and the settings need a signed-in user; a

@@ -3,6 +3,12 @@ import DeepLinksTesting
 import DemoAppRoutes
 import Testing
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The delivery simulator driving the demo app's real route table and navigation: each link through the
 /// inbox, `DemoRoute.table`, `navigationTarget` and a ``NavigationPlan``, in every cell and knob.
 @Suite struct DemoAppDeliveryTests {
@@ -13,9 +19,9 @@ import Testing
 
     @Test func theSimulatorsLinksReachTheirDemoScreensWithTheirParameters() {
         let expected = [
-            NavigationTarget(tab: "posts", path: ["post/10"]),
-            NavigationTarget(tab: "search", path: ["search q=café 😀 tags= page=1"]),
-            NavigationTarget(tab: "posts", path: ["post/12"]),
+            NavigationTarget(tab: "posts", path: ["demoapp://post/10"]),
+            NavigationTarget(tab: "search", path: ["demoapp://search?q=caf%C3%A9%20%F0%9F%98%80&page=1"]),
+            NavigationTarget(tab: "posts", path: ["demoapp://post/12"]),
         ]
         for base in ["demoapp://", "https://links.example.com/"] {
             #expect(DeliverySimulator.urlShapes.map { Self.route(base + $0) } == expected)
@@ -49,5 +55,22 @@ import Testing
         guard case .success(let match) = DemoRoute.table.match(link) else { Issue.record("no match"); return }
         #expect(match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com"))
         #expect(match.destination.requirements.isEmpty)
+        #expect(match.destination.navigationTarget == NavigationTarget(present: "reset-password"), "no token in a screen identifier")
+    }
+
+    @Test func everyScreenIdentifierParsesBackToItsDestination() throws {
+        let destinations: [DemoRoute] = [
+            .home, .post(id: 3), .comments(postID: 3), .search(query: "a+b c@d", tags: ["x", "y"], page: 2),
+            .profile(id: UUID(uuidString: "6F1C1D5E-0000-4000-8000-000000000001")!), .file(path: "a/b c.txt"),
+            .settings(tab: .privacy),
+        ]
+        for destination in destinations {
+            for screen in destination.navigationTarget.path {
+                #expect(try DemoRoute.table.destination(for: screen) != .newPost)
+            }
+            if let last = destination.navigationTarget.path.last {
+                #expect(try DemoRoute.table.destination(for: last) == destination)
+            }
+        }
     }
 }
