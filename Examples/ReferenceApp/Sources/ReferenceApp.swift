@@ -1,0 +1,58 @@
+import DeepLinks
+import DeepLinksSwiftUI
+import DemoAppRoutes
+import SwiftUI
+
+/// The reference app: a SwiftUI `App` (life cycle C of specs/ios-delivery.md). Every link reaches the
+/// `LinkCoordinator` through one modifier on the root view; the coordinator holds links until the UI is
+/// mounted and, for routes behind sign-in, until the user is signed in.
+@main
+struct ReferenceApp: App {
+    @StateObject private var model = AppModel()
+
+    var body: some Scene {
+        WindowGroup {
+            RootView()
+                .environmentObject(model)
+                .environmentObject(model.navigation)
+                .deepLinks(model.coordinator)
+                .onAppear { model.coordinator.setReady(true) }
+        }
+    }
+}
+
+@MainActor
+final class AppModel: ObservableObject {
+    let navigation = NavigationModel(state: NavigationState(selectedTab: DemoRoute.Tab.posts))
+    let api = ServerAPI(baseURL: URL(string: "https://\(DemoRoute.host)")!)
+    /// The reset link's token and address, kept in memory only while the reset screen is shown.
+    @Published var pendingReset: (token: String, email: String?)?
+    @Published private(set) var sessionToken: String?
+    private(set) var coordinator: LinkCoordinator<DemoRoute>!
+
+    init() {
+        coordinator = LinkCoordinator(
+            table: DemoRoute.table,
+            requirements: { $0.requirements }
+        ) { [weak self] destination in
+            await self?.show(destination)
+        }
+    }
+
+    func show(_ destination: DemoRoute) {
+        if case .resetPassword(let token, let email) = destination {
+            pendingReset = (token, email)
+        }
+        navigation.go(to: destination.navigationTarget)
+    }
+
+    func signIn(email: String, password: String) async throws {
+        sessionToken = try await api.signIn(email: email, password: password)
+        coordinator.setCondition(DemoRoute.signedIn, holds: true)
+    }
+
+    func signOut() {
+        sessionToken = nil
+        coordinator.setCondition(DemoRoute.signedIn, holds: false)
+    }
+}

@@ -1,0 +1,63 @@
+import DeepLinks
+import DeepLinksSwiftUI
+import DemoAppRoutes
+import SwiftUI
+
+/// Three tabs, each a `NavigationStack` whose path is the tab's stack of screen identifiers in the
+/// `NavigationModel`; modals are sheets. A link moves all of it through one `NavigationPlan`.
+struct RootView: View {
+    @EnvironmentObject private var navigation: NavigationModel
+
+    var body: some View {
+        TabView(selection: $navigation.selectedTab) {
+            stack(DemoRoute.Tab.posts) { PostListScreen() }
+                .tabItem { Label("Posts", systemImage: "list.bullet") }
+                .tag(DemoRoute.Tab.posts)
+            stack(DemoRoute.Tab.search) { SearchScreen() }
+                .tabItem { Label("Search", systemImage: "magnifyingglass") }
+                .tag(DemoRoute.Tab.search)
+            stack(DemoRoute.Tab.settings) { SettingsScreen(tab: nil) }
+                .tabItem { Label("Settings", systemImage: "gear") }
+                .tag(DemoRoute.Tab.settings)
+        }
+        .sheet(item: $navigation.modal) { modal in
+            switch modal.id {
+            case "reset-password": ResetPasswordScreen()
+            case "new-post": NewPostScreen()
+            default: Text("Unknown screen")
+            }
+        }
+    }
+
+    private func stack<Root: View>(_ tab: String, @ViewBuilder root: () -> Root) -> some View {
+        NavigationStack(path: $navigation.state.stacks[tab, default: []]) {
+            root().navigationDestination(for: String.self) { ScreenView(screen: $0) }
+        }
+    }
+}
+
+/// Builds a pushed screen from its identifier: a link the route table parses back to a destination.
+struct ScreenView: View {
+    let screen: String
+
+    var body: some View {
+        if let destination = try? DemoRoute.table.destination(for: screen) {
+            view(for: destination)
+        } else {
+            Text("Unknown screen")
+        }
+    }
+
+    @ViewBuilder
+    private func view(for destination: DemoRoute) -> some View {
+        switch destination {
+        case .post(let id): PostScreen(id: id)
+        case .comments(let id): CommentsScreen(postID: id)
+        case .search(let query, let tags, let page): SearchResultsScreen(query: query, tags: tags, page: page)
+        case .profile(let id): Text("Profile \(id.uuidString)")
+        case .file(let path): Text("File \(path)")
+        case .settings(let tab): SettingsScreen(tab: tab)
+        case .home, .newPost, .resetPassword: Text("Not a pushed screen")
+        }
+    }
+}

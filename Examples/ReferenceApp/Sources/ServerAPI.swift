@@ -1,0 +1,43 @@
+import Foundation
+
+/// The few calls the reference app makes to the swift-deeplinks server (README, "The server").
+struct ServerAPI: Sendable {
+    let baseURL: URL
+
+    enum Failure: Error {
+        /// 400/422: the server's reason (a password too weak, say).
+        case rejected(String)
+        /// 410 or any other status: the link is no longer valid.
+        case invalid(status: Int)
+    }
+
+    func signIn(email: String, password: String) async throws -> String {
+        let body = try await post("/v1/sessions", ["email": email, "password": password])
+        return body["token"] as? String ?? ""
+    }
+
+    /// The masked address the link is for, when the link is still valid.
+    func verifyReset(token: String, email: String?) async throws -> String {
+        let body = try await post("/v1/password-resets/verify", ["token": token, "email": email].compactMapValues { $0 })
+        return body["email"] as? String ?? ""
+    }
+
+    func confirmReset(token: String, email: String?, password: String) async throws {
+        _ = try await post("/v1/password-resets/confirm", ["token": token, "email": email, "password": password].compactMapValues { $0 })
+    }
+
+    private func post(_ path: String, _ fields: [String: String]) async throws -> [String: Any] {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: fields)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        switch status {
+        case 200..<300: return body
+        case 400, 422: throw Failure.rejected(body["reason"] as? String ?? body["error"] as? String ?? "")
+        default: throw Failure.invalid(status: status)
+        }
+    }
+}
