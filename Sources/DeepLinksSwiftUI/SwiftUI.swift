@@ -63,6 +63,7 @@ public final class NavigationModel: ObservableObject {
     /// A presented screen, for `.sheet(item: $model.modal)`.
     public struct Modal: Identifiable, Hashable {
         public let id: String
+        public init(id: String) { self.id = id }
     }
 
     public var modal: Modal? {

@@ -93,10 +93,7 @@ import Testing
 }
 
 @Suite struct LinkCoordinatorOrderTests {
-    actor Delivered {
-        private(set) var all: [DemoRoute] = []
-        func append(_ destination: DemoRoute) { all.append(destination) }
-    }
+    typealias Delivered = LinkCoordinatorTests.Delivered
 
     /// What an adapter does: synchronous calls from one thread, as UIKit makes them; they apply in call order.
     @Test func inputsFromSynchronousCallbacksApplyInCallOrder() async {
