@@ -100,7 +100,11 @@ import Testing
         ("[1]", "config.json: the top level: expected an object"),
         (#"{"app": {"teamID": 5}}"#, "config.json: app.teamID: expected a string"),
         (#"{"app": {"domains": "links.example.com"}}"#, "config.json: app.domains: expected an array"),
-        ("{}", "config.json has 5 problems: app: is required; app.teamID: is required; app.bundleID: is required; app.customScheme: is required; app.domains: list at least one universal-link domain"),
+        ("{}", "config.json: app: is required"),
+        (#"{"apps": []}"#, "config.json: apps: list at least one app"),
+        (#"{"app": {}, "apps": [{}]}"#, "config.json: app, apps: give one app as app, or several as apps, not both"),
+        (#"{"apps": [{"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "x", "domains": ["x.com"]}, {"teamID": "ABCDE12345"}]}"#,
+         "config.json has 3 problems: apps[1].bundleID: is required; apps[1].customScheme: is required; apps[1].domains: list at least one universal-link domain"),
         (
             #"{"app": {"teamID": "abc", "bundleID": "demo", "customScheme": "https", "domains": ["https://x.com", "a.com:8443", "*.a.com", "a..com", "ok.example.com"], "appStoreID": "id123"}}"#,
             "config.json has 8 problems: app.teamID: 'abc' is not ten upper-case letters or digits; app.bundleID: 'demo' is not a reverse-DNS identifier (letters, digits, '-' and '.'); app.customScheme: 'https' is reserved; choose a scheme of the app's own; app.domains[0]: 'https://x.com' must be a host name without a scheme; app.domains[1]: 'a.com:8443' must be a host name without a port; app.domains[2]: '*.a.com' is a wildcard; list the exact host the server answers for; app.domains[3]: 'a..com' is not a valid host name; app.appStoreID: 'id123' is not the numeric App Store ID (digits only, without 'id')"
@@ -114,6 +118,52 @@ import Testing
             Issue.record("should be refused: \(json)")
         } catch {
             #expect(error.description == message)
+        }
+    }
+
+    @Test func theTwoAppsExampleLoadsAndItsFilesValidate() throws {
+        let path = URL(fileURLWithPath: Self.examplePath).deletingLastPathComponent().appendingPathComponent("two-apps.json").path
+        let configuration = try AppConfiguration.load(path: path)
+        #expect(configuration.apps.map(\.displayName) == ["Demo", "Demo Lite"])
+        #expect(configuration.apps.allSatisfy { $0.routes != nil })
+        let files = try AssociationFiles(app: configuration, linkDomain: configuration.links.linkDomain)
+        #expect(String(decoding: files.appleAppSiteAssociation.body, as: UTF8.self).contains("ABCDE12345.com.example.demo.lite"))
+        #expect(files.linkDomainAssociation?.host == "go.example.com")
+    }
+
+    @Test func severalAppsShareADomainButNotAnIdentitySchemeOrPackage() throws {
+        let fingerprint = [String](repeating: "AB", count: 32).joined(separator: ":")
+        func app(_ bundle: String, _ scheme: String, _ domain: String, package: String? = nil, store: String? = nil) -> String {
+            let android = package.map { #", "android": {"packageName": "\#($0)", "sha256CertFingerprints": ["\#(fingerprint)"]\#(store.map { #", "playStoreURL": "\#($0)""# } ?? "")}"# } ?? ""
+            return #"{"teamID": "ABCDE12345", "bundleID": "\#(bundle)", "customScheme": "\#(scheme)", "domains": ["\#(domain)"]\#(android)}"#
+        }
+        let three = #"{"apps": [\#(app("com.example.demo", "demoapp", "links.example.com")), \#(app("com.example.demo.Clip", "democlip", "links.example.com")), \#(app("com.example.lite", "lite", "lite.example.com", package: "com.example.lite", store: "https://play.example.org/lite"))]}"#
+        let configuration = try AppConfiguration.decode(Data(three.utf8), source: "c")
+        #expect(configuration.bundleID == "com.example.demo", "the first app is the primary one")
+        #expect(configuration.apps.map(\.bundleID) == ["com.example.demo", "com.example.demo.Clip", "com.example.lite"])
+        #expect(configuration.apps.allSatisfy { $0.additionalApps.isEmpty })
+        #expect(configuration.app(bundleID: "com.example.lite")?.android?.playStoreURL == "https://play.example.org/lite")
+        #expect(AppConfiguration.AndroidApp(packageName: "p.q", sha256CertFingerprints: []).playStoreURL == "https://play.google.com/store/apps/details?id=p.q")
+
+        let clash = #"{"apps": [\#(app("com.example.demo", "demoapp", "a.com", package: "p.q")), \#(app("com.example.demo", "demoapp", "b.com", package: "p.q", store: "http://play.example.org/"))]}"#
+        do {
+            _ = try AppConfiguration.decode(Data(clash.utf8), source: "c")
+            Issue.record("two apps with one identity must be refused")
+        } catch {
+            #expect(error.problems == [
+                "apps[1].android.playStoreURL: 'http://play.example.org/' is not an https URL",
+            ])
+        }
+        let twins = #"{"apps": [\#(app("com.example.demo", "demoapp", "a.com", package: "p.q")), \#(app("com.example.demo", "demoapp", "b.com", package: "p.q"))]}"#
+        do {
+            _ = try AppConfiguration.decode(Data(twins.utf8), source: "c")
+            Issue.record("two apps with one identity must be refused")
+        } catch {
+            #expect(Set(error.problems) == [
+                "apps: two apps have the bundle ID 'ABCDE12345.com.example.demo'",
+                "apps: two apps have the custom scheme 'demoapp'",
+                "apps: two apps have the Android package 'p.q'",
+            ])
         }
     }
 

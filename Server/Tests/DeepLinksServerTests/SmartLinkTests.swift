@@ -243,6 +243,90 @@ import FoundationNetworking
     }
 }
 
+/// A second app on its own domain, with an Android app whose store is not Google Play.
+@Suite struct SeveralAppsTests {
+    static let fingerprint = [String](repeating: "AB", count: 32).joined(separator: ":")
+
+    static var lite: AppConfiguration {
+        var lite = AppConfiguration(
+            teamID: "FGHIJ67890", bundleID: "com.example.lite", customScheme: "demolite",
+            domains: ["lite.example.com"], appStoreID: "987654321", displayName: "Demo Lite"
+        )
+        lite.routes = AppConfiguration.demo.routes
+        lite.android = .init(packageName: "com.example.lite", sha256CertFingerprints: [fingerprint], playStoreURL: "https://store.example.org/lite")
+        return lite
+    }
+
+    static func configure(_ settings: inout ServerSettings) {
+        SmartLinkTests.configure(&settings)
+        settings.app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [fingerprint])
+        settings.app.additionalApps = [lite]
+    }
+
+    @Test func eachAppHasItsAssociationEntryAndStatement() throws {
+        var app = AppConfiguration.demo
+        app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [Self.fingerprint])
+        app.additionalApps = [Self.lite]
+        let files = try AssociationFiles(app: app)
+        let matcher = AASAMatcher(document: try JSONValue.parse(files.appleAppSiteAssociation.body))
+        for appID in ["ABCDE12345.com.example.demo", "FGHIJ67890.com.example.lite"] {
+            #expect(matcher.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match, "\(appID)")
+            #expect(matcher.decide(appID: appID, url: "https://links.example.com/account/x").verdict != .match, "\(appID)")
+        }
+        let statements = try JSONValue.parse(try #require(files.assetLinks).body)
+        guard case .array(let list) = statements else { Issue.record("not an array"); return }
+        #expect(list.count == 2)
+        #expect(String(decoding: files.assetLinks!.body, as: UTF8.self).contains("com.example.lite"))
+    }
+
+    @Test func aLinkOpensTheAppItNamesOnEveryPlatform() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                let link = #"{"code":"lite-post","app":"com.example.lite","route":"/post/10","destinations":{"fallback":"https://lite.example.com/"}}"#
+                #expect(try await api.post("/v1/links", link, headers: SmartLinkTests.admin).status == .created)
+
+                let iPhone = try await api.get("/lite-post", headers: [.userAgent: SmartLinkTests.iPhone])
+                #expect(iPhone.text.contains(#"content="app-id=987654321, app-argument=https://links.example.com/lite-post""#))
+                #expect(iPhone.text.contains(#"href="https://lite.example.com/post/10">Open in the Demo Lite app"#))
+                #expect(!iPhone.text.contains("1234567890"), "not the primary app's listing")
+
+                let android = try #require(try await api.get("/lite-post", headers: [.userAgent: SmartLinkTests.android]).headers[.location])
+                #expect(android.hasPrefix("intent://lite.example.com/post/10#Intent;scheme=https;package=com.example.lite;"))
+                #expect(android.contains("S.browser_fallback_url=https%3A%2F%2Fstore.example.org%2Flite;end"), "the app's own store")
+
+                #expect(try await api.get("/lite-post?d=1").text.contains("Demo Lite (<code>com.example.lite</code>)"))
+                #expect(try await api.get("/v1/links/lite-post/resolve").object["url"] as? String == "https://lite.example.com/post/10")
+
+                let unknown = try await api.post("/v1/links", #"{"code":"nope","app":"com.example.gone","route":"/post/1"}"#, headers: SmartLinkTests.admin)
+                #expect(unknown.status == .unprocessableContent)
+                #expect(unknown.text.contains("app: 'com.example.gone' is not the bundle ID of a configured app (com.example.demo, com.example.lite)"))
+                #expect(try await api.get("/nope", headers: [.userAgent: SmartLinkTests.desktop]).status == .notFound, "nothing stored")
+
+                // A Firebase long link picks its app by ibi, and must use that app's domain.
+                let fdl = "/?link=https%3A%2F%2Flite.example.com%2Fpost%2F42&ibi=com.example.lite&isi=987654321"
+                let page = try await api.get(fdl, headers: [.userAgent: SmartLinkTests.iPhone])
+                #expect(page.status == .ok)
+                #expect(page.text.contains(#"href="https://lite.example.com/post/42">Open in the Demo Lite app"#))
+                let mismatch = try await api.get("/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F42&ibi=com.example.lite", headers: [.userAgent: SmartLinkTests.iPhone])
+                #expect(mismatch.status == .badRequest)
+                #expect(mismatch.text.contains("links.example.com is not a domain of com.example.lite"))
+            }
+        }
+    }
+
+    @Test func theCheckNamesTheAppOfEachProblem() throws {
+        var settings = ServerSettings()
+        settings.smartLinks.landingDomain = "go.example.com"
+        var bare = Self.lite
+        bare.routes = nil
+        settings.app.additionalApps = [bare]
+        var link = SmartLink(code: "lite", route: "/post/1")
+        link.app = "com.example.lite"
+        let problems = try DeploymentCheck.problems(settings: settings, links: [link])
+        #expect(problems == ["com.example.lite: the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens"])
+    }
+}
+
 @Suite struct DeploymentCheckTests {
     @Test func storedLinksMustRouteOpenTheAppAndStayOnTheAllowlist() throws {
         var settings = ServerSettings()

@@ -19,7 +19,7 @@ public struct AssociationFiles: Sendable {
 
     /// Served at `/.well-known/apple-app-site-association` and at the root path (H2).
     public let appleAppSiteAssociation: File
-    /// Served at `/.well-known/assetlinks.json` when the configuration names an Android app.
+    /// Served at `/.well-known/assetlinks.json` when the configuration names an Android app (one statement each).
     public let assetLinks: File?
     /// The file of a link domain that is none of the app's domains: it claims every short code (one path
     /// segment) and leaves the server's own paths to the browser, so an installed app opens short links
@@ -43,18 +43,23 @@ public struct AssociationFiles: Sendable {
         }
     }
 
-    /// - Parameter linkDomain: the short-link host; it gets a file of its own when it is not an app domain.
+    /// - Parameters:
+    ///   - app: the configuration: every app of it gets its entry (iOS reads the one of the installed app, on
+    ///     the domains its entitlement lists), and every Android app its statement.
+    ///   - linkDomain: the short-link host; it gets a file of its own when it is no app's domain, claiming
+    ///     codes for the primary app only: two installed apps claiming one code would open either.
     public init(app: AppConfiguration, linkDomain: String? = nil) throws(InvalidFile) {
+        let apps = app.apps
         let configuration = AASAConfiguration(
-            apps: [.init(appID: app.appID, paths: Self.paths(app.routes), exclusions: app.excludedPaths)],
-            webCredentials: [app.appID]
+            apps: apps.map { .init(appID: $0.appID, paths: Self.paths($0.routes), exclusions: $0.excludedPaths) },
+            webCredentials: apps.map(\.appID)
         )
         do {
             appleAppSiteAssociation = File(try AASAGenerator.generate(configuration))
         } catch {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
-        if let linkDomain, !app.domains.contains(linkDomain) {
+        if let linkDomain, !apps.contains(where: { $0.domains.contains(linkDomain) }) {
             let links = AASAConfiguration(apps: [.init(appID: app.appID, paths: ["/?*"], exclusions: Self.serverPaths)])
             do {
                 linkDomainAssociation = (linkDomain, File(try AASAGenerator.generate(links)))
@@ -64,11 +69,13 @@ public struct AssociationFiles: Sendable {
         } else {
             linkDomainAssociation = nil
         }
-        if let android = app.android {
-            let statement = AssetLinksStatement.appLinks(packageName: android.packageName, fingerprints: android.sha256CertFingerprints)
+        let statements = apps.compactMap(\.android).map {
+            AssetLinksStatement.appLinks(packageName: $0.packageName, fingerprints: $0.sha256CertFingerprints)
+        }
+        if !statements.isEmpty {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = (try? encoder.encode([statement])) ?? Data()
+            let data = (try? encoder.encode(statements)) ?? Data()
             let errors = AssetLinksValidator.validate(data: data).filter { $0.severity == .error }
             guard errors.isEmpty else { throw InvalidFile(file: "assetlinks.json", diagnostics: errors) }
             assetLinks = File(String(decoding: data, as: UTF8.self) + "\n")

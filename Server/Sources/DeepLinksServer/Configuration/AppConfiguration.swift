@@ -31,14 +31,32 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The file's `links` section: smart-link domains and the destination allowlist (flags and the
     /// environment override them).
     public var links = SmartLinkSettings()
+    /// The configuration's other apps (its `apps` after the first). Each has its own routes, association
+    /// entries and store listings; a smart link names the one it opens.
+    public var additionalApps: [AppConfiguration] = []
+
+    /// Every app, this (the primary) one first.
+    public var apps: [AppConfiguration] {
+        var primary = self
+        primary.additionalApps = []
+        return [primary] + additionalApps
+    }
+
+    /// The app with this bundle ID.
+    public func app(bundleID: String) -> AppConfiguration? {
+        apps.first { $0.bundleID == bundleID }
+    }
 
     public struct AndroidApp: Sendable, Equatable {
         public var packageName: String
         public var sha256CertFingerprints: [String]
+        /// Where Android users without the app go.
+        public var playStoreURL: String
 
-        public init(packageName: String, sha256CertFingerprints: [String]) {
+        public init(packageName: String, sha256CertFingerprints: [String], playStoreURL: String? = nil) {
             self.packageName = packageName
             self.sha256CertFingerprints = sha256CertFingerprints
+            self.playStoreURL = playStoreURL ?? "https://play.google.com/store/apps/details?id=\(packageName)"
         }
     }
 
@@ -77,55 +95,27 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// Validates a decoded file. Throws ``ConfigurationFileError`` listing every problem.
-    /// - Parameter routes: the route manifest the file names, already read (see ``load(path:)``).
-    public init(file: AppConfigurationFile, source: String = "configuration", routes: RouteManifest? = nil) throws(ConfigurationFileError) {
+    /// - Parameter routes: the route manifest of each app the file names, in order, already read (see
+    ///   ``load(path:)``).
+    public init(file: AppConfigurationFile, source: String = "configuration", routes: [RouteManifest?] = []) throws(ConfigurationFileError) {
         var problems: [String] = []
-        func required(_ value: String?, _ key: String) -> String {
-            guard let value, !value.isEmpty else {
-                problems.append("\(key): is required")
-                return ""
-            }
-            return value
+        let entries = Self.appEntries(file, problems: &problems)
+        var apps: [AppConfiguration] = []
+        for (index, entry) in entries.enumerated() {
+            let manifest = index < routes.count ? routes[index] : nil
+            if let app = Self.app(entry.app, key: entry.key, routes: manifest, problems: &problems) { apps.append(app) }
         }
-        let app = file.app
-        if app == nil { problems.append("app: is required") }
-        let teamID = required(app?.teamID, "app.teamID")
-        if !teamID.isEmpty, !Self.isTeamID(teamID) {
-            problems.append("app.teamID: '\(teamID)' is not ten upper-case letters or digits")
-        }
-        let bundleID = required(app?.bundleID, "app.bundleID")
-        if !bundleID.isEmpty, !Self.isBundleID(bundleID) {
-            problems.append("app.bundleID: '\(bundleID)' is not a reverse-DNS identifier (letters, digits, '-' and '.')")
-        }
-        let scheme = required(app?.customScheme, "app.customScheme")
-        if !scheme.isEmpty, !Self.isScheme(scheme) {
-            problems.append("app.customScheme: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')")
-        } else if ["http", "https", "file", "ftp", "mailto", "tel", "sms", "javascript", "data"].contains(scheme.lowercased()) {
-            problems.append("app.customScheme: '\(scheme)' is reserved; choose a scheme of the app's own")
-        }
-        var domains: [String] = []
-        for (index, domain) in (app?.domains ?? []).enumerated() {
-            if let reason = Self.hostProblem(domain) {
-                problems.append("app.domains[\(index)]: '\(domain)' \(reason)")
-            } else {
-                domains.append(domain.lowercased())
+        // Two apps may share a domain (the association file lists both), not an identity or a scheme: iOS
+        // gives a scheme claimed twice to either app.
+        for (label, key) in [("bundle ID", \AppConfiguration.appID), ("custom scheme", \.customScheme)] {
+            let values = apps.map { $0[keyPath: key] }
+            for value in Set(values) where values.filter({ $0 == value }).count > 1 {
+                problems.append("apps: two apps have the \(label) '\(value)'")
             }
         }
-        if app?.domains?.isEmpty ?? true {
-            problems.append("app.domains: list at least one universal-link domain")
-        }
-        if let storeID = app?.appStoreID, !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count)) {
-            problems.append("app.appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')")
-        }
-        var android: AndroidApp?
-        if let file = app?.android {
-            let candidate = AndroidApp(packageName: file.packageName ?? "", sha256CertFingerprints: file.sha256CertFingerprints ?? [])
-            let statement = AssetLinksStatement.appLinks(packageName: candidate.packageName, fingerprints: candidate.sha256CertFingerprints)
-            let document = (try? JSONEncoder().encode([statement])) ?? Data()
-            for diagnostic in AssetLinksValidator.validate(data: document) where diagnostic.severity == .error {
-                problems.append("app.android: \(diagnostic.message)")
-            }
-            android = candidate
+        let packages = apps.compactMap(\.android?.packageName)
+        for package in Set(packages) where packages.filter({ $0 == package }).count > 1 {
+            problems.append("apps: two apps have the Android package '\(package)'")
         }
         var links = SmartLinkSettings()
         func host(_ value: String?, _ key: String) -> String? {
@@ -139,24 +129,93 @@ public struct AppConfiguration: Sendable, Equatable {
         links.linkDomain = host(file.links?.linkDomain, "links.linkDomain")
         links.landingDomain = host(file.links?.landingDomain, "links.landingDomain")
         links.allowedHosts = (file.links?.allowedDestinationHosts ?? []).enumerated().compactMap { host($1, "links.allowedDestinationHosts[\($0)]") }
-        if let landing = links.landingDomain, landing == (links.linkDomain ?? domains.first) {
+        if let landing = links.landingDomain, landing == (links.linkDomain ?? apps.first?.domains.first) {
             problems.append("links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap")
         }
-        guard problems.isEmpty else {
+        guard problems.isEmpty, let primary = apps.first else {
             throw ConfigurationFileError(source: source, problems: problems)
         }
-        self.init(
+        self = primary
+        self.links = links
+        self.additionalApps = Array(apps.dropFirst())
+    }
+
+    /// The file's apps with the key each is reported under: `app`, or `apps[i]`.
+    static func appEntries(_ file: AppConfigurationFile, problems: inout [String]) -> [(app: AppConfigurationFile.App, key: String)] {
+        switch (file.app, file.apps) {
+        case (let app?, nil): return [(app, "app")]
+        case (nil, let apps?) where !apps.isEmpty: return apps.enumerated().map { ($1, "apps[\($0)]") }
+        case (nil, _?): problems.append("apps: list at least one app")
+        case (_?, _?): problems.append("app, apps: give one app as app, or several as apps, not both")
+        case (nil, nil): problems.append("app: is required")
+        }
+        return []
+    }
+
+    /// One app of the file, validated; nil (with its problems recorded) when it cannot be used.
+    static func app(_ app: AppConfigurationFile.App, key: String, routes: RouteManifest?, problems: inout [String]) -> AppConfiguration? {
+        let before = problems.count
+        func required(_ value: String?, _ field: String) -> String {
+            guard let value, !value.isEmpty else {
+                problems.append("\(key).\(field): is required")
+                return ""
+            }
+            return value
+        }
+        let teamID = required(app.teamID, "teamID")
+        if !teamID.isEmpty, !isTeamID(teamID) {
+            problems.append("\(key).teamID: '\(teamID)' is not ten upper-case letters or digits")
+        }
+        let bundleID = required(app.bundleID, "bundleID")
+        if !bundleID.isEmpty, !isBundleID(bundleID) {
+            problems.append("\(key).bundleID: '\(bundleID)' is not a reverse-DNS identifier (letters, digits, '-' and '.')")
+        }
+        let scheme = required(app.customScheme, "customScheme")
+        if !scheme.isEmpty, !isScheme(scheme) {
+            problems.append("\(key).customScheme: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')")
+        } else if ["http", "https", "file", "ftp", "mailto", "tel", "sms", "javascript", "data"].contains(scheme.lowercased()) {
+            problems.append("\(key).customScheme: '\(scheme)' is reserved; choose a scheme of the app's own")
+        }
+        var domains: [String] = []
+        for (index, domain) in (app.domains ?? []).enumerated() {
+            if let reason = hostProblem(domain) {
+                problems.append("\(key).domains[\(index)]: '\(domain)' \(reason)")
+            } else {
+                domains.append(domain.lowercased())
+            }
+        }
+        if app.domains?.isEmpty ?? true {
+            problems.append("\(key).domains: list at least one universal-link domain")
+        }
+        if let storeID = app.appStoreID, !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count)) {
+            problems.append("\(key).appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')")
+        }
+        var android: AndroidApp?
+        if let file = app.android {
+            let candidate = AndroidApp(packageName: file.packageName ?? "", sha256CertFingerprints: file.sha256CertFingerprints ?? [], playStoreURL: file.playStoreURL)
+            let statement = AssetLinksStatement.appLinks(packageName: candidate.packageName, fingerprints: candidate.sha256CertFingerprints)
+            let document = (try? JSONEncoder().encode([statement])) ?? Data()
+            for diagnostic in AssetLinksValidator.validate(data: document) where diagnostic.severity == .error {
+                problems.append("\(key).android: \(diagnostic.message)")
+            }
+            if let store = file.playStoreURL, URLComponents(string: store).map({ $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true && $0.user == nil }) != true {
+                problems.append("\(key).android.playStoreURL: '\(store)' is not an https URL")
+            }
+            android = candidate
+        }
+        guard problems.count == before else { return nil }
+        var configuration = AppConfiguration(
             teamID: teamID,
             bundleID: bundleID,
             customScheme: scheme.lowercased(),
             domains: domains,
-            appStoreID: app?.appStoreID,
-            displayName: app?.displayName ?? bundleID
+            appStoreID: app.appStoreID,
+            displayName: app.displayName ?? bundleID
         )
-        self.routes = routes
-        self.excludedPaths = app?.excludedPaths ?? []
-        self.android = android
-        self.links = links
+        configuration.routes = routes
+        configuration.excludedPaths = app.excludedPaths ?? []
+        configuration.android = android
+        return configuration
     }
 
     /// Reads and validates a JSON configuration file.
@@ -184,20 +243,25 @@ public struct AppConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationFileError(source: source, problems: ["is not valid JSON"])
         }
-        var routes: RouteManifest?
-        if let path = file.app?.routes {
+        var discarded: [String] = []
+        var routes: [RouteManifest?] = []
+        for entry in appEntries(file, problems: &discarded) {
+            guard let path = entry.app.routes else {
+                routes.append(nil)
+                continue
+            }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (folder ?? URL(fileURLWithPath: ".")).appendingPathComponent(path)
             guard let manifestData = try? Data(contentsOf: url) else {
-                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) cannot be read"])
+                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) cannot be read"])
             }
             do {
                 let manifest = try JSONDecoder().decode(RouteManifest.self, from: manifestData)
                 _ = try RouteTable<ManifestDestination>(manifest: manifest)
-                routes = manifest
+                routes.append(manifest)
             } catch let error as DecodingError {
-                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
+                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
             } catch {
-                throw ConfigurationFileError(source: source, problems: ["app.routes: \(url.path) is not a valid route table: \(error)"])
+                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) is not a valid route table: \(error)"])
             }
         }
         return try AppConfiguration(file: file, source: source, routes: routes)

@@ -18,6 +18,8 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
     public struct Android: Codable, Sendable, Equatable {
         public var packageName: String?
         public var sha256CertFingerprints: [String]?
+        /// Where Android users without the app go: the Play listing by default.
+        public var playStoreURL: String?
     }
 
     public struct Links: Codable, Sendable, Equatable {
@@ -29,7 +31,10 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var allowedDestinationHosts: [String]?
     }
 
+    /// One app; or ``apps`` for several (an iPhone app and an App Clip, two brands on one domain ...).
     public var app: App?
+    /// Several apps: the first is the primary one (reset links, short links without an `app`).
+    public var apps: [App]?
     public var links: Links?
 }
 

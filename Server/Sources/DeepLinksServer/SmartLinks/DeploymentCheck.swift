@@ -4,29 +4,32 @@ import Foundation
 
 /// `deeplinks check`: what would make a link fail in production, found before it ships.
 ///
-/// - every universal-link route of the manifest is claimed by the association file the server generates
-///   (checked with the matcher, as iOS would);
+/// - every universal-link route of each app's manifest is claimed for that app by the association file the
+///   server generates (checked with the matcher, as iOS would);
 /// - the landing domain is not the link domain (a same-domain tap never opens the app);
 /// - every stored link routes to a screen of the app, through the association file, with allowed destinations.
 public enum DeploymentCheck {
     /// One line per problem; empty when all is well.
     public static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
-        let app = settings.app
         var problems: [String] = []
-        let files = try AssociationFiles(app: app, linkDomain: settings.smartLinks.linkDomain)
-        let routes = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
-        if let manifest = app.routes {
+        let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
+        let routes = try LinkPolicy(settings: settings.smartLinks, app: settings.app, association: files)
+        let named = routes.apps.count > 1
+        for app in routes.apps {
+            let label = named ? "\(app.bundleID): " : ""
+            guard let manifest = app.routes else {
+                problems.append("\(label)the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens")
+                continue
+            }
             for entry in manifest.routes where entry.sources.contains("universalLink") {
                 for domain in app.domains {
                     let url = "https://\(domain)\(sample(entry.pattern))"
-                    let decision = routes.opensApp(url)
+                    let decision = routes.opens(app, url)
                     if decision.verdict != .match {
-                        problems.append("route '\(entry.name)' (\(entry.pattern)): iOS would not open the app for \(url): \(decision.trace.last ?? decision.verdict.rawValue)")
+                        problems.append("\(label)route '\(entry.name)' (\(entry.pattern)): iOS would not open the app for \(url): \(decision.trace.last ?? decision.verdict.rawValue)")
                     }
                 }
             }
-        } else {
-            problems.append("the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens")
         }
         if let landing = settings.smartLinks.landingDomain, landing == routes.linkDomain {
             problems.append("the landing domain is the link domain (\(landing)): a tap on the landing page stays on one domain and opens Safari, not the app")
@@ -38,7 +41,7 @@ public enum DeploymentCheck {
                 problems.append("link '\(link.code)': \(problem)")
             }
             let target = routes.appURL(link)
-            if routes.opensApp(target).verdict != .match {
+            if routes.opens(routes.app(for: link), target).verdict != .match {
                 problems.append("link '\(link.code)': iOS would not open the app for \(target)")
             }
         }

@@ -6,27 +6,38 @@ import Foundation
 struct LinkPolicy: Sendable {
     let validator: SmartLinkValidator
     let settings: SmartLinkSettings
-    let app: AppConfiguration
+    /// The configured apps, the primary one first.
+    let apps: [AppConfiguration]
     let matcher: AASAMatcher
     /// The link domain's own file, when it has one.
     let linkMatcher: (host: String, matcher: AASAMatcher)?
 
     init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
-        self.app = app
-        let manifest = try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }
-        var allowed = Set(app.domains + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
+        apps = app.apps
+        var allowed = Set(apps.flatMap(\.domains) + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
+        for store in apps.compactMap(\.android?.playStoreURL) {
+            if let host = URLComponents(string: store)?.host?.lowercased() { allowed.insert(host) }
+        }
         if let domain = settings.linkDomain { allowed.insert(domain) }
         if let domain = settings.landingDomain { allowed.insert(domain) }
-        validator = SmartLinkValidator(manifest: manifest, manifestHost: app.routes?.hosts.first ?? app.domains[0], allowedHosts: allowed)
+        validator = try SmartLinkValidator(apps: apps, allowedHosts: allowed)
         matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
         linkMatcher = try association.linkDomainAssociation.map { ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body)))) }
     }
 
-    var linkDomain: String { settings.linkDomain ?? app.domains[0] }
+    /// The primary app: reset links, and short links that name no app.
+    var primary: AppConfiguration { apps[0] }
+
+    /// The app `link` opens.
+    func app(for link: SmartLink) -> AppConfiguration {
+        link.app.flatMap { bundleID in apps.first { $0.bundleID == bundleID } } ?? primary
+    }
+
+    var linkDomain: String { settings.linkDomain ?? primary.domains[0] }
 
     func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
-    func appURL(_ link: SmartLink) -> String { "https://\(app.domains[0])\(link.route)" }
+    func appURL(_ link: SmartLink) -> String { "https://\(app(for: link).domains[0])\(link.route)" }
 
     enum Decision: Equatable {
         /// Open Graph HTML for a preview fetcher.
@@ -47,7 +58,8 @@ struct LinkPolicy: Sendable {
         case .iPad:
             return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
         case .android:
-            let web = link.destinations.android ?? androidStore ?? fallback
+            let app = app(for: link)
+            let web = link.destinations.android ?? app.android?.playStoreURL ?? fallback
             if let android = app.android {
                 // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
                 // The intent's own fragment carries its parameters: the route's fragment cannot come along.
@@ -62,10 +74,8 @@ struct LinkPolicy: Sendable {
         }
     }
 
-    var androidStore: String? { app.android.map { "https://play.google.com/store/apps/details?id=\($0.packageName)" } }
-
-    /// Whether iOS would open the app for `url`, by the association file this server serves.
-    func opensApp(_ url: String) -> AASADecision {
+    /// Whether iOS would open `app` for `url`, by the association file this server serves.
+    func opens(_ app: AppConfiguration, _ url: String) -> AASADecision {
         if let linkMatcher, URLComponents(string: url)?.host?.lowercased() == linkMatcher.host {
             return linkMatcher.matcher.decide(appID: app.appID, url: url)
         }

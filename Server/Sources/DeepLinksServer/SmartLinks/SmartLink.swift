@@ -6,7 +6,9 @@ import Foundation
 /// the app. Stored as one JSON document per code, so adding a field needs no migration.
 public struct SmartLink: Sendable, Codable, Equatable {
     public var code: String
-    /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against the route manifest.
+    /// The bundle ID of the app the link opens, when the configuration has several; nil: the primary app.
+    public var app: String?
+    /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against its route manifest.
     public var route: String
     public var destinations = Destinations()
     public var preview = Preview()
@@ -17,13 +19,14 @@ public struct SmartLink: Sendable, Codable, Equatable {
     public var expiredURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case code, route, destinations, preview, passQuery, expiresAt, expiredURL
+        case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL
     }
 
     /// Only `code` and `route` are required; the rest has defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(String.self, forKey: .code)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
         route = try container.decode(String.self, forKey: .route)
         destinations = try container.decodeIfPresent(Destinations.self, forKey: .destinations) ?? Destinations()
         preview = try container.decodeIfPresent(Preview.self, forKey: .preview) ?? Preview()
@@ -54,9 +57,20 @@ public struct SmartLink: Sendable, Codable, Equatable {
 
 /// Checks a link document sent to the API: every problem at once, each naming its field.
 struct SmartLinkValidator: Sendable {
-    let manifest: RouteTable<ManifestDestination>?
-    let manifestHost: String
+    /// Each app's route table (nil without a manifest) and the host its routes are matched on, by bundle ID;
+    /// the primary app also under "".
+    let manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)]
     let allowedHosts: Set<String>
+
+    init(apps: [AppConfiguration], allowedHosts: Set<String>) throws {
+        var manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)] = [:]
+        for app in apps {
+            manifests[app.bundleID] = (try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }, app.routes?.hosts.first ?? app.domains[0])
+        }
+        manifests[""] = manifests[apps[0].bundleID]
+        self.manifests = manifests
+        self.allowedHosts = allowedHosts
+    }
 
     /// Paths the server answers itself: no code may take them.
     static let reservedCodes: Set<String> = [
@@ -78,10 +92,13 @@ struct SmartLinkValidator: Sendable {
         }
         if !link.route.hasPrefix("/") {
             problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
-        } else if let manifest {
-            if case .failure(let rejection) = manifest.match("https://\(manifestHost)\(link.route)") {
+        } else if let (manifest, host) = manifests[link.app ?? ""] {
+            if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(link.route)") {
                 problems.append("route: the app has no route for \(link.route) (\(rejection))")
             }
+        }
+        if let app = link.app, manifests[app] == nil {
+            problems.append("app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.filter { !$0.isEmpty }.sorted().joined(separator: ", ")))")
         }
         let destinations: [(String, String?)] = [
             ("destinations.ios", link.destinations.ios), ("destinations.ipad", link.destinations.ipad),

@@ -60,7 +60,7 @@ enum SmartLinkPages {
     /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
     /// shows "invalid address" for one that no installed app claims.
     static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil) -> String {
-        let app = routes.app
+        let app = routes.app(for: link)
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
         var head = openGraphTags(link, url: short, appName: app.displayName)
@@ -94,8 +94,9 @@ enum SmartLinkPages {
             rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
         }
         var checks: [String] = []
+        let app = routes.app(for: link)
         for (label, url) in [("the short link", routes.shortURL(link.code)), ("Open in the app", routes.appURL(link))] {
-            let decision = routes.opensApp(url)
+            let decision = routes.opens(app, url)
             let verdict = decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
             checks.append("<li>\(label) <code>\(HTML.escape(url))</code>: iOS \(verdict)</li>")
         }
@@ -110,7 +111,7 @@ enum SmartLinkPages {
             title: "Link \(link.code): decisions",
             body: """
                 <h1>Link <code>\(HTML.escape(link.code))</code></h1>
-                <p>Opens <code>\(HTML.escape(link.route))</code> in the app.</p>
+                <p>Opens <code>\(HTML.escape(link.route))</code> in \(HTML.escape(app.displayName)) (<code>\(HTML.escape(app.bundleID))</code>).</p>
                 <table>\(rows.joined())</table>
                 <ul>\(checks.joined())</ul>
                 """

@@ -114,10 +114,10 @@ struct SmartLinkRoutes: Sendable {
         let passed = link.passQuery ? query : nil
         switch policy.decision(link, platform: platform) {
         case .preview:
-            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app.displayName))
+            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app(for: link).displayName))
         case .landing(let web):
             // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
-            // cross-domain tap, which iOS hands to the policy.app.
+            // cross-domain tap, which iOS hands to the app.
             if let landing = policy.settings.landingDomain, !onLandingDomain {
                 return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
             }
@@ -128,23 +128,31 @@ struct SmartLinkRoutes: Sendable {
     }
 
     /// A Firebase Dynamic Links long link as a link of its own: `link` is the app destination (on one of
-    /// the app's domains), `ifl`, `ipfl`, `afl` and `ofl` the iOS, iPad, Android and other fallbacks, `st`,
-    /// `sd` and `si` the preview; `ibi`, `isi` and `apn` must name this app when given. Destinations pass
-    /// the same allowlist as stored links; nothing is counted (there is no code to count under).
+    /// the apps' domains), `ifl`, `ipfl`, `afl` and `ofl` the iOS, iPad, Android and other fallbacks, `st`,
+    /// `sd` and `si` the preview; `ibi` (or else `apn`) picks the app among the configured ones, and `isi`
+    /// and `apn` must then be that app's. Destinations pass the same allowlist as stored links; nothing is
+    /// counted (there is no code to count under).
     func firebaseLongLink(_ request: Request) throws -> Response {
         let query = request.uri.queryParameters
         // Hummingbird percent-decodes each value once (and leaves `+` alone).
         func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
         guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
-              policy.app.domains.contains(host)
+              policy.apps.contains(where: { $0.domains.contains(host) })
         else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var problems: [String] = []
-        if let bundle = value("ibi"), bundle != policy.app.bundleID { problems.append("ibi: not this app's bundle ID") }
-        if let store = value("isi"), store != policy.app.appStoreID { problems.append("isi: not this app's App Store ID") }
-        if let package = value("apn"), package != policy.app.android?.packageName { problems.append("apn: not this app's Android package") }
+        let bundle = value("ibi")
+        let package = value("apn")
+        let app = bundle.map { id in policy.apps.first { $0.bundleID == id } }
+            ?? package.flatMap { id in policy.apps.first { $0.android?.packageName == id } }
+            ?? policy.apps.first { $0.domains.contains(host) }
+        if app == nil { problems.append("ibi: not the bundle ID of a configured app") }
+        if let store = value("isi"), store != app?.appStoreID { problems.append("isi: not the App Store ID of the app") }
+        if let package, package != app?.android?.packageName { problems.append("apn: not the Android package of the app") }
+        if let app, !app.domains.contains(host) { problems.append("link: \(host) is not a domain of \(app.bundleID)") }
         var link = SmartLink(code: "fdl", route: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
+        if let app, app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
         link.destinations = .init(ios: value("ifl"), ipad: value("ipfl"), android: value("afl"), desktop: value("ofl"), fallback: target)
         link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
         link.passQuery = false
@@ -154,7 +162,7 @@ struct SmartLinkRoutes: Sendable {
         }
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         switch policy.decision(link, platform: platform) {
-        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app.displayName))
+        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
         case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target))
         case .redirect(let url): return Self.redirect(url)
         }
