@@ -137,6 +137,17 @@ import FoundationNetworking
                     #expect(page.text.contains("Summer &lt;sale&gt;"))
                 }
 
+                // Instagram's and Facebook's browsers keep universal links: the page says how to reach Safari.
+                let instagram = Self.iPhone + " Instagram 340.0.0.22.109 (iPhone15,2; iOS 17_5; en_US; en; scale=3.00; 1179x2556; 617441221)"
+                let facebook = Self.iPhone + " [FBAN/FBIOS;FBAV/470.0.0.38.107;FBBV/612334012;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.5]"
+                for (agent, name) in [(instagram, "Instagram"), (facebook, "Facebook")] {
+                    let page = try await api.get("/summer", headers: [.userAgent: agent])
+                    #expect(page.text.contains(#"<p class="notice">\#(name) opens links in its own browser, which cannot open the Demo app."#), "\(name)")
+                    #expect(page.text.contains("Open in the Demo app"))
+                }
+                #expect(!(try await api.get("/summer", headers: [.userAgent: Self.iPhone]).text.contains("notice")))
+                #expect(try await api.get("/summer?d=1").text.contains("in-app browser (Facebook, Instagram"))
+
                 let preview = try await api.get("/summer", headers: [.userAgent: Self.iMessage])
                 #expect(preview.status == .ok)
                 #expect(preview.text.contains(#"<meta property="og:title" content="Summer &lt;sale&gt;">"#))
@@ -150,10 +161,10 @@ import FoundationNetworking
                 var stats: [String: Any] = [:]
                 for _ in 0..<100 {
                     stats = try await api.get("/v1/links/summer/stats", headers: Self.admin).object
-                    if stats["botFetches"] as? Int == 6, stats["clicks"] as? Int == 4 { break }
+                    if stats["botFetches"] as? Int == 6, stats["clicks"] as? Int == 7 { break }
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                #expect(stats["clicks"] as? Int == 4, "desktop, android, iPhone, iPad; HEAD is not a click: \(stats)")
+                #expect(stats["clicks"] as? Int == 7, "desktop, android, iPhone, iPad, Instagram, Facebook, iPhone again; HEAD is not a click: \(stats)")
                 #expect(stats["botFetches"] as? Int == 6)
                 let platforms = Set((stats["days"] as? [[String: Any]] ?? []).compactMap { $0["platform"] as? String })
                 #expect(platforms == ["desktop", "android", "iphone", "ipad", "bot"])

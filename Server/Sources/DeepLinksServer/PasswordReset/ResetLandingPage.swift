@@ -191,5 +191,6 @@ struct ResetLandingPage: Sendable {
         .secondary { background: #e8e8ed; color: #0066cc; }
         .error { color: #b00020; min-height: 1.5em; }
         .help { color: #6e6e73; font-size: .9rem; }
+        .notice { background: #fff4ce; border-radius: 8px; padding: .6rem .8rem; }
         """
 }

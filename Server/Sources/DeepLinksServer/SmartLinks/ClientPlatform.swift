@@ -44,3 +44,28 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
         }
     }
 }
+
+/// The social apps whose own in-app browser shows a link: iOS does not hand a universal link tapped there to
+/// the app it belongs to, so the landing page says how to reach Safari (specs/smart-links.md §5 item 9).
+public enum InAppBrowser: String, Sendable, CaseIterable {
+    case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat", line = "LINE"
+
+    /// User-agent tokens, lower-cased: the apps append them to the system web view's agent.
+    var tokens: [String] {
+        switch self {
+        case .facebook: ["fban/", "fbav/", "fb_iab/"]
+        case .instagram: ["instagram "]
+        case .linkedIn: ["linkedinapp"]
+        case .tikTok: ["musical_ly", "bytedancewebview", "trill_"]
+        case .weChat: ["micromessenger/"]
+        case .line: [" line/"]
+        }
+    }
+
+    /// The in-app browser `userAgent` comes from, if any.
+    public init?(userAgent: String?) {
+        guard let agent = userAgent?.prefix(1024).lowercased() else { return nil }
+        guard let found = Self.allCases.first(where: { $0.tokens.contains(where: agent.contains) }) else { return nil }
+        self = found
+    }
+}

@@ -77,8 +77,12 @@ struct SmartLinkValidator: Sendable {
         "healthz", "metrics", "v1", "assets", "reset-password", ".well-known", "apple-app-site-association", "favicon.ico", "robots.txt",
     ]
 
+    /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.
     static func isCode(_ code: String) -> Bool {
-        (3...64).contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        (3...64).contains(code.utf8.count)
+            && code.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+            }
             && !reservedCodes.contains(code.lowercased())
     }
 

@@ -59,7 +59,9 @@ enum SmartLinkPages {
     /// the link; "Open in the app" is the app's universal link (cross-domain from the link domain, so iOS
     /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
     /// shows "invalid address" for one that no installed app claims.
-    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil) -> String {
+    /// - Parameter inAppBrowser: the social app whose browser shows the page: it keeps universal links to
+    ///   itself, so the page first says how to open it in Safari, where the banner and the button work.
+    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil, inAppBrowser: InAppBrowser? = nil) -> String {
         let app = routes.app(for: link)
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
@@ -73,6 +75,9 @@ enum SmartLinkPages {
         }
         if let web {
             actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)
+        }
+        if let inAppBrowser {
+            actions.insert(#"<p class="notice">\#(inAppBrowser.rawValue) opens links in its own browser, which cannot open the \#(name) app. Tap ••• (or the share button) and choose “Open in Safari” (or “Open in browser”), then “Open in the \#(name) app”.</p>"#, at: 0)
         }
         return page(
             title: link.preview.title ?? app.displayName, head: head,
@@ -93,6 +98,8 @@ enum SmartLinkPages {
             }
             rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
         }
+        let inApp = InAppBrowser.allCases.map(\.rawValue).joined(separator: ", ")
+        rows.append("<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>")
         var checks: [String] = []
         let app = routes.app(for: link)
         for (label, url) in [("the short link", routes.shortURL(link.code)), ("Open in the app", routes.appURL(link))] {

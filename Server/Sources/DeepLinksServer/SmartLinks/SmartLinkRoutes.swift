@@ -121,7 +121,10 @@ struct SmartLinkRoutes: Sendable {
             if let landing = policy.settings.landingDomain, !onLandingDomain {
                 return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
             }
-            return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web.map { Self.appending(passed, to: $0) }))
+            let page = SmartLinkPages.landing(
+                link, policy: policy, web: web.map { Self.appending(passed, to: $0) }, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
+            )
+            return SmartLinkPages.html(.ok, page)
         case .redirect(let url):
             return Self.redirect(Self.appending(passed, to: url))
         }
@@ -163,7 +166,9 @@ struct SmartLinkRoutes: Sendable {
         let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
         switch policy.decision(link, platform: platform) {
         case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
-        case .landing(let web): return SmartLinkPages.html(.ok, SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target))
+        case .landing(let web):
+            let page = SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]))
+            return SmartLinkPages.html(.ok, page)
         case .redirect(let url): return Self.redirect(url)
         }
     }
