@@ -125,3 +125,32 @@ import Testing
         #expect(LinkInbox.link(activityType: "NSUserActivityTypeBrowsingWeb", webpageURL: nil) == nil)
     }
 }
+
+@Suite struct DeferredLinkTests {
+    static let token = "AbCdEfGhIjKlMnOpQr-_12"
+
+    @Test func theLandingPagesPasteboardTextGivesTheCodeAndToken() throws {
+        let link = try #require(DeferredLink(pasteboard: "https://go.example.com/summer#deferred=\(Self.token)\n", linkDomains: ["Go.Example.com"]))
+        #expect(link == DeferredLink(pasteboard: " https://GO.example.com/summer#deferred=\(Self.token)", linkDomains: ["go.example.com"]))
+        #expect(link.host == "go.example.com" && link.code == "summer" && link.token == Self.token)
+        #expect(DeferredLink.redeemPath == "/v1/deferred/redeem")
+    }
+
+    @Test(arguments: [
+        "hello", "https://evil.example/summer#deferred=AbCdEfGhIjKlMnOpQr-_12", "http://go.example.com/summer#deferred=AbCdEfGhIjKlMnOpQr-_12",
+        "https://go.example.com/a/b#deferred=AbCdEfGhIjKlMnOpQr-_12", "https://go.example.com/summer?x=1#deferred=AbCdEfGhIjKlMnOpQr-_12",
+        "https://go.example.com/summer#deferred=short", "https://go.example.com/summer#deferred=AbCdEfGhIjKlMnOpQr+/12",
+        "https://go.example.com/summer#other=AbCdEfGhIjKlMnOpQr-_12", "https://go.example.com/summer",
+        "https://user@go.example.com/summer#deferred=AbCdEfGhIjKlMnOpQr-_12",
+    ])
+    func anythingElseOnThePasteboardIsNotADeferredLink(_ text: String) {
+        #expect(DeferredLink(pasteboard: text, linkDomains: ["go.example.com"]) == nil)
+    }
+
+    @Test func aDeferredLinkHasNoTwinSoTheSameLinkTappedLaterStillCounts() {
+        var inbox = LinkInbox()
+        _ = inbox.setReady(true, at: .zero)
+        #expect(LinkInboxTests.handled(inbox.receive("https://x.com/post/1", via: .deferred, at: .zero)) == ["https://x.com/post/1"])
+        #expect(LinkInboxTests.handled(inbox.receive("https://x.com/post/1", via: .onOpenURL, at: .milliseconds(10))) == ["https://x.com/post/1"])
+    }
+}

@@ -62,7 +62,8 @@ public enum DeepLinksApplication {
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(
             store: LinkStore(database: database, clock: clock), clicks: clicks,
-            policy: try LinkPolicy(settings: settings.smartLinks, app: app, association: files), clock: clock
+            policy: try LinkPolicy(settings: settings.smartLinks, app: app, association: files),
+            deferred: DeferredLinks(database: database, keys: keys, clock: clock), proxies: settings.trustedProxies, clock: clock
         ).register(on: router)
 
         return Application(

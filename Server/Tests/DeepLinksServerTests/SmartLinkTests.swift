@@ -1,5 +1,6 @@
 @testable import DeepLinksServer
 import AppSiteAssociation
+import DeepLinks
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -249,6 +250,70 @@ import FoundationNetworking
                 #expect(openRedirect.headers[.location] == nil)
                 let foreign = try await api.get("/?link=https%3A%2F%2Fevil.example%2Fpost%2F1", headers: [.userAgent: SmartLinkTests.desktop])
                 #expect(foreign.status == .notFound)
+            }
+        }
+    }
+}
+
+/// Deferred deep links: a one-time token from the landing page, redeemed once by the app after the install.
+@Suite struct DeferredLinkTests {
+    @Test(arguments: TestDatabase.allCases)
+    func aTokenOpensTheLinksRouteOnceWithinTheHour(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve({ SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com" }) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                let page = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.iPhone]).text
+                #expect(page.contains(#"id="get-app" data-deferred="/v1/links/summer/deferred" href="https://apps.apple.com/app/id1234567890""#))
+                #expect(page.contains(#"<script src="/assets/deferred.js" defer></script>"#))
+                let script = try await api.get("/assets/deferred.js")
+                #expect(script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8")
+
+                let issued = try await api.post("/v1/links/summer/deferred", "")
+                #expect(issued.status == .created)
+                let pasteboard = try #require(issued.object["pasteboard"] as? String)
+                let token = try #require(DeferredLink(pasteboard: pasteboard, linkDomains: ["go.example.com"])?.token)
+                #expect(issued.headers[.cacheControl] == "no-store")
+                let stored = try await world.sql("SELECT token_hash, code FROM deferred_links")
+                #expect(stored.count == 1)
+                #expect(try !(stored[0].decode(column: "token_hash", as: String.self)).contains(token), "a keyed hash only")
+
+                let redeemed = try await api.post("/v1/deferred/redeem", #"{"token":"\#(token)"}"#)
+                #expect(redeemed.status == .ok)
+                #expect(redeemed.object["route"] as? String == "/post/10")
+                #expect(redeemed.object["url"] as? String == "https://links.example.com/post/10")
+                let again = try await api.post("/v1/deferred/redeem", #"{"token":"\#(token)"}"#)
+                #expect(again.status == .gone && again.object["error"] as? String == "deferred_link_gone", "single use")
+
+                let late = try #require(try await api.post("/v1/links/summer/deferred", "").object["pasteboard"] as? String)
+                world.clock.advance(seconds: 3601)
+                let lateToken = try #require(DeferredLink(pasteboard: late, linkDomains: ["go.example.com"])?.token)
+                #expect(try await api.post("/v1/deferred/redeem", #"{"token":"\#(lateToken)"}"#).status == .gone, "an hour at most")
+                #expect(try await world.sql("SELECT code FROM deferred_links").isEmpty, "an expired token is gone once tried")
+                _ = try await api.post("/v1/links/summer/deferred", "")
+                world.clock.advance(seconds: 3601)
+                _ = try await api.post("/v1/links/summer/deferred", "")
+                #expect(try await world.sql("SELECT code FROM deferred_links").count == 1, "the next issue sweeps expired tokens")
+
+                #expect(try await api.post("/v1/links/nope/deferred", "").status == .notFound)
+                for body in [#"{"token":"short"}"#, #"{"token":5}"#, "{", #"{"token":"AbCdEfGhIjKlMnOpQr-_12","token":"x"}"#] {
+                    #expect(try await api.post("/v1/deferred/redeem", body).status == .badRequest, "\(body)")
+                }
+                #expect(try await api.post("/v1/deferred/redeem", #"{"token":"AbCdEfGhIjKlMnOpQr-_12"}"#).status == .gone)
+                let logged = world.logs.lines.withLock { $0.joined(separator: "\n") }
+                #expect(!logged.contains(token) && !logged.contains(lateToken), "no token in a log line")
+            }
+        }
+    }
+
+    @Test func theDeferredCallsAreRateLimitedPerClient() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                var statuses: [HTTPResponse.Status] = []
+                for _ in 0..<25 { statuses.append(try await api.post("/v1/links/summer/deferred", "").status) }
+                #expect(statuses.prefix(20).allSatisfy { $0 == .created })
+                let limited = try await api.post("/v1/deferred/redeem", #"{"token":"AbCdEfGhIjKlMnOpQr-_12"}"#)
+                #expect(limited.status == .tooManyRequests && limited.headers[.retryAfter] != nil)
             }
         }
     }

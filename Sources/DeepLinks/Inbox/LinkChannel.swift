@@ -20,6 +20,8 @@ public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
     case onOpenURL
     /// SwiftUI `onContinueUserActivity(NSUserActivityTypeBrowsingWeb)`.
     case onContinueUserActivity
+    /// A deferred deep link, redeemed at the first launch after an install (``DeferredLink``): no twin.
+    case deferred
 
     /// Whether the channel reports a link the app was launched or its scene connected with. Such a sighting's
     /// twin (SwiftUI's publish of the same link, or `open` after launch options) may come after the app or
@@ -45,6 +47,7 @@ public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
             [.onContinueUserActivity, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
         case .onContinueUserActivity:
             [.onOpenURL, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
+        case .deferred: []
         }
     }
 }

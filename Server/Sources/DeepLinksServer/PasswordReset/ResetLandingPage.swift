@@ -32,7 +32,12 @@ struct ResetLandingPage: Sendable {
                 headers[.contentLength] = String(html.utf8.count)
                 return Response(status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html)))
             }
-            for (path, type, body) in [("/assets/reset-password.js", "text/javascript; charset=utf-8", Self.script), ("/assets/site.css", "text/css; charset=utf-8", Self.stylesheet)] {
+            let assets = [
+                ("/assets/reset-password.js", "text/javascript; charset=utf-8", Self.script),
+                ("/assets/deferred.js", "text/javascript; charset=utf-8", SmartLinkPages.deferredScript),
+                ("/assets/site.css", "text/css; charset=utf-8", Self.stylesheet),
+            ]
+            for (path, type, body) in assets {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in
                     var headers = Self.securityHeaders
                     headers[.contentType] = type

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 
 /// The HTML of smart links: landing page, Open Graph page for preview fetchers, `?d=1` decisions, errors.
-/// No script at all: the landing page works by plain links (a tap is the user gesture iOS wants).
+/// The landing page works by plain links (a tap is the user gesture iOS wants); its one script only adds
+/// the deferred link to the App Store button.
 enum SmartLinkPages {
     static func html(_ status: HTTPResponse.Status, _ body: String) -> Response {
         var headers = ResetLandingPage.securityHeaders
@@ -59,9 +60,11 @@ enum SmartLinkPages {
     /// the link; "Open in the app" is the app's universal link (cross-domain from the link domain, so iOS
     /// hands it to the app); without the app, the App Store and the web destination. No custom scheme: iOS
     /// shows "invalid address" for one that no installed app claims.
-    /// - Parameter inAppBrowser: the social app whose browser shows the page: it keeps universal links to
-    ///   itself, so the page first says how to open it in Safari, where the banner and the button work.
-    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil, inAppBrowser: InAppBrowser? = nil) -> String {
+    /// - Parameters:
+    ///   - inAppBrowser: the social app whose browser shows the page: it keeps universal links to itself, so
+    ///     the page first says how to open it in Safari, where the banner and the button work.
+    ///   - stored: whether the link is stored (it has a code to defer); a Firebase long link is not.
+    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil, inAppBrowser: InAppBrowser? = nil, stored: Bool = true) -> String {
         let app = routes.app(for: link)
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
@@ -70,8 +73,13 @@ enum SmartLinkPages {
             head += "\n" + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
         }
         var actions = [#"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#]
-        if let store = app.appStoreID {
+        if let store = app.appStoreID, !stored {
             actions.append(#"<p><a class="button secondary" href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
+        } else if let store = app.appStoreID {
+            // deferred.js leaves the link on the pasteboard on the way (DeferredLinks); without script, a plain link.
+            let deferred = "/v1/links/\(link.code)/deferred"
+            actions.append(#"<p><a class="button secondary" id="get-app" data-deferred="\#(HTML.escape(deferred))" href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
+            head += "\n" + #"<script src="/assets/deferred.js" defer></script>"#
         }
         if let web {
             actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)
@@ -85,6 +93,29 @@ enum SmartLinkPages {
                 + (link.preview.description.map { "<p>\(HTML.escape($0))</p>\n" } ?? "") + actions.joined(separator: "\n")
         )
     }
+
+    /// On the App Store button of a landing page: fetches a one-time deferred-link token and leaves it on the
+    /// pasteboard, then goes on to the store. Safari keeps the tap's permission for a clipboard write whose
+    /// content is still being fetched (a ClipboardItem of a promise). Whatever fails, the store opens within 1.5 s.
+    static let deferredScript = """
+        "use strict";
+        (function () {
+          var button = document.getElementById("get-app");
+          if (!button || !navigator.clipboard) return;
+          button.addEventListener("click", function (event) {
+            event.preventDefault();
+            var store = button.href;
+            var go = function () { window.location.href = store; };
+            var text = fetch(button.getAttribute("data-deferred"), { method: "POST", credentials: "omit", cache: "no-store" })
+              .then(function (response) { if (!response.ok) throw new Error("no token"); return response.json(); })
+              .then(function (body) { return body.pasteboard; });
+            var written = window.ClipboardItem && navigator.clipboard.write
+              ? navigator.clipboard.write([new ClipboardItem({ "text/plain": text.then(function (t) { return new Blob([t], { type: "text/plain" }); }) })])
+              : text.then(function (t) { return navigator.clipboard.writeText(t); });
+            Promise.race([written, new Promise(function (resolve) { setTimeout(resolve, 1500); })]).then(go, go);
+          });
+        })();
+        """
 
     /// `?d=1`: what each platform gets, and whether iOS would open the app, FDL-style.
     static func decisions(_ link: SmartLink, policy routes: LinkPolicy) -> String {

@@ -8,7 +8,11 @@ struct SmartLinkRoutes: Sendable {
     let store: LinkStore
     let clicks: ClickCounter
     let policy: LinkPolicy
+    let deferred: DeferredLinks
+    let proxies: TrustedProxies
     let clock: WallClock
+    /// Per client address, for the two public deferred-link calls.
+    let deferredLimiter = RateLimiter(capacity: 20, perMinute: 30)
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/links") { request, context -> Response in
@@ -69,6 +73,25 @@ struct SmartLinkRoutes: Sendable {
             let link = try await existing(context)
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
             return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(policy.appURL(link))])
+        }
+        // Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
+        router.post("/v1/links/:code/deferred") { request, context -> Response in
+            try admitDeferred(request, context)
+            let link = try await existing(context)
+            if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
+            let token = try await deferred.issue(code: link.code)
+            let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
+            return JSONResponse.make(.created, ["pasteboard": .string(pasteboard), "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000))])
+        }
+        // ... and the app, at its first launch, redeems it once for the link's route.
+        router.post("/v1/deferred/redeem") { request, context -> Response in
+            try admitDeferred(request, context)
+            let token = try await JSONBody.read(request, context: context).string("token")
+            guard DeferredLinks.isWellFormed(token) else { throw APIError.malformed("'token' is 22 base64url characters") }
+            guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
+                throw APIError(status: .gone, code: "deferred_link_gone")
+            }
+            return JSONResponse.make(.ok, ["code": .string(link.code), "route": .string(link.route), "url": .string(policy.appURL(link))])
         }
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
         router.get("/robots.txt") { _, _ -> Response in
@@ -167,7 +190,9 @@ struct SmartLinkRoutes: Sendable {
         switch policy.decision(link, platform: platform) {
         case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
         case .landing(let web):
-            let page = SmartLinkPages.landing(link, policy: policy, web: web, appArgument: target, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]))
+            let page = SmartLinkPages.landing(
+                link, policy: policy, web: web, appArgument: target, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]), stored: false
+            )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url): return Self.redirect(url)
         }
@@ -193,6 +218,11 @@ struct SmartLinkRoutes: Sendable {
             throw APIError(status: .serviceUnavailable, code: "links_api_disabled", fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")])
         }
         guard let key = AccountRoutes.bearer(request), policy.settings.isAdmin(key) else { throw APIError.unauthorized }
+    }
+
+    private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {
+        let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
+        if let wait = deferredLimiter.take(address, now: clock.milliseconds()) { throw APIError.tooManyRequests(retryAfter: wait) }
     }
 
     private func existing(_ context: AppRequestContext) async throws -> SmartLink {

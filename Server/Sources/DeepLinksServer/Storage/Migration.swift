@@ -131,5 +131,17 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // A deferred link's token, as a keyed hash only, until it is redeemed or expires.
+        Migration(version: 4, name: "deferred link tokens") { sql, _ in
+            try await sql.raw(
+                """
+                CREATE TABLE deferred_links (
+                    token_hash TEXT PRIMARY KEY,
+                    code TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """
+            ).run()
+        },
     ]
 }

@@ -1,0 +1,52 @@
+import Foundation
+import SQLKit
+
+/// Deferred deep links without fingerprinting (specs/smart-links.md §5, item 4). Someone without the app
+/// taps "Get the app" on a landing page: the page asks for a one-time token and leaves
+/// `https://LINK_DOMAIN/CODE#deferred=TOKEN` on the pasteboard on the way to the App Store. Once installed,
+/// the app reads it (through `UIPasteControl`, so iOS asks nothing and nothing is read without a tap) and
+/// redeems the token for the link's route. No IP address, device model or time window is matched.
+///
+/// A token is 128 random bits, stored only as a keyed hash, good for one redemption within an hour.
+struct DeferredLinks: Sendable {
+    let database: Database
+    let keys: SecretKeys
+    let clock: WallClock
+
+    static let lifetimeMilliseconds: Int64 = 3_600_000
+    static let purpose = "deferred-link"
+
+    /// A new token for the link `code`; expired tokens go at the same time.
+    func issue(code: String) async throws -> String {
+        let token = Base64URL.encode(SecureBytes.random(count: 16))
+        let now = clock.milliseconds()
+        let hash = keys.digest(token, purpose: Self.purpose, key: keys.current)
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM deferred_links WHERE expires_at <= \(bind: now)").run()
+            try await sql.raw(
+                "INSERT INTO deferred_links (token_hash, code, expires_at) VALUES (\(bind: hash), \(bind: code), \(bind: now + Self.lifetimeMilliseconds))"
+            ).run()
+        }
+        return token
+    }
+
+    /// The link code of `token`, which is used up: nil when it is unknown, used or expired.
+    func redeem(_ token: String) async throws -> String? {
+        let now = clock.milliseconds()
+        let hashes = keys.digests(token, purpose: Self.purpose)
+        return try await database.withConnection { sql in
+            for hash in hashes {
+                // One statement finds and deletes: two redemptions at once cannot both succeed.
+                guard let row = try await sql.raw("DELETE FROM deferred_links WHERE token_hash = \(bind: hash) RETURNING code, expires_at").first()
+                else { continue }
+                return try row.decode(column: "expires_at", as: Int64.self) > now ? try row.decode(column: "code", as: String.self) : nil
+            }
+            return nil
+        }
+    }
+
+    /// The shape of a token: 22 base64url characters (16 bytes).
+    static func isWellFormed(_ token: String) -> Bool {
+        token.utf8.count == 22 && SecretToken.isBase64URL(token)
+    }
+}
