@@ -46,6 +46,12 @@ final class AppModel: ObservableObject {
         navigation.go(to: destination.navigationTarget)
     }
 
+    /// A link opened before the app was installed, left on the pasteboard by the landing page.
+    func redeem(_ link: DeferredLink) async {
+        guard let url = try? await api.redeem(link), !url.isEmpty else { return }
+        coordinator.receive(url, via: .deferred)
+    }
+
     func signIn(email: String, password: String) async throws {
         sessionToken = try await api.signIn(email: email, password: password)
         coordinator.setCondition(DemoRoute.signedIn, holds: true)

@@ -20,6 +20,7 @@ struct RootView: View {
                 .tabItem { Label("Settings", systemImage: "gear") }
                 .tag(DemoRoute.Tab.settings)
         }
+        .safeAreaInset(edge: .bottom) { DeferredLinkPrompt() }
         .sheet(item: $navigation.modal) { modal in
             switch modal.id {
             case "reset-password": ResetPasswordScreen()
@@ -61,3 +62,27 @@ struct ScreenView: View {
         }
     }
 }
+
+/// At the first launch: "opened a link before installing?" A `PasteButton` reads the pasteboard on the user's
+/// tap, so iOS shows no paste prompt, and nothing is read unless they tap.
+struct DeferredLinkPrompt: View {
+    @EnvironmentObject private var model: AppModel
+    @AppStorage("deferredLinkOffered") private var offered = false
+
+    var body: some View {
+        if !offered {
+            HStack {
+                Text("Came from a link?")
+                PasteButton(payloadType: String.self) { strings in
+                    offered = true
+                    guard let text = strings.first, let link = DeferredLink(pasteboard: text, linkDomains: [DemoRoute.host]) else { return }
+                    Task { await model.redeem(link) }
+                }
+                Button("No") { offered = true }
+            }
+            .padding()
+            .background(.thinMaterial)
+        }
+    }
+}
+

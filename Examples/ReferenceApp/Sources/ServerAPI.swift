@@ -1,3 +1,4 @@
+import DeepLinks
 import Foundation
 
 /// The few calls the reference app makes to the swift-deeplinks server (README, "The server").
@@ -26,8 +27,14 @@ struct ServerAPI: Sendable {
         _ = try await post("/v1/password-resets/confirm", ["token": token, "email": email, "password": password].compactMapValues { $0 })
     }
 
-    private func post(_ path: String, _ fields: [String: String]) async throws -> [String: Any] {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    /// The link a deferred token stands for, once (the token is used up).
+    func redeem(_ link: DeferredLink) async throws -> String {
+        let body = try await post(DeferredLink.redeemPath, ["token": link.token], on: URL(string: "https://\(link.host)")!)
+        return body["url"] as? String ?? ""
+    }
+
+    private func post(_ path: String, _ fields: [String: String], on base: URL? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: (base ?? baseURL).appendingPathComponent(path))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: fields)
