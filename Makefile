@@ -14,7 +14,7 @@ test-browser:
 	swift build --package-path Server --product deeplinks
 	python3 Server/Tests/Browser/reset_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 	python3 Server/Tests/Browser/stats_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
-	python3 Server/Tests/Browser/deferred_link_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
+	python3 Server/Tests/Browser/landing_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 serve:
 	swift run --package-path Server deeplinks serve

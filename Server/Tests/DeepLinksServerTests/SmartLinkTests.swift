@@ -219,9 +219,41 @@ import FoundationNetworking
         #expect(ClientPlatform(userAgent: Self.iPhone) == .iPhone)
         #expect(ClientPlatform(userAgent: Self.iPad) == .iPad)
         #expect(ClientPlatform(userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15", platformHint: "\"iPadOS\"") == .iPad)
-        #expect(ClientPlatform(userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15") == .desktop)
+        #expect(ClientPlatform(userAgent: Self.mac) == .macOrIPad, "Safari on a Mac and on an iPad send the same agent")
+        #expect(ClientPlatform(userAgent: Self.mac, platformHint: "\"macOS\"") == .desktop)
         #expect(ClientPlatform(userAgent: Self.android) == .android)
         #expect(ClientPlatform(userAgent: Self.desktop) == .desktop)
+    }
+
+    static let mac = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
+
+    @Test func aMacAgentIsAskedForTouchSupportAndAnIPadGetsItsLandingPage() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                #expect(try await api.post("/v1/links", Self.summer, headers: Self.admin).status == .created)
+                let probe = try await api.get("/summer?utm_source=news", headers: [.userAgent: Self.mac])
+                #expect(probe.status == .ok)
+                #expect(probe.text.contains(#"<script src="/assets/platform.js" defer></script>"#))
+                #expect(probe.text.contains(#"<meta http-equiv="refresh" content="0;url=/summer?utm_source=news&amp;_platform=mac">"#), "without script: a Mac")
+                #expect(try await api.get("/assets/platform.js").text.contains("navigator.maxTouchPoints > 1"))
+
+                let iPad = try await api.get("/summer?utm_source=news&_platform=ipad", headers: [.userAgent: Self.mac])
+                #expect(iPad.status == .ok && iPad.text.contains(#"<meta name="apple-itunes-app""#), "an iPad: the landing page")
+                let mac = try await api.get("/summer?utm_source=news&_platform=mac", headers: [.userAgent: Self.mac])
+                #expect(mac.status == .found)
+                #expect(mac.headers[.location] == "https://links.example.com/web/post/10?utm_source=news", "the answer is not passed on")
+                #expect(try await api.get("/summer?_platform=ipad", headers: [.userAgent: Self.desktop]).status == .found, "only a Mac agent asks")
+
+                var stats: [String: Any] = [:]
+                for _ in 0..<100 {
+                    stats = try await api.get("/v1/links/summer/stats", headers: Self.admin).object
+                    if stats["clicks"] as? Int == 3 { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let platforms = (stats["days"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) { $0[$1["platform"] as? String ?? "", default: 0] += $1["clicks"] as? Int ?? 0 }
+                #expect(platforms == ["ipad": 1, "desktop": 2], "counted once the platform is known, never as the probe: \(stats)")
+            }
+        }
     }
 }
 

@@ -35,6 +35,7 @@ struct ResetLandingPage: Sendable {
             let assets = [
                 ("/assets/reset-password.js", "text/javascript; charset=utf-8", Self.script),
                 ("/assets/deferred.js", "text/javascript; charset=utf-8", SmartLinkPages.deferredScript),
+                ("/assets/platform.js", "text/javascript; charset=utf-8", SmartLinkPages.platformScript),
                 ("/assets/site.css", "text/css; charset=utf-8", Self.stylesheet),
             ]
             for (path, type, body) in assets {

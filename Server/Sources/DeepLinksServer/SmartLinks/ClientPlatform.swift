@@ -1,6 +1,9 @@
 /// Who follows a link, from its `User-Agent` (and client hints): what decides where it goes.
 public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
     case iPhone = "iphone", iPad = "ipad", android, desktop
+    /// A Mac user agent without a client hint: a Mac, or an iPad (iPadOS 13+ Safari sends a Mac agent by
+    /// default). A small page asks the browser for touch support, then comes back as one or the other.
+    case macOrIPad = "mac-or-ipad"
     /// A link-preview fetcher: gets Open Graph HTML and is never counted as a click.
     case previewBot = "bot"
 
@@ -36,9 +39,12 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
             self = .iPhone
         } else if has(Self.androidToken) {
             self = .android
-        } else if has(Self.macintoshToken), platformHint?.lowercased().contains("ipados") == true {
-            // iPadOS 13+ sends a Mac user agent; a client hint (or the page's own touch check) tells.
-            self = .iPad
+        } else if has(Self.macintoshToken), let hint = platformHint?.lowercased() {
+            // iPadOS 13+ sends a Mac user agent; a client hint tells (Chromium-based browsers send one) ...
+            self = hint.contains("ipados") ? .iPad : .desktop
+        } else if has(Self.macintoshToken) {
+            // ... Safari sends none: the page's touch check will.
+            self = .macOrIPad
         } else {
             self = .desktop
         }

@@ -45,6 +45,8 @@ struct LinkPolicy: Sendable {
         /// The landing page: Smart App Banner, "Open in the app", the App Store, and the web destination.
         case landing(web: String?)
         case redirect(String)
+        /// A page whose script asks for touch support and comes back with `_platform=ipad` or `mac`.
+        case probe
     }
 
     /// What a platform gets for `link` (also what `?d=1` shows).
@@ -71,6 +73,8 @@ struct LinkPolicy: Sendable {
             return web.map { .redirect($0) } ?? .landing(web: nil)
         case .desktop:
             return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
+        case .macOrIPad:
+            return .probe
         }
     }
 

@@ -94,6 +94,26 @@ enum SmartLinkPages {
         )
     }
 
+    /// For a Mac agent without a client hint: platform.js comes back with `_platform=ipad` or `mac` in the
+    /// query; without script, as a Mac.
+    static func probe(code: String, query: String?) -> String {
+        let back = "/\(code)?" + (query.map { $0 + "&" } ?? "") + "_platform=mac"
+        return page(
+            title: "Opening…",
+            head: #"<script src="/assets/platform.js" defer></script>"# + "\n" + #"<noscript><meta http-equiv="refresh" content="0;url=\#(HTML.escape(back))"></noscript>"#,
+            body: "<p>Opening…</p>"
+        )
+    }
+
+    /// The touch check of ``probe(code:query:)``: iPadOS reports touch points, a Mac none.
+    static let platformScript = """
+        "use strict";
+        (function () {
+          var answer = navigator.maxTouchPoints > 1 ? "ipad" : "mac";
+          location.replace(location.pathname + (location.search ? location.search + "&" : "?") + "_platform=" + answer);
+        })();
+        """
+
     /// On the App Store button of a landing page: fetches a one-time deferred-link token and leaves it on the
     /// pasteboard, then goes on to the store. Safari keeps the tap's permission for a clipboard write whose
     /// content is still being fetched (a ClipboardItem of a promise). Whatever fails, the store opens within 1.5 s.
@@ -126,6 +146,7 @@ enum SmartLinkPages {
             case .preview: outcome = "Open Graph page (not counted as a click)"
             case .landing(let web): outcome = "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
             case .redirect(let url): outcome = "302 to \(url)"
+            case .probe: outcome = "a page that asks the browser for touch support, then goes on as ipad or desktop (iPadOS Safari sends a Mac agent)"
             }
             rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
         }

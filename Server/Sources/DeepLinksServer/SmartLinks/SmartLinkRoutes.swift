@@ -122,14 +122,24 @@ struct SmartLinkRoutes: Sendable {
         guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
-        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
-        let query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
-        if query != nil, request.uri.queryParameters["d"] == "1" {
-            return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
+        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
+        var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
+        if query != nil {
+            if request.uri.queryParameters["d"] == "1" {
+                return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
+            }
+            // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
+            if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
+                platform = answer == "ipad" ? .iPad : .desktop
+            }
         }
         let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
-        // A click is counted where it lands first: a visit to the landing domain came from the link domain.
-        if counting, !onLandingDomain { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
+        // A click is counted where it lands first (a visit to the landing domain came from the link domain),
+        // once the platform is known.
+        if counting, !onLandingDomain, platform != .macOrIPad { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
+        // The probe's answer is for this server, not for the destination.
+        let hop = query
+        query = query.flatMap(Self.removingPlatformAnswer)
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
             guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
             return Self.redirect(expired)
@@ -142,7 +152,7 @@ struct SmartLinkRoutes: Sendable {
             // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
             // cross-domain tap, which iOS hands to the app.
             if let landing = policy.settings.landingDomain, !onLandingDomain {
-                return Self.redirect(Self.appending(query, to: "https://\(landing)/\(code)"))
+                return Self.redirect(Self.appending(hop, to: "https://\(landing)/\(code)"))
             }
             let page = SmartLinkPages.landing(
                 link, policy: policy, web: web.map { Self.appending(passed, to: $0) }, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
@@ -150,7 +160,16 @@ struct SmartLinkRoutes: Sendable {
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url):
             return Self.redirect(Self.appending(passed, to: url))
+        case .probe:
+            return SmartLinkPages.html(.ok, SmartLinkPages.probe(code: code, query: query))
         }
+    }
+
+    /// `query` without the touch check's `_platform` item; nil when nothing else is left.
+    static func removingPlatformAnswer(_ query: String) -> String? {
+        guard query.contains("_platform=") else { return query }
+        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
+        return kept.isEmpty ? nil : kept.joined(separator: "&")
     }
 
     /// A Firebase Dynamic Links long link as a link of its own: `link` is the app destination (on one of
@@ -195,6 +214,9 @@ struct SmartLinkRoutes: Sendable {
             )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url): return Self.redirect(url)
+        case .probe:
+            // No code to come back to: a Mac agent without a hint gets the desktop fallback.
+            return Self.redirect(link.destinations.desktop ?? target)
         }
     }
 
