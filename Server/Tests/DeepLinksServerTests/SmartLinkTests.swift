@@ -243,6 +243,11 @@ import FoundationNetworking
                 #expect(mac.status == .found)
                 #expect(mac.headers[.location] == "https://links.example.com/web/post/10?utm_source=news", "the answer is not passed on")
                 #expect(try await api.get("/summer?_platform=ipad", headers: [.userAgent: Self.desktop]).status == .found, "only a Mac agent asks")
+                // Global Privacy Control and Do Not Track: the same redirect, no count.
+                for header in [HTTPField(name: .init("Sec-GPC")!, value: "1"), HTTPField(name: .init("DNT")!, value: "1")] {
+                    let optedOut = try await api.get("/summer", headers: [.userAgent: Self.desktop, header.name: header.value])
+                    #expect(optedOut.status == .found && optedOut.headers[.location] == "https://links.example.com/web/post/10")
+                }
 
                 var stats: [String: Any] = [:]
                 for _ in 0..<100 {

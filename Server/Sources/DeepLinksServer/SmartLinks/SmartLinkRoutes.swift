@@ -1,6 +1,7 @@
 import AppSiteAssociation
 import DeepLinks
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
@@ -136,7 +137,9 @@ struct SmartLinkRoutes: Sendable {
         let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
         // A click is counted where it lands first (a visit to the landing domain came from the link domain),
         // once the platform is known.
-        if counting, !onLandingDomain, platform != .macOrIPad { clicks.count(code: code, platform: platform, at: clock.milliseconds()) }
+        if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
+            clicks.count(code: code, platform: platform, at: clock.milliseconds())
+        }
         // The probe's answer is for this server, not for the destination.
         let hop = query
         query = query.flatMap(Self.removingPlatformAnswer)
@@ -164,6 +167,15 @@ struct SmartLinkRoutes: Sendable {
             return SmartLinkPages.html(.ok, SmartLinkPages.probe(code: code, query: query))
         }
     }
+
+    /// Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`): the link opens as for anyone, and the
+    /// click is not counted, not even in the aggregates.
+    static func optsOut(_ request: Request) -> Bool {
+        request.headers[secGPC] == "1" || request.headers[doNotTrack] == "1"
+    }
+
+    static let secGPC = HTTPField.Name("Sec-GPC")!
+    static let doNotTrack = HTTPField.Name("DNT")!
 
     /// `query` without the touch check's `_platform` item; nil when nothing else is left.
     static func removingPlatformAnswer(_ query: String) -> String? {
