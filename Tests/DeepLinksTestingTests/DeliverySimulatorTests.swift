@@ -276,3 +276,44 @@ extension DeliverySimulatorTests {
         }
     }
 }
+
+extension DeliveryKnobTests {
+    @Test func P11_everyUniversalLinkChannelAndSwiftUIDelayGivesOneHandling() {
+        for lifecycle in [Scenario.Lifecycle.swiftUI, .swiftUIWithAdaptor] {
+            for state in Scenario.AppState.allCases {
+                for channel in Scenario.UniversalLinkChannel.allCases {
+                    for delay in 0...3 {
+                        let scenario = Self.scenario(lifecycle, state, .universalLink) { $0.universalLinkChannel = channel; $0.swiftUIDelay = delay }
+                        let outcome = DeliverySimulator(scenario).run(.library)
+                        #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
+                    }
+                }
+            }
+        }
+        // Listening to onOpenURL only loses the Camera app's links (C4): they come as an activity.
+        let camera = Self.scenario(.swiftUI, .background, .universalLink) { $0.universalLinkChannel = .continueUserActivity }
+        #expect(DeliverySimulator(camera).run(.naiveFirstOfEachSet).violations.contains { $0.hasPrefix("lost:") })
+    }
+
+    @Test func P6_aLinkWaitsForReadinessWhereverItComesInTheTrace() {
+        for cell in Scenario.allCells {
+            let length = DeliverySimulator(cell).run(.library).trace.count
+            for ready in [Scenario.ReadyAt.beforeFirstEvent, .afterLastEvent] + (0...length).map(Scenario.ReadyAt.afterEvents) {
+                var scenario = cell
+                scenario.readyAt = ready
+                let outcome = DeliverySimulator(scenario).run(.library)
+                #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
+            }
+        }
+    }
+
+    @Test func goal5_theSameLinkOpenedTwiceIsHandledTwice() {
+        for cell in Scenario.allCells where !cell.isKnownLimit {
+            var scenario = cell
+            scenario.repeatLink = true
+            scenario.readyAt = .beforeFirstEvent
+            let outcome = DeliverySimulator(scenario).run(.library)
+            #expect(outcome.handled.count == 2 && Set(outcome.handled).count == 1, "\(scenario): \(outcome.handled)")
+        }
+    }
+}

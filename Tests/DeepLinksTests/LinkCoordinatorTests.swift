@@ -123,3 +123,26 @@ import Testing
         #expect(await delivered.all == [.post(id: 7)])
     }
 }
+
+extension LinkCoordinatorOrderTests {
+    /// Callbacks from several tasks at once: every link is delivered exactly once, each task's in its order.
+    @Test func concurrentDeliveriesLoseNothingAndKeepEachSendersOrder() async {
+        let delivered = Delivered()
+        let coordinator = LinkCoordinator(table: DemoRoute.table) { await delivered.append($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 { coordinator.receive("demoapp://post/\(sender * 1000 + index)", via: .sceneOpenURLContexts) }
+                }
+            }
+        }
+        coordinator.setReady(true)
+        await coordinator.settle()
+        let ids = await delivered.all.map { if case .post(let id) = $0 { id } else { -1 } }
+        #expect(ids.count == 200 && Set(ids).count == 200)
+        for sender in 0..<8 {
+            let mine = ids.filter { $0 / 1000 == sender }
+            #expect(mine == mine.sorted(), "sender \(sender)'s links in its order")
+        }
+    }
+}
