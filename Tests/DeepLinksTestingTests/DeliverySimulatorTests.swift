@@ -110,7 +110,7 @@ extension DeliverySimulatorTests {
 @Suite struct DeliverySequenceTests {
     @Test func aSeededSweepOfRandomSequencesLosesDuplicatesOrReordersNothing() {
         var failures = 0
-        let count = 3000
+        let count = 10_000
         for seed in 0..<UInt64(count) {
             let sequence = DeliverySequence.random(seed: seed)
             let outcome = sequence.run(.library)

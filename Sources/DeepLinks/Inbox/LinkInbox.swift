@@ -85,7 +85,7 @@ public struct LinkInbox: Sendable {
         var lastSeenAt: Duration
 
         var fromSceneConnection: Bool {
-            channels.contains(.sceneConnectionURLContext) || channels.contains(.sceneConnectionUserActivity)
+            delivery.channel == .sceneConnectionURLContext || delivery.channel == .sceneConnectionUserActivity
         }
 
         /// Whether a sighting on `channel` at `time` can be this delivery's twin.
@@ -96,17 +96,18 @@ public struct LinkInbox: Sendable {
             let age = time - delivery.receivedAt
             // Once a twin has come, further twins (`onContinueUserActivity` beside `onOpenURL`) come in its turn.
             if channels.count > 1, time - lastSeenAt > configuration.activeDuplicateWindow { return false }
-            // A scene connection's twin is SwiftUI's publish, a render or more later, maybe after activation.
-            if fromSceneConnection {
+            switch delivery.channel {
+            case .sceneConnectionURLContext, .sceneConnectionUserActivity:
+                // The twin is SwiftUI's publish, a render or more later, maybe after activation.
                 return age <= configuration.duplicateWindow
-            }
-            // Launch options' twin is `open`/`continue`, in the launch's own turn around activation (A1, A2);
-            // when the launch method returned false it never comes, and a later tap is a new link (F4).
-            if channels.contains(.launchOptionsURL) || channels.contains(.launchOptionsUserActivity) {
+            case .launchOptionsURL, .launchOptionsUserActivity:
+                // The twin is `open`/`continue`, in the launch's own turn around activation (A1, A2); when the
+                // launch method returned false it never comes, and a later tap is a new link (F4).
                 return age <= configuration.duplicateWindow
                     && activatedAt.map { time - $0 <= configuration.activeDuplicateWindow } ?? true
+            default:
+                return age <= (active ? configuration.activeDuplicateWindow : configuration.duplicateWindow)
             }
-            return age <= (active ? configuration.activeDuplicateWindow : configuration.duplicateWindow)
         }
     }
     private var nextSequence = 0
@@ -166,7 +167,7 @@ public struct LinkInbox: Sendable {
     public mutating func setActive(_ active: Bool, at time: Duration) -> [Action] {
         isActive = active
         if active {
-            recent.removeAll { entry in !entry.channels.contains(where: \.isConnectionTime) }
+            recent.removeAll { !$0.delivery.channel.isConnectionTime }
             for index in recent.indices where recent[index].activatedAt == nil { recent[index].activatedAt = time }
         } else {
             recent.removeAll()

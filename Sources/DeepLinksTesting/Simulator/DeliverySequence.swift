@@ -15,10 +15,15 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
         let lifecycle = DeliveryScenario.Lifecycle.allCases[Int(generator.next() % 4)]
         let count = 2 + Int(generator.next() % 4)
         var actions: [DeliveryScenario] = []
-        for index in 0..<count {
-            let states: [DeliveryScenario.AppState] = index == 0
+        // Where the app is before each action: a link sent to the browser leaves it where it was.
+        var running = false
+        var foreground = false
+        for _ in 0..<count {
+            let states: [DeliveryScenario.AppState] = !running
                 ? [.notRunning]
-                : (lifecycle == .appDelegate ? [.notRunning, .background, .foreground] : DeliveryScenario.AppState.allCases)
+                : DeliveryScenario.AppState.allCases.filter {
+                    (foreground || $0 != .foreground) && (lifecycle != .appDelegate || $0 != .backgroundDetached)
+                }
             var scenario = DeliveryScenario(
                 lifecycle: lifecycle,
                 state: states[Int(generator.next() % UInt64(states.count))],
@@ -46,6 +51,13 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
             maybe { $0.handlerMount = DeliveryScenario.HandlerMount.allCases[Int(draw() % 3)] }
             maybe { $0.opening = draw() % 5 == 0 ? LinkOpening.allCases[Int(draw() % UInt64(LinkOpening.allCases.count))] : .tapInAnotherApp }
             actions.append(scenario)
+            if RoutingPolicy.delivers(scenario.kind, opening: scenario.opening) {
+                (running, foreground) = (true, true)
+            } else {
+                // The app was quit for a not-running action, sent to the background for a background one.
+                running = running && scenario.state != .notRunning
+                foreground = foreground && scenario.state == .foreground
+            }
         }
         return DeliverySequence(lifecycle: lifecycle, actions: actions)
     }
