@@ -27,6 +27,10 @@ struct DeepLinksModifier<Destination: Sendable>: ViewModifier {
             .onContinueUserActivity(NSUserActivityTypeBrowsingWeb) { activity in
                 coordinator.receive(activityType: activity.activityType, webpageURL: activity.webpageURL?.absoluteString, via: .onContinueUserActivity)
             }
+            .onAppear {
+                // onChange reports changes only: a scene already active when the view appears says so here.
+                if scenePhase == .active { coordinator.setActive(true) }
+            }
             .onChange(of: scenePhase) { phase in
                 // `.inactive` is not a boundary (Control Center, a call banner): only active and background are.
                 switch phase {
