@@ -87,7 +87,7 @@ public enum DeepLinksApplication {
             metadata: [
                 "database": "\(settings.database.redacted)",
                 "mail": "\(settings.mail)",
-                "app": "\(settings.app.appID)",
+                "apps": "\(settings.app.apps.map(\.appID).joined(separator: ", "))",
             ]
         )
     }
