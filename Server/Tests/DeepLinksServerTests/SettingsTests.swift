@@ -148,7 +148,7 @@ import Testing
         let clash = #"{"apps": [\#(app("com.example.demo", "demoapp", "a.com", package: "p.q")), \#(app("com.example.demo", "demoapp", "b.com", package: "p.q", store: "http://play.example.org/"))]}"#
         do {
             _ = try AppConfiguration.decode(Data(clash.utf8), source: "c")
-            Issue.record("two apps with one identity must be refused")
+            Issue.record("an http store URL must be refused")
         } catch {
             #expect(error.problems == [
                 "apps[1].android.playStoreURL: 'http://play.example.org/' is not an https URL",

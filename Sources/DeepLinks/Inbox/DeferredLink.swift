@@ -23,16 +23,11 @@ public struct DeferredLink: Sendable, Hashable {
             url.scheme == "https", let host = url.host, linkDomains.contains(where: { $0.lowercased() == host }),
             url.pathSegments.count == 1, url.queryItems.isEmpty,
             url.fragmentItems.count == 1, url.fragmentItems[0].name == "deferred", let token = url.fragmentItems[0].value,
-            token.utf8.count == 22, token.utf8.allSatisfy(Self.isBase64URL)
+            token.utf8.count == 22, CharacterRule.base64URL.allows(token)
         else { return nil }
         self.host = host
         code = url.pathSegments[0]
         self.token = token
-    }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 }
 

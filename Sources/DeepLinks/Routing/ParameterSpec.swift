@@ -105,7 +105,8 @@ public enum CharacterRule: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
-    func allows(_ value: String) -> Bool {
+    /// Whether every character of `value` follows the rule.
+    public func allows(_ value: String) -> Bool {
         switch self {
         case .any:
             return true

@@ -1,4 +1,5 @@
 import Crypto
+import DeepLinks
 import Foundation
 
 /// The server's versioned secret keys (the "pepper"): reset tokens and session tokens are stored only as
@@ -75,13 +76,6 @@ enum SecretToken {
 
     /// The shape of a token: 43 to 128 characters of the base64url alphabet.
     static func isWellFormed(_ token: String) -> Bool {
-        (43...128).contains(token.utf8.count) && isBase64URL(token)
-    }
-
-    static func isBase64URL(_ text: String) -> Bool {
-        text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
+        (43...128).contains(token.utf8.count) && CharacterRule.base64URL.allows(token)
     }
 }

@@ -1,3 +1,4 @@
+import DeepLinks
 import Foundation
 import SQLKit
 
@@ -47,6 +48,6 @@ struct DeferredLinks: Sendable {
 
     /// The shape of a token: 22 base64url characters (16 bytes).
     static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == 22 && SecretToken.isBase64URL(token)
+        token.utf8.count == 22 && CharacterRule.base64URL.allows(token)
     }
 }

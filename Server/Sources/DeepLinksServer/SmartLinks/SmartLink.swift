@@ -57,9 +57,10 @@ public struct SmartLink: Sendable, Codable, Equatable {
 
 /// Checks a link document sent to the API: every problem at once, each naming its field.
 struct SmartLinkValidator: Sendable {
-    /// Each app's route table (nil without a manifest) and the host its routes are matched on, by bundle ID;
-    /// the primary app also under "".
+    /// Each app's route table (nil without a manifest) and the host its routes are matched on, by bundle ID.
     let manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)]
+    /// The bundle ID of a link that names no app.
+    let primary: String
     let allowedHosts: Set<String>
 
     init(apps: [AppConfiguration], allowedHosts: Set<String>) throws {
@@ -67,8 +68,8 @@ struct SmartLinkValidator: Sendable {
         for app in apps {
             manifests[app.bundleID] = (try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }, app.routes?.hosts.first ?? app.domains[0])
         }
-        manifests[""] = manifests[apps[0].bundleID]
         self.manifests = manifests
+        primary = apps[0].bundleID
         self.allowedHosts = allowedHosts
     }
 
@@ -79,11 +80,7 @@ struct SmartLinkValidator: Sendable {
 
     /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.
     static func isCode(_ code: String) -> Bool {
-        (3...64).contains(code.utf8.count)
-            && code.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
-            }
-            && !reservedCodes.contains(code.lowercased())
+        (3...64).contains(code.utf8.count) && CharacterRule.base64URL.allows(code) && !reservedCodes.contains(code.lowercased())
     }
 
     /// An unguessable short code: 8 characters of base64url (48 bits).
@@ -96,13 +93,13 @@ struct SmartLinkValidator: Sendable {
         }
         if !link.route.hasPrefix("/") {
             problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
-        } else if let (manifest, host) = manifests[link.app ?? ""] {
+        } else if let (manifest, host) = manifests[link.app ?? primary] {
             if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(link.route)") {
                 problems.append("route: the app has no route for \(link.route) (\(rejection))")
             }
         }
         if let app = link.app, manifests[app] == nil {
-            problems.append("app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.filter { !$0.isEmpty }.sorted().joined(separator: ", ")))")
+            problems.append("app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.sorted().joined(separator: ", ")))")
         }
         let destinations: [(String, String?)] = [
             ("destinations.ios", link.destinations.ios), ("destinations.ipad", link.destinations.ipad),

@@ -69,17 +69,13 @@ enum SmartLinkPages {
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
         var head = openGraphTags(link, url: short, appName: app.displayName)
+        var actions = [#"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#]
         if let store = app.appStoreID {
             head += "\n" + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
-        }
-        var actions = [#"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#]
-        if let store = app.appStoreID, !stored {
-            actions.append(#"<p><a class="button secondary" href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
-        } else if let store = app.appStoreID {
             // deferred.js leaves the link on the pasteboard on the way (DeferredLinks); without script, a plain link.
-            let deferred = "/v1/links/\(link.code)/deferred"
-            actions.append(#"<p><a class="button secondary" id="get-app" data-deferred="\#(HTML.escape(deferred))" href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
-            head += "\n" + #"<script src="/assets/deferred.js" defer></script>"#
+            let deferred = stored ? #" id="get-app" data-deferred="/v1/links/\#(HTML.escape(link.code))/deferred""# : ""
+            actions.append(#"<p><a class="button secondary"\#(deferred) href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
+            if stored { head += "\n" + #"<script src="/assets/deferred.js" defer></script>"# }
         }
         if let web {
             actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)

@@ -123,7 +123,7 @@ struct SmartLinkRoutes: Sendable {
         guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
-        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
+        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
         var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if query != nil {
             if request.uri.queryParameters["d"] == "1" {
@@ -175,6 +175,7 @@ struct SmartLinkRoutes: Sendable {
     }
 
     static let secGPC = HTTPField.Name("Sec-GPC")!
+    static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
     static let doNotTrack = HTTPField.Name("DNT")!
 
     /// `query` without the touch check's `_platform` item; nil when nothing else is left.
@@ -217,7 +218,7 @@ struct SmartLinkRoutes: Sendable {
         guard problems.isEmpty else {
             return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
         }
-        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[.init("Sec-CH-UA-Platform")!])
+        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
         switch policy.decision(link, platform: platform) {
         case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
         case .landing(let web):
