@@ -2,89 +2,220 @@
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
 /// route's own `parse` closure is called through the generic table.
 @usableFromInline
-struct RouteMatcher: Sendable {
-    /// A class, so that handing one to `extract` costs one retain, not one per field.
+final class RouteMatcher: Sendable {
+    /// A route as matching sees it. A class, so that handing one on (to extraction, to a ``RouteMatch``)
+    /// costs one retain, not one per field.
+    @usableFromInline
     final class Entry: Sendable {
-        let name: String
-        let pattern: RoutePattern
+        @usableFromInline let name: String
+        let pattern: String
         let parameters: [ParameterSpec]
         let sources: RouteSources
         /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
         let capturePositions: [Int]
+        let sensitiveNames: Set<String>
 
-        init(name: String, pattern: RoutePattern, parameters: [ParameterSpec], sources: RouteSources, capturePositions: [Int]) {
+        init(name: String, pattern: String, parameters: [ParameterSpec], sources: RouteSources, capturePositions: [Int], sensitiveNames: Set<String>) {
             self.name = name
             self.pattern = pattern
             self.parameters = parameters
             self.sources = sources
             self.capturePositions = capturePositions
+            self.sensitiveNames = sensitiveNames
         }
     }
 
     let schemes: [String]
     let hosts: [String]
+    /// `schemes` and `hosts` as bytes, to compare with a URL's.
+    private let schemeBytes: [[UInt8]]
+    private let hostBytes: [[UInt8]]
     let entries: [Entry]
     let trie: RouteTrie
 
-    init(schemes: [String], hosts: [String], entries: [Entry]) {
+    init(schemes: [String], hosts: [String], entries: [Entry], patterns: [RoutePattern]) {
         self.schemes = schemes
         self.hosts = hosts
+        schemeBytes = schemes.map { Array($0.utf8) }
+        hostBytes = hosts.map { Array($0.utf8) }
         self.entries = entries
-        var trie = RouteTrie()
-        for (index, entry) in entries.enumerated() {
-            trie.insert(entry.pattern, route: index)
+        trie = RouteTrie(patterns)
+    }
+
+    @usableFromInline typealias Accept = (Int, Entry, LinkSource, RouteParameters) -> LinkRejection?
+
+    /// The URL policy and the match in one pass over the bytes of `string`: no string is built but the
+    /// parameters of the candidate routes. Otherwise as ``match(_:accept:)-(LinkURL,_)``.
+    @usableFromInline
+    func match(_ string: String, limits: URLLimits, accept: Accept) -> LinkRejection? {
+        var string = string
+        return string.withUTF8 { bytes in
+            let parser = URLParser(bytes: bytes, limits: limits)
+            let layout: URLParser.Layout
+            do throws(URLDiagnostic) {
+                layout = try parser.scan()
+            } catch {
+                return LinkRejection(error)
+            }
+            let source: LinkSource
+            switch self.source(
+                isWeb: layout.isWeb,
+                isHTTPS: layout.schemeEnd == 5,
+                scheme: { parser.string(0, layout.schemeEnd, lowercased: true) },
+                schemeIs: { parser.asciiEqualsLowercased(0, layout.schemeEnd, schemeBytes[$0]) },
+                hostIs: { layout.hasHost && parser.asciiEqualsLowercased(layout.hostStart, layout.hostEnd, hostBytes[$0]) }
+            ) {
+            case .success(let found): source = found
+            case .failure(let rejection): return rejection
+            }
+            // A custom scheme's host is the first route segment, decoded and lower-cased like its string.
+            var host: String?
+            var hostIsASCII = false
+            if !layout.isWeb, layout.hostEnd > layout.hostStart {
+                hostIsASCII = bytes[layout.hostStart..<layout.hostEnd].allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "%") }
+                if !hostIsASCII { host = (try? parser.decode(layout.hostStart, layout.hostEnd, .host))?.lowercased() }
+            }
+            var slashes = 0
+            for index in layout.pathStart..<layout.queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
+            let items = layout.queryStart < layout.end || layout.hash >= 0 ? parser.items(layout) : (query: [], fragment: [])
+            return withScratch(segments: slashes + 2, bytes: bytes.count + (host?.utf8.count ?? 0)) { buffer, bounds, frames, captures in
+                var count = 0
+                var offset = 0
+                if hostIsASCII {
+                    for index in layout.hostStart..<layout.hostEnd {
+                        buffer[offset] = asciiLowercased(bytes[index])
+                        offset += 1
+                    }
+                    count += 1
+                    bounds[count] = Int32(offset)
+                } else if let host {
+                    offset = UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: host.utf8).1
+                    count += 1
+                    bounds[count] = Int32(offset)
+                }
+                for (start, stop) in parser.segments(layout) {
+                    if bytes[start..<stop].contains(UInt8(ascii: "%")) {
+                        // Scanned already: the escape decodes.
+                        let decoded = (try? parser.decode(start, stop, .path)) ?? ""
+                        offset += UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: decoded.utf8).1
+                    } else {
+                        UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + stop - start)])
+                            .update(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[start..<stop]))
+                        offset += stop - start
+                    }
+                    count += 1
+                    bounds[count] = Int32(offset)
+                }
+                let segments = URLSegments(bytes: UnsafeBufferPointer(buffer), bounds: UnsafeBufferPointer(rebasing: bounds[...count]))
+                return match(segments, frames: frames, captures: captures, source: source, queryItems: items.query, fragmentItems: items.fragment, accept: accept)
+            }
         }
-        self.trie = trie
     }
 
     /// Walks the candidates for `url`, most specific first, and offers each one whose parameters are valid to
     /// `accept`, which returns nil to take it or a rejection to go on. Returns nil once a route is taken,
     /// otherwise the most useful rejection.
     @usableFromInline
-    func match(_ url: LinkURL, accept: (Int, LinkSource, RouteParameters) -> LinkRejection?) -> LinkRejection? {
+    func match(_ url: LinkURL, accept: Accept) -> LinkRejection? {
         let source: LinkSource
-        if url.isWebURL {
-            guard url.scheme == "https" else {
-                return LinkRejection(.schemeNotAccepted, "universal links use https, not \(url.scheme)")
-            }
-            guard let host = url.host, hosts.contains(host) else {
-                return LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))")
-            }
-            source = .universalLink(host: host)
-        } else {
-            guard schemes.contains(url.scheme) else {
-                return LinkRejection(.schemeNotAccepted, "the scheme '\(url.scheme)' is not one of this app's (\(schemes.joined(separator: ", ")))")
-            }
-            source = .customScheme(url.scheme)
+        switch self.source(
+            isWeb: url.isWebURL, isHTTPS: url.scheme == "https", scheme: { url.scheme },
+            schemeIs: { schemes[$0] == url.scheme }, hostIs: { hosts[$0] == url.host }
+        ) {
+        case .success(let found): source = found
+        case .failure(let rejection): return rejection
         }
-        var taken = false
+        // A custom scheme's host is the first route segment (`yourapp://post/10` as `yourapp:///post/10`).
+        var all = url.pathSegments
+        if !url.isWebURL, let host = url.host, !host.isEmpty { all.insert(host, at: 0) }
+        let length = all.reduce(0) { $0 + $1.utf8.count }
+        return withScratch(segments: all.count, bytes: length) { buffer, bounds, frames, captures in
+            var offset = 0
+            for (index, segment) in all.enumerated() {
+                for byte in segment.utf8 {
+                    buffer[offset] = byte
+                    offset += 1
+                }
+                bounds[index + 1] = Int32(offset)
+            }
+            let segments = URLSegments(bytes: UnsafeBufferPointer(buffer), bounds: UnsafeBufferPointer(rebasing: bounds[...all.count]))
+            return match(segments, frames: frames, captures: captures, source: source, queryItems: url.queryItems, fragmentItems: url.fragmentItems, accept: accept)
+        }
+    }
+
+    /// Where a URL comes from, if the table accepts it: `schemeIs(i)` and `hostIs(i)` compare the URL's
+    /// (lower-cased) scheme and host with the table's i-th.
+    private func source(
+        isWeb: Bool, isHTTPS: Bool, scheme: () -> String, schemeIs: (Int) -> Bool, hostIs: (Int) -> Bool
+    ) -> Result<LinkSource, LinkRejection> {
+        if isWeb {
+            guard isHTTPS else {
+                return .failure(LinkRejection(.schemeNotAccepted, "universal links use https, not \(scheme())"))
+            }
+            guard let host = hosts.indices.first(where: hostIs) else {
+                return .failure(LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))"))
+            }
+            return .success(.universalLink(host: hosts[host]))
+        }
+        guard let match = schemes.indices.first(where: schemeIs) else {
+            return .failure(LinkRejection(.schemeNotAccepted, "the scheme '\(scheme())' is not one of this app's (\(schemes.joined(separator: ", ")))"))
+        }
+        return .success(.customScheme(schemes[match]))
+    }
+
+    /// Temporary memory for a match over at most `segments` segments of at most `bytes` bytes in all: the
+    /// segments' bytes, their bounds (the first set to 0), the trie's frames and the captures.
+    private func withScratch<Result>(
+        segments: Int, bytes: Int,
+        _ body: (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes, 1)) { buffer in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 6 * (segments + 1)) { scratch in
+                let bounds = UnsafeMutableBufferPointer(rebasing: scratch[0...segments])
+                let frames = UnsafeMutableBufferPointer(rebasing: scratch[(segments + 1)..<(5 * (segments + 1))])
+                let captures = UnsafeMutableBufferPointer(rebasing: scratch[(5 * (segments + 1))...])
+                bounds[0] = 0
+                return body(buffer, bounds, frames, captures)
+            }
+        }
+    }
+
+    /// Offers each candidate route for `segments`, most specific first, to `accept`.
+    private func match(
+        _ segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>,
+        source: LinkSource, queryItems: [QueryItem], fragmentItems: [QueryItem], accept: Accept
+    ) -> LinkRejection? {
+        var candidates = trie.candidates(segments, frames: frames, captures: captures)
         var firstRejection: LinkRejection?
-        // Only what extraction reads, so the closure does not copy the whole URL at every candidate.
-        let queryItems = url.queryItems
-        let fragmentItems = url.fragmentItems
-        trie.match(url.routeSegments) { index, captures in
+        while let (index, captures) = candidates.next() {
+            let entry = entries[index]
             let rejection: LinkRejection?
-            switch extract(entries[index], captures: captures, queryItems: queryItems, fragmentItems: fragmentItems, source: source) {
-            case .success(let parameters): rejection = accept(index, source, parameters)
+            switch Self.extract(entry, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source) {
+            case .success(let parameters): rejection = accept(index, entry, source, parameters)
             case .failure(let failure): rejection = failure
             }
-            guard let rejection else {
-                taken = true
-                return true
-            }
+            guard let rejection else { return nil }
             // A route that accepts this source explains better than one that does not.
             if firstRejection == nil || (firstRejection?.code == .sourceNotAccepted && rejection.code != .sourceNotAccepted) {
                 firstRejection = rejection
             }
-            return false
         }
-        if taken { return nil }
         // The path is not repeated: it may hold a sensitive value.
         return firstRejection ?? LinkRejection(.noRoute, "no route has this path")
     }
 
-    private func extract(
-        _ route: Entry, captures: [String], queryItems: [QueryItem], fragmentItems: [QueryItem], source: LinkSource
+    /// The value of a capture: a segment, or the segments from one to the end joined by `/` (a catch-all).
+    private static func value(_ capture: Int32, _ segments: URLSegments) -> String {
+        let capture = Int(capture)
+        if capture < segments.count { return String(decoding: segments[capture], as: UTF8.self) }
+        return (capture - segments.count..<segments.count)
+            .map { String(decoding: segments[$0], as: UTF8.self) }
+            .joined(separator: "/")
+    }
+
+    private static func extract(
+        _ route: Entry, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
+        fragmentItems: [QueryItem], source: LinkSource
     ) -> Result<RouteParameters, LinkRejection> {
         guard route.sources.contains(source.kind) else {
             return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source.kind == .customScheme ? "custom-scheme links" : "universal links")"))
@@ -97,7 +228,7 @@ struct RouteMatcher: Sendable {
             case .path:
                 let position = route.capturePositions[offset]
                 guard position >= 0, position < captures.count else { continue }
-                entries.append(.init(name: spec.name, value: captures[position]))
+                entries.append(.init(name: spec.name, value: value(captures[position], segments)))
             case .query:
                 for item in queryItems where item.name == spec.name {
                     entries.append(.init(name: spec.name, value: item.value ?? ""))

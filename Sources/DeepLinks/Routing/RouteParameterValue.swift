@@ -29,14 +29,26 @@ extension Int: RouteParameterValue {
     /// Decimal digits with an optional leading `-`; no `+`, spaces or leading zeros beyond `0` itself,
     /// so every accepted text prints back identically.
     public init?(routeParameter text: String) {
-        let utf8 = text.utf8
-        let negative = utf8.first == UInt8(ascii: "-")
-        let digits = negative ? utf8.count - 1 : utf8.count
-        let first = negative ? utf8.dropFirst().first : utf8.first
-        guard digits > 0, first != UInt8(ascii: "0") || (digits == 1 && !negative), let value = Int(text),
-            utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") })
-        else { return nil }
+        var text = text
+        guard let value = text.withUTF8(Self.parseDecimal) else { return nil }
         self = value
+    }
+
+    private static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let negative = bytes.first == UInt8(ascii: "-")
+        let digits = UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...])
+        guard let first = digits.first, first != UInt8(ascii: "0") || (digits.count == 1 && !negative) else { return nil }
+        // Accumulated negatively, so Int.min fits.
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowAgain) = times.subtractingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflowAgain else { return nil }
+            value = sum
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
     public var routeParameter: String { String(self) }
     public static var parameterKind: ParameterKind { .int }

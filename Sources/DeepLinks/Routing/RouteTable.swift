@@ -37,8 +37,12 @@ public struct RouteTable<Destination: Sendable>: Sendable {
             schemes: self.schemes,
             hosts: self.hosts,
             entries: routes.map {
-                .init(name: $0.name, pattern: $0.pattern, parameters: $0.parameters, sources: $0.sources, capturePositions: $0.capturePositions)
-            }
+                .init(
+                    name: $0.name, pattern: $0.pattern.description, parameters: $0.parameters, sources: $0.sources,
+                    capturePositions: $0.capturePositions, sensitiveNames: $0.sensitiveNames
+                )
+            },
+            patterns: routes.map(\.pattern)
         )
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
     }
@@ -46,26 +50,26 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     // MARK: Matching
 
     /// The destination of `string`, with the route and parameters that produced it, or why there is none.
-    /// Inlinable, so the app's module specializes it for its own `Destination` type.
+    /// The URL policy and the match run in one pass over the string's bytes. Inlinable, so the app's module
+    /// specializes it for its own `Destination` type.
     @inlinable
     public func match(_ string: String) -> Result<RouteMatch<Destination>, LinkRejection> {
-        let url: LinkURL
-        do {
-            url = try LinkURL(parsing: string, limits: limits)
-        } catch {
-            return .failure(LinkRejection(error))
-        }
-        return match(url)
+        resolve { matcher.match(string, limits: limits, accept: $0) }
     }
 
     /// The destination of an already parsed URL.
     @inlinable
     public func match(_ url: LinkURL) -> Result<RouteMatch<Destination>, LinkRejection> {
+        resolve { matcher.match(url, accept: $0) }
+    }
+
+    /// Runs `matching` with the step that builds the destination of a candidate route through its `parse`.
+    @inlinable
+    func resolve(_ matching: (RouteMatcher.Accept) -> LinkRejection?) -> Result<RouteMatch<Destination>, LinkRejection> {
         var matched: RouteMatch<Destination>?
-        let rejection = matcher.match(url) { index, source, parameters in
-            let route = routes[index]
+        let rejection = matching { index, route, source, parameters in
             do {
-                matched = RouteMatch(destination: try route.parse(parameters), route: route, source: source, parameters: parameters)
+                matched = RouteMatch(destination: try routes[index].parse(parameters), route: route, source: source, parameters: parameters)
                 return nil
             } catch let error as ParameterError {
                 return LinkRejection(.invalidParameter, "route '\(route.name)': \(error)")
@@ -100,21 +104,22 @@ public enum LinkSource: Sendable, Hashable {
 /// A URL matched to a destination, with what produced it.
 public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertible {
     public let destination: Destination
-    public let routeName: String
-    public let pattern: String
     public let source: LinkSource
     public let parameters: RouteParameters
+    @usableFromInline let route: RouteMatcher.Entry
+
+    public var routeName: String { route.name }
+    /// The route's pattern, as `/post/:id`.
+    public var pattern: String { route.pattern }
     /// Names of the route's sensitive parameters.
-    public let sensitiveNames: Set<String>
+    public var sensitiveNames: Set<String> { route.sensitiveNames }
 
     @usableFromInline
-    init(destination: Destination, route: Route<Destination>, source: LinkSource, parameters: RouteParameters) {
+    init(destination: Destination, route: RouteMatcher.Entry, source: LinkSource, parameters: RouteParameters) {
         self.destination = destination
-        self.routeName = route.name
-        self.pattern = route.pattern.description
+        self.route = route
         self.source = source
         self.parameters = parameters
-        self.sensitiveNames = route.sensitiveNames
     }
 
     /// The parameters with sensitive values replaced by `<redacted>`, sorted by name.

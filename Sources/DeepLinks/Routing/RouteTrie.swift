@@ -1,76 +1,255 @@
-/// The compiled form of a route table's patterns: one node per path prefix, with literal children in a
-/// dictionary, at most one parameter child and the routes ending in a catch-all. Matching costs one
-/// dictionary lookup per segment, whatever the number of routes; it tries a literal, then a parameter,
-/// then a catch-all, and backtracks when a branch leads nowhere.
-struct RouteTrie: Sendable {
+/// The compiled form of a route table's patterns: one node per path prefix, with its literal children, at most
+/// one parameter child, and the routes ending there or in a catch-all. Matching tries a literal, then a
+/// parameter, then a catch-all, and backtracks when a branch leads nowhere.
+///
+/// Everything lives in a few flat arrays, so a lookup touches a handful of cache lines whatever the table's
+/// size: the literal children of every node share one open-addressing table keyed by (node, segment bytes),
+/// with the literal texts in one byte pool, and each node's routes are a range of one index array.
+/// A class holding its arrays as raw buffers (immutable once built, freed with it), so a match retains
+/// nothing.
+final class RouteTrie: @unchecked Sendable {
     struct Node: Sendable {
-        var literals: [String: Int] = [:]
-        var parameter: Int = -1
-        var catchAll: [Int] = []
-        var terminal: [Int] = []
+        var parameter: Int32 = -1
+        /// `routeIndices[terminalStart..<catchAllStart]` end here; `routeIndices[catchAllStart..<catchAllEnd]`
+        /// end in a catch-all here.
+        var terminalStart: Int32 = 0
+        var catchAllStart: Int32 = 0
+        var catchAllEnd: Int32 = 0
     }
 
-    private(set) var nodes: [Node] = [Node()]
+    /// One literal child: `child` is reached from `parent` by the segment `text[textStart..<textEnd]`.
+    struct Edge: Sendable {
+        var hash: UInt32 = 0
+        var parent: Int32 = -1
+        var child: Int32 = -1
+        var textStart: Int32 = 0
+        var textEnd: Int32 = 0
+    }
 
-    mutating func insert(_ pattern: RoutePattern, route: Int) {
-        var current = 0
-        for segment in pattern.segments {
-            switch segment {
-            case .literal(let text):
-                if let next = nodes[current].literals[text] {
-                    current = next
+    private let nodes: UnsafeMutableBufferPointer<Node>
+    private let routeIndices: UnsafeMutableBufferPointer<Int32>
+    private let edges: UnsafeMutableBufferPointer<Edge>
+    private let text: UnsafeMutableBufferPointer<UInt8>
+    private let mask: Int
+
+    init(_ patterns: [RoutePattern]) {
+        // Build with dictionaries, then flatten.
+        struct Building {
+            var literals: [String: Int] = [:]
+            var parameter = -1
+            var terminal: [Int] = []
+            var catchAll: [Int] = []
+        }
+        var building = [Building()]
+        for (route, pattern) in patterns.enumerated() {
+            var current = 0
+            var isCatchAll = false
+            for segment in pattern.segments {
+                switch segment {
+                case .literal(let text):
+                    if let next = building[current].literals[text] {
+                        current = next
+                    } else {
+                        building.append(Building())
+                        building[current].literals[text] = building.count - 1
+                        current = building.count - 1
+                    }
+                case .parameter:
+                    if building[current].parameter < 0 {
+                        building.append(Building())
+                        building[current].parameter = building.count - 1
+                    }
+                    current = building[current].parameter
+                case .catchAll:
+                    isCatchAll = true
+                }
+                if isCatchAll { break }
+            }
+            if isCatchAll {
+                building[current].catchAll.append(route)
+            } else {
+                building[current].terminal.append(route)
+            }
+        }
+
+        var nodes: [Node] = []
+        var routeIndices: [Int32] = []
+        nodes.reserveCapacity(building.count)
+        for node in building {
+            let terminalStart = Int32(routeIndices.count)
+            routeIndices += node.terminal.map { Int32($0) }
+            let catchAllStart = Int32(routeIndices.count)
+            routeIndices += node.catchAll.map { Int32($0) }
+            nodes.append(Node(parameter: Int32(node.parameter), terminalStart: terminalStart, catchAllStart: catchAllStart, catchAllEnd: Int32(routeIndices.count)))
+        }
+
+        let edgeCount = building.reduce(0) { $0 + $1.literals.count }
+        var capacity = 8
+        while capacity < edgeCount * 2 { capacity *= 2 }
+        var edges = [Edge](repeating: Edge(), count: capacity)
+        var text: [UInt8] = []
+        var pooled: [String: (Int32, Int32)] = [:]
+        for (parent, node) in building.enumerated() {
+            for (literal, child) in node.literals {
+                let range: (Int32, Int32)
+                if let existing = pooled[literal] {
+                    range = existing
                 } else {
-                    nodes.append(Node())
-                    nodes[current].literals[text] = nodes.count - 1
-                    current = nodes.count - 1
+                    range = (Int32(text.count), Int32(text.count + literal.utf8.count))
+                    text += literal.utf8
+                    pooled[literal] = range
                 }
-            case .parameter:
-                if nodes[current].parameter < 0 {
-                    nodes.append(Node())
-                    nodes[current].parameter = nodes.count - 1
-                }
-                current = nodes[current].parameter
-            case .catchAll:
-                nodes[current].catchAll.append(route)
-                return
+                let hash = Array(literal.utf8).withUnsafeBufferPointer { Self.hash(parent: parent, $0) }
+                var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
+                while edges[slot].child >= 0 { slot = (slot + 1) & (capacity - 1) }
+                edges[slot] = Edge(hash: UInt32(truncatingIfNeeded: hash), parent: Int32(parent), child: Int32(child), textStart: range.0, textEnd: range.1)
             }
         }
-        nodes[current].terminal.append(route)
+        self.nodes = Self.copy(nodes)
+        self.routeIndices = Self.copy(routeIndices)
+        self.edges = Self.copy(edges)
+        self.text = Self.copy(text)
+        self.mask = capacity - 1
     }
 
-    /// Calls `visit` with each candidate route and its captured path values (catch-alls joined with `/`),
-    /// most specific first, until `visit` returns true.
-    func match(_ segments: [String], visit: (Int, [String]) -> Bool) {
-        var captures: [String] = []
-        captures.reserveCapacity(4)
-        // Walk the nodes in place: copying a node would retain its dictionary and arrays at every level.
-        nodes.withUnsafeBufferPointer { nodes in
-            _ = Self.walk(nodes, 0, segments, 0, &captures, visit)
+    deinit {
+        nodes.deallocate()
+        routeIndices.deallocate()
+        edges.deallocate()
+        text.deallocate()
+    }
+
+    private static func copy<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
+        _ = buffer.initialize(from: array)
+        return UnsafeMutableBufferPointer(rebasing: buffer[..<array.count])
+    }
+
+    /// FNV-1a over the bytes, seeded by the parent node, then mixed so that neighbouring slots stay apart.
+    @inline(__always)
+    private static func hash(parent: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(truncatingIfNeeded: parent) &* 0x9E37_79B9_7F4A_7C15)
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        hash ^= hash >> 29
+        hash &*= 0xBF58_476D_1CE4_E5B9
+        return hash ^ (hash >> 32)
+    }
+
+    /// The candidate routes for `segments`, most specific first. `frames` holds `4 * (segments.count + 1)`
+    /// values and `captures` `segments.count + 1`: the caller's temporary memory.
+    func candidates(
+        _ segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>
+    ) -> Candidates {
+        frames[0] = 0  // the root, at depth 0, nothing captured, stage 0
+        frames[1] = 0
+        frames[2] = 0
+        frames[3] = 0
+        return Candidates(trie: self, segments: segments, frames: frames, captures: captures)
+    }
+
+    /// Walks the trie depth first without recursion: each frame is (node, depth, captured, stage), where the
+    /// stage counts what the node has tried (the literal child, the parameter child, then its routes).
+    struct Candidates {
+        let trie: RouteTrie
+        let segments: URLSegments
+        let frames: UnsafeMutableBufferPointer<Int32>
+        let captures: UnsafeMutableBufferPointer<Int32>
+        private var top = 0
+
+        init(trie: RouteTrie, segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>) {
+            self.trie = trie
+            self.segments = segments
+            self.frames = frames
+            self.captures = captures
+        }
+
+        /// The next candidate route and its captures: for each path parameter, the index of its segment; a
+        /// catch-all's capture is `segments.count + i` for the segments from `i` to the end.
+        mutating func next() -> (route: Int, captures: UnsafeBufferPointer<Int32>)? {
+            while top >= 0 {
+                let frame = top * 4
+                let node = trie.nodes[Int(frames[frame])]
+                let depth = Int(frames[frame + 1])
+                let captured = Int(frames[frame + 2])
+                let stage = Int(frames[frame + 3])
+                frames[frame + 3] += 1
+                if depth == segments.count {
+                    // The routes ending here, then back up.
+                    let index = Int(node.terminalStart) + stage
+                    if index < node.catchAllStart {
+                        return (Int(trie.routeIndices[index]), UnsafeBufferPointer(rebasing: captures[..<captured]))
+                    }
+                    top -= 1
+                    continue
+                }
+                switch stage {
+                case 0:
+                    if let child = trie.literal(Int(frames[frame]), segments[depth]) {
+                        push(child, depth + 1, captured)
+                    }
+                case 1:
+                    if node.parameter >= 0 {
+                        captures[captured] = Int32(depth)
+                        push(Int(node.parameter), depth + 1, captured + 1)
+                    }
+                default:
+                    let index = Int(node.catchAllStart) + stage - 2
+                    if index < node.catchAllEnd {
+                        captures[captured] = Int32(segments.count + depth)
+                        return (Int(trie.routeIndices[index]), UnsafeBufferPointer(rebasing: captures[...captured]))
+                    }
+                    top -= 1
+                }
+            }
+            return nil
+        }
+
+        private mutating func push(_ node: Int, _ depth: Int, _ captured: Int) {
+            top += 1
+            let frame = top * 4
+            frames[frame] = Int32(node)
+            frames[frame + 1] = Int32(depth)
+            frames[frame + 2] = Int32(captured)
+            frames[frame + 3] = 0
         }
     }
 
-    private static func walk(
-        _ nodes: UnsafeBufferPointer<Node>, _ node: Int, _ segments: [String], _ depth: Int,
-        _ captures: inout [String], _ visit: (Int, [String]) -> Bool
-    ) -> Bool {
-        if depth == segments.count {
-            for route in nodes[node].terminal where visit(route, captures) { return true }
-        } else {
-            if let next = nodes[node].literals[segments[depth]], walk(nodes, next, segments, depth + 1, &captures, visit) {
-                return true
+    /// The literal child of `parent` named `segment`.
+    @inline(__always)
+    private func literal(_ parent: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Int? {
+        let hash = Self.hash(parent: parent, segment)
+        let short = UInt32(truncatingIfNeeded: hash)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let edge = edges[slot]
+            if edge.child < 0 { return nil }
+            if edge.hash == short, Int(edge.parent) == parent, Int(edge.textEnd - edge.textStart) == segment.count,
+                equal(Int(edge.textStart), segment)
+            {
+                return Int(edge.child)
             }
-            let parameter = nodes[node].parameter
-            if parameter >= 0 {
-                captures.append(segments[depth])
-                if walk(nodes, parameter, segments, depth + 1, &captures, visit) { return true }
-                captures.removeLast()
-            }
+            slot = (slot + 1) & mask
         }
-        if !nodes[node].catchAll.isEmpty, depth < segments.count {
-            captures.append(segments[depth...].joined(separator: "/"))
-            for route in nodes[node].catchAll where visit(route, captures) { return true }
-            captures.removeLast()
-        }
-        return false
+    }
+
+    @inline(__always)
+    private func equal(_ start: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        for offset in 0..<segment.count where text[start + offset] != segment[offset] { return false }
+        return true
+    }
+}
+
+/// A URL's route segments as bytes: the custom scheme's host (when it is the first segment), then the path.
+struct URLSegments {
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// `count + 1` offsets into `bytes`: segment `i` is `bytes[bounds[i]..<bounds[i + 1]]`.
+    let bounds: UnsafeBufferPointer<Int32>
+
+    var count: Int { bounds.count - 1 }
+
+    subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[Int(bounds[index])..<Int(bounds[index + 1])])
     }
 }

@@ -1,10 +1,84 @@
-/// The byte-level parser behind ``LinkURL/init(parsing:limits:)``. One pass to find the components, then
-/// each is checked and decoded once. Positions in diagnostics are byte offsets into the input.
+/// The byte-level parser behind ``LinkURL/init(parsing:limits:)`` and ``RouteTable/match(_:)``. ``scan()``
+/// checks every component in one pass and returns where they are, without building a string; ``parse()``
+/// then decodes them into a ``LinkURL``. Positions in diagnostics are byte offsets into the input.
 struct URLParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let limits: URLLimits
 
+    /// Where the components of a checked URL lie in its bytes.
+    struct Layout {
+        /// `bytes[0..<schemeEnd]`; `schemeHasUpperCase` when it must be lower-cased.
+        var schemeEnd: Int
+        var schemeHasUpperCase: Bool
+        var isWeb: Bool
+        /// `bytes[hostStart..<hostEnd]` when the URL has an authority (`//`); a web host's trailing dot is left out.
+        var hostStart = -1
+        var hostEnd = -1
+        var hostHasUpperCase = false
+        var port: Int?
+        /// The path is `bytes[pathStart..<queryStart]`; the query, when there is one, runs to `end`.
+        var pathStart = 0
+        var queryStart = 0
+        var end = 0
+        /// The `#`, or -1.
+        var hash = -1
+
+        var hasHost: Bool { hostStart >= 0 }
+    }
+
     func parse() throws(URLDiagnostic) -> LinkURL {
+        let layout = try scan()
+        let scheme = string(0, layout.schemeEnd, lowercased: layout.schemeHasUpperCase)
+        var host: String?
+        if layout.hasHost {
+            host = layout.isWeb
+                ? string(layout.hostStart, layout.hostEnd, lowercased: layout.hostHasUpperCase)
+                : try decode(layout.hostStart, layout.hostEnd, .host).lowercased()
+        }
+        var segments: [String] = []
+        var slashes = 1
+        for index in layout.pathStart..<layout.queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
+        segments.reserveCapacity(slashes)
+        for (start, stop) in self.segments(layout) { segments.append(try decode(start, stop, .path)) }
+        var items: [QueryItem] = []
+        if layout.queryStart < layout.end {
+            try queryItems(layout.queryStart + 1, layout.end, .query, existing: 0) { items.append($0) }
+        }
+        var fragment: String?
+        var fragmentItems: [QueryItem] = []
+        if layout.hash >= 0 {
+            fragment = try decode(layout.hash + 1, bytes.count, .fragment)
+            if hasFragmentItems(layout) {
+                try queryItems(layout.hash + 1, bytes.count, .fragment, existing: items.count) { fragmentItems.append($0) }
+            }
+        }
+        return LinkURL(
+            scheme: scheme,
+            host: host,
+            port: layout.port,
+            pathSegments: segments,
+            queryItems: items,
+            fragment: fragment,
+            fragmentItems: fragmentItems
+        )
+    }
+
+    /// The decoded query and fragment items of a scanned URL.
+    func items(_ layout: Layout) -> (query: [QueryItem], fragment: [QueryItem]) {
+        var query: [QueryItem] = []
+        var fragment: [QueryItem] = []
+        // Scanned already: nothing here throws.
+        if layout.queryStart < layout.end {
+            try? queryItems(layout.queryStart + 1, layout.end, .query, existing: 0) { query.append($0) }
+        }
+        if hasFragmentItems(layout) {
+            try? queryItems(layout.hash + 1, bytes.count, .fragment, existing: query.count) { fragment.append($0) }
+        }
+        return (query, fragment)
+    }
+
+    /// Checks the whole URL against the policy without decoding it into strings.
+    func scan() throws(URLDiagnostic) -> Layout {
         let count = bytes.count
         guard count > 0 else { throw URLDiagnostic(.empty, .url, at: 0, "the URL is empty") }
         guard count <= limits.maxURLLength else {
@@ -51,20 +125,21 @@ struct URLParser {
             }
             if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
         }
-        let scheme = string(0, colon, lowercased: hasUpperCase)
-        let isWeb = scheme == "https" || scheme == "http"
+        let isWeb = (colon == 4 || (colon == 5 && bytes[4] | 0x20 == UInt8(ascii: "s")))
+            && bytes[0] | 0x20 == UInt8(ascii: "h") && bytes[1] | 0x20 == UInt8(ascii: "t")
+            && bytes[2] | 0x20 == UInt8(ascii: "t") && bytes[3] | 0x20 == UInt8(ascii: "p")
+        var layout = Layout(schemeEnd: colon, schemeHasUpperCase: hasUpperCase, isWeb: isWeb)
 
         let end = hash >= 0 ? hash : count
         var cursor = colon + 1
-        var host: String?
-        var port: Int?
         if cursor + 1 < end, bytes[cursor] == UInt8(ascii: "/"), bytes[cursor + 1] == UInt8(ascii: "/") {
             let start = cursor + 2
             var stop = start
             while stop < end, bytes[stop] != UInt8(ascii: "/"), bytes[stop] != UInt8(ascii: "?") { stop += 1 }
-            (host, port) = try authority(start, stop, isWeb: isWeb)
+            try authority(start, stop, into: &layout)
             cursor = stop
         } else if isWeb {
+            let scheme = string(0, colon, lowercased: hasUpperCase)
             throw URLDiagnostic(.invalidHost, .host, at: cursor, "an \(scheme) URL needs '//' and a host")
         }
 
@@ -73,43 +148,58 @@ struct URLParser {
             queryStart = index
             break
         }
-        var segments: [String] = []
-        var slashes = 1
-        for index in cursor..<queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
-        segments.reserveCapacity(slashes)
-        var segmentStart = cursor
-        for index in cursor...queryStart {
-            if index == queryStart || bytes[index] == UInt8(ascii: "/") {
-                if index > segmentStart {
-                    segments.append(try decode(segmentStart, index, .path))
-                }
-                segmentStart = index + 1
-            }
-        }
-        var items: [QueryItem] = []
+        layout.pathStart = cursor
+        layout.queryStart = queryStart
+        layout.end = end
+        layout.hash = hash
+        for (start, stop) in segments(layout) { try check(start, stop, .path) }
+        var itemCount = 0
         if queryStart < end {
-            items = try queryItems(queryStart + 1, end, .query, existing: 0)
+            try queryItems(queryStart + 1, end, .query, existing: 0, decoding: false) { _ in itemCount += 1 }
         }
-        var fragment: String?
-        var fragmentItems: [QueryItem] = []
         if hash >= 0 {
-            fragment = try decode(hash + 1, count, .fragment)
-            if bytes[(hash + 1)..<count].contains(UInt8(ascii: "=")) {
-                fragmentItems = try queryItems(hash + 1, count, .fragment, existing: items.count)
+            try check(hash + 1, count, .fragment)
+            if hasFragmentItems(layout) {
+                try queryItems(hash + 1, count, .fragment, existing: itemCount, decoding: false) { _ in }
             }
         }
-        return LinkURL(
-            scheme: scheme,
-            host: host,
-            port: port,
-            pathSegments: segments,
-            queryItems: items,
-            fragment: fragment,
-            fragmentItems: fragmentItems
-        )
+        return layout
     }
 
-    private func authority(_ start: Int, _ stop: Int, isWeb: Bool) throws(URLDiagnostic) -> (String, Int?) {
+    /// The bounds of each non-empty path segment, in order.
+    func segments(_ layout: Layout) -> Segments {
+        Segments(bytes: bytes, position: layout.pathStart, end: layout.queryStart)
+    }
+
+    struct Segments: Sequence, IteratorProtocol {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position: Int
+        let end: Int
+
+        mutating func next() -> (start: Int, stop: Int)? {
+            while position < end {
+                let start = position
+                var stop = start
+                while stop < end, bytes[stop] != UInt8(ascii: "/") { stop += 1 }
+                position = stop + 1
+                if stop > start { return (start, stop) }
+            }
+            return nil
+        }
+    }
+
+    private func hasFragmentItems(_ layout: Layout) -> Bool {
+        layout.hash >= 0 && bytes[(layout.hash + 1)...].contains(UInt8(ascii: "="))
+    }
+
+    /// Whether `bytes[start..<stop]`, ASCII-lower-cased, is `text`.
+    func asciiEqualsLowercased(_ start: Int, _ stop: Int, _ text: [UInt8]) -> Bool {
+        guard stop - start == text.count else { return false }
+        for offset in 0..<text.count where asciiLowercased(bytes[start + offset]) != text[offset] { return false }
+        return true
+    }
+
+    private func authority(_ start: Int, _ stop: Int, into layout: inout Layout) throws(URLDiagnostic) {
         var hostEnd = stop
         var port: Int?
         var inBrackets = false
@@ -142,9 +232,13 @@ struct URLParser {
                 port = value
             }
         }
-        if !isWeb {
+        layout.port = port
+        layout.hostStart = start
+        layout.hostEnd = hostEnd
+        if !layout.isWeb {
             // A custom scheme's host is the first route segment: decoded like one, compared case-insensitively.
-            return (try decode(start, hostEnd, .host).lowercased(), port)
+            try check(start, hostEnd, .host)
+            return
         }
         guard hostEnd > start else {
             throw URLDiagnostic(.invalidHost, .host, at: start, "the host is empty")
@@ -164,18 +258,23 @@ struct URLParser {
             if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
         }
         let trailingDot = hostEnd - start > 1 && bytes[hostEnd - 1] == UInt8(ascii: ".")
-        let host = string(start, trailingDot ? hostEnd - 1 : hostEnd, lowercased: hasUpperCase)
-        return (host, port)
+        layout.hostEnd = trailingDot ? hostEnd - 1 : hostEnd
+        layout.hostHasUpperCase = hasUpperCase
     }
 
-    private func queryItems(_ start: Int, _ stop: Int, _ component: URLDiagnostic.Component, existing: Int) throws(URLDiagnostic) -> [QueryItem] {
-        var items: [QueryItem] = []
+    /// Splits `bytes[start..<stop]` into `name=value` items and checks each; `body` gets them decoded, or
+    /// empty when `decoding` is false.
+    private func queryItems(
+        _ start: Int, _ stop: Int, _ component: URLDiagnostic.Component, existing: Int, decoding: Bool = true,
+        _ body: (QueryItem) -> Void
+    ) throws(URLDiagnostic) {
+        var count = 0
         var pairStart = start
         var index = start
         while index <= stop {
             if index == stop || bytes[index] == UInt8(ascii: "&") {
                 if index > pairStart {
-                    guard existing + items.count < limits.maxQueryItems else {
+                    guard existing + count < limits.maxQueryItems else {
                         throw URLDiagnostic(.tooManyQueryItems, component, at: pairStart, "more than \(limits.maxQueryItems) query items")
                     }
                     var equals = index
@@ -183,19 +282,38 @@ struct URLParser {
                         equals = probe
                         break
                     }
-                    let name = try decode(pairStart, equals, component)
-                    let value = equals < index ? try decode(equals + 1, index, component) : nil
-                    items.append(QueryItem(name: name, value: value))
+                    if decoding {
+                        let name = try decode(pairStart, equals, component)
+                        let value = equals < index ? try decode(equals + 1, index, component) : nil
+                        body(QueryItem(name: name, value: value))
+                    } else {
+                        try check(pairStart, equals, component)
+                        if equals < index { try check(equals + 1, index, component) }
+                        body(QueryItem(name: "", value: nil))
+                    }
+                    count += 1
                 }
                 pairStart = index + 1
             }
             index += 1
         }
-        return items
+    }
+
+    /// Checks what ``decode(_:_:_:)`` checks, building a string only when the bytes hold an escape.
+    func check(_ start: Int, _ stop: Int, _ component: URLDiagnostic.Component) throws(URLDiagnostic) {
+        var index = start
+        while index < stop, bytes[index] != UInt8(ascii: "%") { index += 1 }
+        if index == stop {
+            guard stop - start <= limits.maxValueLength else {
+                throw URLDiagnostic(.valueTooLong, component, at: start, "a value is \(stop - start) bytes, over the limit of \(limits.maxValueLength)")
+            }
+        } else {
+            _ = try decode(start, stop, component)
+        }
     }
 
     /// Percent-decodes `bytes[start..<stop]` exactly once and checks the result.
-    private func decode(_ start: Int, _ stop: Int, _ component: URLDiagnostic.Component) throws(URLDiagnostic) -> String {
+    func decode(_ start: Int, _ stop: Int, _ component: URLDiagnostic.Component) throws(URLDiagnostic) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
         if !slice.contains(UInt8(ascii: "%")) {
             guard slice.count <= limits.maxValueLength else {
@@ -234,7 +352,7 @@ struct URLParser {
     }
 
     /// The bytes as a String (ASCII-lower-cased when asked): one copy, no per-character appends.
-    private func string(_ start: Int, _ stop: Int, lowercased: Bool) -> String {
+    func string(_ start: Int, _ stop: Int, lowercased: Bool) -> String {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
         return lowercased ? text.lowercased() : text
     }
@@ -251,6 +369,11 @@ struct URLParser {
         }
         return seenColon ? .path : .scheme
     }
+}
+
+@inline(__always)
+func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
 }
 
 @inline(__always)
