@@ -190,7 +190,7 @@ final class RouteMatcher: Sendable {
         while let (index, captures) = candidates.next() {
             let entry = entries[index]
             let rejection: LinkRejection?
-            switch Self.extract(entry, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source) {
+            switch Self.extract(entry, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source.kind) {
             case .success(let parameters): rejection = accept(index, entry, source, parameters)
             case .failure(let failure): rejection = failure
             }
@@ -215,10 +215,10 @@ final class RouteMatcher: Sendable {
 
     private static func extract(
         _ route: Entry, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
-        fragmentItems: [QueryItem], source: LinkSource
+        fragmentItems: [QueryItem], source: RouteSources
     ) -> Result<RouteParameters, LinkRejection> {
-        guard route.sources.contains(source.kind) else {
-            return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source.kind == .customScheme ? "custom-scheme links" : "universal links")"))
+        guard route.sources.contains(source) else {
+            return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")"))
         }
         var entries: [RouteParameters.Entry] = []
         entries.reserveCapacity(route.parameters.count)

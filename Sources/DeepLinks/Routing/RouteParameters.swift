@@ -7,13 +7,14 @@ import Foundation
 /// The decoded parameters of a matched URL, read by a route's `parse` closure with typed getters:
 /// `try p("id")` for a required value, `p("email")` as an optional, `p("tag")` as a list.
 public struct RouteParameters: Sendable, Hashable {
+    @usableFromInline
     struct Entry: Sendable, Hashable {
-        var name: String
-        var value: String
+        @usableFromInline var name: String
+        @usableFromInline var value: String
     }
 
     /// One entry per value, in declaration order (a list has one entry per element): one allocation per match.
-    let entries: [Entry]
+    @usableFromInline let entries: [Entry]
 
     init(entries: [Entry]) {
         self.entries = entries
@@ -28,12 +29,17 @@ public struct RouteParameters: Sendable, Hashable {
         entries.reduce(into: [:]) { $0[$1.name, default: []].append($1.value) }
     }
 
-    private func first(_ name: String) -> String? {
+    @usableFromInline
+    func first(_ name: String) -> String? {
         for entry in entries where entry.name == name { return entry.value }
         return nil
     }
 
+    // The getters are inlinable, so a route's `parse` closure reads its values through code specialized for
+    // their types.
+
     /// A required value of type `T`.
+    @inlinable
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T {
         guard let text = first(name) else { throw ParameterError(name: name, reason: "is missing") }
         guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
@@ -41,6 +47,7 @@ public struct RouteParameters: Sendable, Hashable {
     }
 
     /// An optional value: nil when absent.
+    @inlinable
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T? {
         guard let text = first(name) else { return nil }
         guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
@@ -48,6 +55,7 @@ public struct RouteParameters: Sendable, Hashable {
     }
 
     /// Every value of a repeated parameter, in order.
+    @inlinable
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> [T] {
         var result: [T] = []
         for entry in entries where entry.name == name {
