@@ -30,8 +30,27 @@ final class RouteMatcher: Sendable {
     /// `schemes` and `hosts` as bytes, to compare with a URL's.
     private let schemeBytes: [[UInt8]]
     private let hostBytes: [[UInt8]]
-    let entries: [Entry]
+    @usableFromInline let entries: [Entry]
     let trie: RouteTrie
+    /// What extraction reads, flat over all routes so that a match touches few cache lines: for route i,
+    /// `slots[routeSlots[i].start..<routeSlots[i].end]` and `slotNames` in the same range, one per parameter.
+    private let routeSlots: [RouteSlots]
+    private let slots: [Slot]
+    private let slotNames: [String]
+
+    private struct RouteSlots {
+        var sources: RouteSources
+        var start: Int32
+        var end: Int32
+    }
+
+    private struct Slot {
+        var location: ParameterSpec.Location
+        /// For a path parameter, the index of its captured value; -1 otherwise.
+        var capture: Int32
+        /// Whether anything but a single value needs the spec: a value it may refuse, a missing or repeated one.
+        var checked: Bool
+    }
 
     init(schemes: [String], hosts: [String], entries: [Entry], patterns: [RoutePattern]) {
         self.schemes = schemes
@@ -40,9 +59,25 @@ final class RouteMatcher: Sendable {
         hostBytes = hosts.map { Array($0.utf8) }
         self.entries = entries
         trie = RouteTrie(patterns)
+        var routeSlots: [RouteSlots] = []
+        var slots: [Slot] = []
+        var slotNames: [String] = []
+        for entry in entries {
+            let start = Int32(slots.count)
+            for (spec, capture) in zip(entry.parameters, entry.capturePositions) {
+                let acceptsAnyText = (spec.kind == .string || { if case .custom = spec.kind { true } else { false } }())
+                    && spec.minLength == nil && spec.maxLength == nil && spec.characters == .any
+                slots.append(Slot(location: spec.location, capture: Int32(capture), checked: !acceptsAnyText))
+                slotNames.append(spec.name)
+            }
+            routeSlots.append(RouteSlots(sources: entry.sources, start: start, end: Int32(slots.count)))
+        }
+        self.routeSlots = routeSlots
+        self.slots = slots
+        self.slotNames = slotNames
     }
 
-    @usableFromInline typealias Accept = (Int, Entry, LinkSource, RouteParameters) -> LinkRejection?
+    @usableFromInline typealias Accept = (Int, LinkSource, RouteParameters) -> LinkRejection?
 
     /// The URL policy and the match in one pass over the bytes of `string`: no string is built but the
     /// parameters of the candidate routes. Otherwise as ``match(_:accept:)-(LinkURL,_)``.
@@ -188,10 +223,9 @@ final class RouteMatcher: Sendable {
         var candidates = trie.candidates(segments, frames: frames, captures: captures)
         var firstRejection: LinkRejection?
         while let (index, captures) = candidates.next() {
-            let entry = entries[index]
             let rejection: LinkRejection?
-            switch Self.extract(entry, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source.kind) {
-            case .success(let parameters): rejection = accept(index, entry, source, parameters)
+            switch extract(index, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source.kind) {
+            case .success(let parameters): rejection = accept(index, source, parameters)
             case .failure(let failure): rejection = failure
             }
             guard let rejection else { return nil }
@@ -213,48 +247,55 @@ final class RouteMatcher: Sendable {
             .joined(separator: "/")
     }
 
-    private static func extract(
-        _ route: Entry, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
+    /// Takes the parameters of route `index` from the URL and checks them. Reads the flat `routeSlots`,
+    /// `slots` and `slotNames`; a route's ``ParameterSpec``s only for a default value or a constraint.
+    private func extract(
+        _ index: Int, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
         fragmentItems: [QueryItem], source: RouteSources
     ) -> Result<RouteParameters, LinkRejection> {
+        let route = routeSlots[index]
         guard route.sources.contains(source) else {
-            return .failure(LinkRejection(.sourceNotAccepted, "route '\(route.name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")"))
+            return .failure(LinkRejection(.sourceNotAccepted, "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")"))
         }
-        var entries: [RouteParameters.Entry] = []
-        entries.reserveCapacity(route.parameters.count)
-        for (offset, spec) in route.parameters.enumerated() {
-            let start = entries.count
-            switch spec.location {
+        var values: [RouteParameters.Entry] = []
+        values.reserveCapacity(Int(route.end - route.start))
+        for position in Int(route.start)..<Int(route.end) {
+            let slot = slots[position]
+            let name = slotNames[position]
+            let start = values.count
+            switch slot.location {
             case .path:
-                let position = route.capturePositions[offset]
-                guard position >= 0, position < captures.count else { continue }
-                entries.append(.init(name: spec.name, value: value(captures[position], segments)))
+                guard slot.capture >= 0, Int(slot.capture) < captures.count else { continue }
+                values.append(.init(name: name, value: Self.value(captures[Int(slot.capture)], segments)))
             case .query:
-                for item in queryItems where item.name == spec.name {
-                    entries.append(.init(name: spec.name, value: item.value ?? ""))
+                for item in queryItems where item.name == name {
+                    values.append(.init(name: name, value: item.value ?? ""))
                 }
             case .fragment:
-                for item in fragmentItems where item.name == spec.name {
-                    entries.append(.init(name: spec.name, value: item.value ?? ""))
+                for item in fragmentItems where item.name == name {
+                    values.append(.init(name: name, value: item.value ?? ""))
                 }
             }
-            let found = entries.count - start
+            let found = values.count - start
+            guard found != 1 || slot.checked else { continue }
+            let entry = entries[index]
+            let spec = entry.parameters[position - Int(route.start)]
             if found == 0 {
                 switch spec.presence {
                 case .required:
-                    return .failure(LinkRejection(.missingParameter, "route '\(route.name)' needs the \(spec.location) parameter '\(spec.name)'"))
+                    return .failure(LinkRejection(.missingParameter, "route '\(entry.name)' needs the \(spec.location) parameter '\(name)'"))
                 case .optional, .list: continue
-                case .defaultValue(let value): entries.append(.init(name: spec.name, value: value))
+                case .defaultValue(let value): values.append(.init(name: name, value: value))
                 }
             } else if found > 1, spec.presence != .list {
-                return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' appears \(found) times but takes one value"))
+                return .failure(LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' appears \(found) times but takes one value"))
             }
-            for entry in entries[start...] {
-                if let violation = spec.violation(entry.value) {
-                    return .failure(LinkRejection(.invalidParameter, "route '\(route.name)': parameter '\(spec.name)' \(violation)"))
+            for taken in start..<values.count {
+                if let violation = spec.violation(values[taken].value) {
+                    return .failure(LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' \(violation)"))
                 }
             }
         }
-        return .success(RouteParameters(entries: entries))
+        return .success(RouteParameters(entries: values))
     }
 }

@@ -67,14 +67,14 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     @inlinable
     func resolve(_ matching: (RouteMatcher.Accept) -> LinkRejection?) -> Result<RouteMatch<Destination>, LinkRejection> {
         var matched: RouteMatch<Destination>?
-        let rejection = matching { index, route, source, parameters in
+        let rejection = matching { index, source, parameters in
             do {
-                matched = RouteMatch(destination: try routes[index].parse(parameters), route: route, source: source, parameters: parameters)
+                matched = RouteMatch(destination: try routes[index].parse(parameters), matcher: matcher, index: index, source: source, parameters: parameters)
                 return nil
             } catch let error as ParameterError {
-                return LinkRejection(.invalidParameter, "route '\(route.name)': \(error)")
+                return LinkRejection(.invalidParameter, "route '\(routes[index].name)': \(error)")
             } catch {
-                return LinkRejection(.invalidParameter, "route '\(route.name)' refused its parameters (\(type(of: error)))")
+                return LinkRejection(.invalidParameter, "route '\(routes[index].name)' refused its parameters (\(type(of: error)))")
             }
         }
         if let matched { return .success(matched) }
@@ -106,18 +106,21 @@ public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertib
     public let destination: Destination
     public let source: LinkSource
     public let parameters: RouteParameters
-    @usableFromInline let route: RouteMatcher.Entry
+    /// The route, as the table's matcher and its index there: the route is looked up only when asked for.
+    @usableFromInline let matcher: RouteMatcher
+    @usableFromInline let index: Int
 
-    public var routeName: String { route.name }
+    public var routeName: String { matcher.entries[index].name }
     /// The route's pattern, as `/post/:id`.
-    public var pattern: String { route.pattern }
+    public var pattern: String { matcher.entries[index].pattern }
     /// Names of the route's sensitive parameters.
-    public var sensitiveNames: Set<String> { route.sensitiveNames }
+    public var sensitiveNames: Set<String> { matcher.entries[index].sensitiveNames }
 
     @usableFromInline
-    init(destination: Destination, route: RouteMatcher.Entry, source: LinkSource, parameters: RouteParameters) {
+    init(destination: Destination, matcher: RouteMatcher, index: Int, source: LinkSource, parameters: RouteParameters) {
         self.destination = destination
-        self.route = route
+        self.matcher = matcher
+        self.index = index
         self.source = source
         self.parameters = parameters
     }
