@@ -27,6 +27,12 @@ let package = Package(
             path: "Benchmarks/RoutingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Instructions per match under callgrind: Benchmarks/callgrind/run.
+        .executableTarget(
+            name: "RoutingInstructions",
+            dependencies: [.product(name: "DeepLinks", package: "swift-deeplinks")],
+            path: "Benchmarks/RoutingInstructions"
+        ),
         .executableTarget(
             name: "AASABenchmarks",
             dependencies: [
