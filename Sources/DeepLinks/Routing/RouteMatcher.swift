@@ -3,11 +3,10 @@
 /// route's own `parse` closure is called through the generic table.
 @usableFromInline
 final class RouteMatcher: Sendable {
-    /// A route as matching sees it. A class, so that handing one on (to extraction, to a ``RouteMatch``)
-    /// costs one retain, not one per field.
-    @usableFromInline
+    /// A route as matching reports it (a ``RouteMatch``'s name, pattern and sensitive names, the reasons of
+    /// rejections), with the specs extraction falls back on for defaults and constraints.
     final class Entry: Sendable {
-        @usableFromInline let name: String
+        let name: String
         let pattern: String
         let parameters: [ParameterSpec]
         let sources: RouteSources
@@ -30,7 +29,7 @@ final class RouteMatcher: Sendable {
     /// `schemes` and `hosts` as bytes, to compare with a URL's.
     private let schemeBytes: [[UInt8]]
     private let hostBytes: [[UInt8]]
-    @usableFromInline let entries: [Entry]
+    let entries: [Entry]
     let trie: RouteTrie
     /// What extraction reads, flat over all routes so that a match touches few cache lines: for route i,
     /// `slots[routeSlots[i].start..<routeSlots[i].end]` and `slotNames` in the same range, one per parameter.
@@ -134,7 +133,7 @@ final class RouteMatcher: Sendable {
                         let decoded = (try? parser.decode(start, stop, .path)) ?? ""
                         offset += UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: decoded.utf8).1
                     } else {
-                        UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + stop - start)])
+                        _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + stop - start)])
                             .update(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[start..<stop]))
                         offset += stop - start
                     }
