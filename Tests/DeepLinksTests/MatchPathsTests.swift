@@ -19,13 +19,10 @@ import Testing
         do {
             return outcome(table.match(try LinkURL(parsing: string, limits: table.limits)))
         } catch {
-            // What the string path reports for a URL the policy refuses.
-            let rejection = LinkRejection(Code(rawValue: error.code.rawValue), error.description)
-            return "refused \(rejection.code) \(rejection.reason) \(error)"
+            // What the string path reports for a URL the policy refuses: the diagnostic's code and sentence.
+            return "refused \(error.code.rawValue) \(error.description) \(error)"
         }
     }
-
-    typealias Code = LinkRejection.Code
 
     /// Every URL of the route-table cases, then each mutated by inserting, deleting or doubling characters a
     /// parser must care about (a fixed seed, so a failure names its input every run).
