@@ -14,7 +14,7 @@ func measuredMatch(_ table: RouteTable<Item>, _ url: String) -> Int {
     return 0
 }
 
-let routes = 1_000
+let routes = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2])! : 1_000
 let table = try RouteTable(schemes: ["bench"], hosts: ["example.com"], routes: (0..<routes).map { section in
     Route<Item>(
         "s\(section)", "/s\(section)/items/:id", parameters: [.path("id", Int.self)],

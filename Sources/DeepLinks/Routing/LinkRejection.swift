@@ -21,7 +21,19 @@ public struct LinkRejection: Error, Sendable, Hashable, CustomStringConvertible 
     public var code: Code
     public var reason: String
     /// Set when the URL policy refused the URL (the code is then the diagnostic's code).
-    public var urlDiagnostic: URLDiagnostic?
+    public var urlDiagnostic: URLDiagnostic? {
+        get { diagnostic?.value }
+        set { diagnostic = newValue.map(DiagnosticBox.init) }
+    }
+
+    /// The diagnostic behind a reference, immutable: keeps a rejection, and the `Result` of a match carrying
+    /// one, small enough to be copied inline rather than through the type's generic value witnesses.
+    private var diagnostic: DiagnosticBox?
+
+    private final class DiagnosticBox: Sendable {
+        let value: URLDiagnostic
+        init(_ value: URLDiagnostic) { self.value = value }
+    }
 
     public init(_ code: Code, _ reason: String) {
         self.code = code
@@ -32,7 +44,17 @@ public struct LinkRejection: Error, Sendable, Hashable, CustomStringConvertible 
     init(_ diagnostic: URLDiagnostic) {
         self.code = Code(rawValue: diagnostic.code.rawValue)
         self.reason = diagnostic.description
-        self.urlDiagnostic = diagnostic
+        self.diagnostic = DiagnosticBox(diagnostic)
+    }
+
+    public static func == (lhs: LinkRejection, rhs: LinkRejection) -> Bool {
+        lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.urlDiagnostic == rhs.urlDiagnostic
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+        hasher.combine(urlDiagnostic)
     }
 
     public var description: String {

@@ -2,7 +2,7 @@
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
 /// route's own `parse` closure is called through the generic table.
 @usableFromInline
-final class RouteMatcher: Sendable {
+final class RouteMatcher: @unchecked Sendable {
     /// A route as matching reports it (a ``RouteMatch``'s name, pattern and sensitive names, the reasons of
     /// rejections), with the specs extraction falls back on for defaults and constraints.
     final class Entry: Sendable {
@@ -32,10 +32,10 @@ final class RouteMatcher: Sendable {
     let entries: [Entry]
     let trie: RouteTrie
     /// What extraction reads, flat over all routes so that a match touches few cache lines: for route i,
-    /// `slots[routeSlots[i].start..<routeSlots[i].end]` and `slotNames` in the same range, one per parameter.
-    private let routeSlots: [RouteSlots]
-    private let slots: [Slot]
-    private let slotNames: [String]
+    /// `slots[routeSlots[i].start..<routeSlots[i].end]`, one per parameter. Raw buffers (immutable once built,
+    /// freed with the matcher), so reading them retains nothing.
+    private let routeSlots: UnsafeMutableBufferPointer<RouteSlots>
+    private let slots: UnsafeMutableBufferPointer<Slot>
 
     private struct RouteSlots {
         var sources: RouteSources
@@ -44,11 +44,13 @@ final class RouteMatcher: Sendable {
     }
 
     private struct Slot {
+        var name: String
         var location: ParameterSpec.Location
+        var kind: ParameterKind
         /// For a path parameter, the index of its captured value; -1 otherwise.
         var capture: Int32
-        /// Whether anything but a single value needs the spec: a value it may refuse, a missing or repeated one.
-        var checked: Bool
+        /// Whether the spec sets a length or characters, checked by ``ParameterSpec/violation(_:)``.
+        var constrained: Bool
     }
 
     init(schemes: [String], hosts: [String], entries: [Entry], patterns: [RoutePattern]) {
@@ -60,23 +62,35 @@ final class RouteMatcher: Sendable {
         trie = RouteTrie(patterns)
         var routeSlots: [RouteSlots] = []
         var slots: [Slot] = []
-        var slotNames: [String] = []
         for entry in entries {
             let start = Int32(slots.count)
             for (spec, capture) in zip(entry.parameters, entry.capturePositions) {
-                let acceptsAnyText = (spec.kind == .string || { if case .custom = spec.kind { true } else { false } }())
-                    && spec.minLength == nil && spec.maxLength == nil && spec.characters == .any
-                slots.append(Slot(location: spec.location, capture: Int32(capture), checked: !acceptsAnyText))
-                slotNames.append(spec.name)
+                let constrained = spec.minLength != nil || spec.maxLength != nil || spec.characters != .any
+                slots.append(Slot(name: spec.name, location: spec.location, kind: spec.kind, capture: Int32(capture), constrained: constrained))
             }
             routeSlots.append(RouteSlots(sources: entry.sources, start: start, end: Int32(slots.count)))
         }
-        self.routeSlots = routeSlots
-        self.slots = slots
-        self.slotNames = slotNames
+        self.routeSlots = .allocate(capacity: routeSlots.count)
+        _ = self.routeSlots.initialize(from: routeSlots)
+        self.slots = .allocate(capacity: slots.count)
+        _ = self.slots.initialize(from: slots)
     }
 
-    @usableFromInline typealias Accept = (Int, LinkSource, RouteParameters) -> LinkRejection?
+    deinit {
+        routeSlots.deallocate()
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Offered each candidate: the route's index, the URL's source (see ``source(_:)``) and the parameters.
+    @usableFromInline typealias Accept = (Int, Int32, RouteParameters) -> LinkRejection?
+
+    /// The source a match reports: `id` is twice the index of the URL's scheme in `schemes`, or twice the
+    /// index of its host in `hosts` plus one. Kept as a number in a match, so a match stays small.
+    @usableFromInline
+    func source(_ id: Int32) -> LinkSource {
+        id & 1 == 1 ? .universalLink(host: hosts[Int(id >> 1)]) : .customScheme(schemes[Int(id >> 1)])
+    }
 
     /// The URL policy and the match in one pass over the bytes of `string`: no string is built but the
     /// parameters of the candidate routes. Otherwise as ``match(_:accept:)-(LinkURL,_)``.
@@ -91,16 +105,17 @@ final class RouteMatcher: Sendable {
             } catch {
                 return LinkRejection(error)
             }
-            let source: LinkSource
-            switch self.source(
-                isWeb: layout.isWeb,
-                isHTTPS: layout.schemeEnd == 5,
-                scheme: { parser.string(0, layout.schemeEnd, lowercased: true) },
-                schemeIs: { parser.asciiEqualsLowercased(0, layout.schemeEnd, schemeBytes[$0]) },
-                hostIs: { layout.hasHost && parser.asciiEqualsLowercased(layout.hostStart, layout.hostEnd, hostBytes[$0]) }
-            ) {
-            case .success(let found): source = found
-            case .failure(let rejection): return rejection
+            let source: Int32
+            do throws(LinkRejection) {
+                source = try self.source(
+                    isWeb: layout.isWeb,
+                    isHTTPS: layout.schemeEnd == 5,
+                    scheme: { parser.string(0, layout.schemeEnd, lowercased: true) },
+                    schemeIs: { parser.asciiEqualsLowercased(0, layout.schemeEnd, schemeBytes[$0]) },
+                    hostIs: { layout.hasHost && parser.asciiEqualsLowercased(layout.hostStart, layout.hostEnd, hostBytes[$0]) }
+                )
+            } catch {
+                return error
             }
             // A custom scheme's host is the first route segment, decoded and lower-cased like its string.
             var host: String?
@@ -151,13 +166,14 @@ final class RouteMatcher: Sendable {
     /// otherwise the most useful rejection.
     @usableFromInline
     func match(_ url: LinkURL, accept: Accept) -> LinkRejection? {
-        let source: LinkSource
-        switch self.source(
-            isWeb: url.isWebURL, isHTTPS: url.scheme == "https", scheme: { url.scheme },
-            schemeIs: { schemes[$0] == url.scheme }, hostIs: { hosts[$0] == url.host }
-        ) {
-        case .success(let found): source = found
-        case .failure(let rejection): return rejection
+        let source: Int32
+        do throws(LinkRejection) {
+            source = try self.source(
+                isWeb: url.isWebURL, isHTTPS: url.scheme == "https", scheme: { url.scheme },
+                schemeIs: { schemes[$0] == url.scheme }, hostIs: { hosts[$0] == url.host }
+            )
+        } catch {
+            return error
         }
         // A custom scheme's host is the first route segment (`yourapp://post/10` as `yourapp:///post/10`).
         var all = url.pathSegments
@@ -177,24 +193,24 @@ final class RouteMatcher: Sendable {
         }
     }
 
-    /// Where a URL comes from, if the table accepts it: `schemeIs(i)` and `hostIs(i)` compare the URL's
-    /// (lower-cased) scheme and host with the table's i-th.
+    /// Where a URL comes from (as ``source(_:)`` reads it), if the table accepts it: `schemeIs(i)` and
+    /// `hostIs(i)` compare the URL's (lower-cased) scheme and host with the table's i-th.
     private func source(
         isWeb: Bool, isHTTPS: Bool, scheme: () -> String, schemeIs: (Int) -> Bool, hostIs: (Int) -> Bool
-    ) -> Result<LinkSource, LinkRejection> {
+    ) throws(LinkRejection) -> Int32 {
         if isWeb {
             guard isHTTPS else {
-                return .failure(LinkRejection(.schemeNotAccepted, "universal links use https, not \(scheme())"))
+                throw LinkRejection(.schemeNotAccepted, "universal links use https, not \(scheme())")
             }
             guard let host = hosts.indices.first(where: hostIs) else {
-                return .failure(LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))"))
+                throw LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))")
             }
-            return .success(.universalLink(host: hosts[host]))
+            return Int32(host) * 2 + 1
         }
         guard let match = schemes.indices.first(where: schemeIs) else {
-            return .failure(LinkRejection(.schemeNotAccepted, "the scheme '\(scheme())' is not one of this app's (\(schemes.joined(separator: ", ")))"))
+            throw LinkRejection(.schemeNotAccepted, "the scheme '\(scheme())' is not one of this app's (\(schemes.joined(separator: ", ")))")
         }
-        return .success(.customScheme(schemes[match]))
+        return Int32(match) * 2
     }
 
     /// Temporary memory for a match over at most `segments` segments of at most `bytes` bytes in all: the
@@ -217,15 +233,20 @@ final class RouteMatcher: Sendable {
     /// Offers each candidate route for `segments`, most specific first, to `accept`.
     private func match(
         _ segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>,
-        source: LinkSource, queryItems: [QueryItem], fragmentItems: [QueryItem], accept: Accept
+        source: Int32, queryItems: [QueryItem], fragmentItems: [QueryItem], accept: Accept
     ) -> LinkRejection? {
         var candidates = trie.candidates(segments, frames: frames, captures: captures)
         var firstRejection: LinkRejection?
         while let (index, captures) = candidates.next() {
             let rejection: LinkRejection?
-            switch extract(index, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems, source: source.kind) {
-            case .success(let parameters): rejection = accept(index, source, parameters)
-            case .failure(let failure): rejection = failure
+            do throws(LinkRejection) {
+                let parameters = try extract(
+                    index, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems,
+                    source: source & 1 == 1 ? .universalLink : .customScheme
+                )
+                rejection = accept(index, source, parameters)
+            } catch {
+                rejection = error
             }
             guard let rejection else { return nil }
             // A route that accepts this source explains better than one that does not.
@@ -246,21 +267,21 @@ final class RouteMatcher: Sendable {
             .joined(separator: "/")
     }
 
-    /// Takes the parameters of route `index` from the URL and checks them. Reads the flat `routeSlots`,
-    /// `slots` and `slotNames`; a route's ``ParameterSpec``s only for a default value or a constraint.
+    /// Takes the parameters of route `index` from the URL and checks them. Reads the flat `routeSlots` and
+    /// `slots`; a route's ``ParameterSpec``s only for a default value, a constraint or a refusal.
     private func extract(
         _ index: Int, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
         fragmentItems: [QueryItem], source: RouteSources
-    ) -> Result<RouteParameters, LinkRejection> {
+    ) throws(LinkRejection) -> RouteParameters {
         let route = routeSlots[index]
         guard route.sources.contains(source) else {
-            return .failure(LinkRejection(.sourceNotAccepted, "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")"))
+            throw LinkRejection(.sourceNotAccepted, "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")")
         }
         var values: [RouteParameters.Entry] = []
         values.reserveCapacity(Int(route.end - route.start))
         for position in Int(route.start)..<Int(route.end) {
             let slot = slots[position]
-            let name = slotNames[position]
+            let name = slot.name
             let start = values.count
             switch slot.location {
             case .path:
@@ -276,25 +297,26 @@ final class RouteMatcher: Sendable {
                 }
             }
             let found = values.count - start
-            guard found != 1 || slot.checked else { continue }
+            if found == 1, !slot.constrained, slot.kind.accepts(values[start].value) { continue }
+            // Missing, repeated, constrained or of the wrong kind: the spec says what to do.
             let entry = entries[index]
             let spec = entry.parameters[position - Int(route.start)]
             if found == 0 {
                 switch spec.presence {
                 case .required:
-                    return .failure(LinkRejection(.missingParameter, "route '\(entry.name)' needs the \(spec.location) parameter '\(name)'"))
+                    throw LinkRejection(.missingParameter, "route '\(entry.name)' needs the \(spec.location) parameter '\(name)'")
                 case .optional, .list: continue
                 case .defaultValue(let value): values.append(.init(name: name, value: value))
                 }
             } else if found > 1, spec.presence != .list {
-                return .failure(LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' appears \(found) times but takes one value"))
+                throw LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' appears \(found) times but takes one value")
             }
             for taken in start..<values.count {
                 if let violation = spec.violation(values[taken].value) {
-                    return .failure(LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' \(violation)"))
+                    throw LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' \(violation)")
                 }
             }
         }
-        return .success(RouteParameters(entries: values))
+        return RouteParameters(entries: values)
     }
 }

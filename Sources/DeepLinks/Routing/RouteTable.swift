@@ -69,7 +69,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         var matched: RouteMatch<Destination>?
         let rejection = matching { index, source, parameters in
             do {
-                matched = RouteMatch(destination: try routes[index].parse(parameters), matcher: matcher, index: index, source: source, parameters: parameters)
+                matched = RouteMatch(destination: try routes[index].parse(parameters), matcher: matcher, index: Int32(index), source: source, parameters: parameters)
                 return nil
             } catch let error as ParameterError {
                 return LinkRejection(.invalidParameter, "route '\(routes[index].name)': \(error)")
@@ -92,36 +92,32 @@ public struct RouteTable<Destination: Sendable>: Sendable {
 public enum LinkSource: Sendable, Hashable {
     case customScheme(String)
     case universalLink(host: String)
-
-    @usableFromInline var kind: RouteSources {
-        switch self {
-        case .customScheme: .customScheme
-        case .universalLink: .universalLink
-        }
-    }
 }
 
 /// A URL matched to a destination, with what produced it.
+///
+/// Small on purpose: the route and the source are kept as the table's matcher and two indices there, looked up
+/// only when asked for, so that a match (and the `Result` holding it) is copied and destroyed inline.
 public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertible {
     public let destination: Destination
-    public let source: LinkSource
     public let parameters: RouteParameters
-    /// The route, as the table's matcher and its index there: the route is looked up only when asked for.
     @usableFromInline let matcher: RouteMatcher
-    @usableFromInline let index: Int
+    @usableFromInline let index: Int32
+    @usableFromInline let sourceID: Int32
 
-    public var routeName: String { matcher.entries[index].name }
+    public var source: LinkSource { matcher.source(sourceID) }
+    public var routeName: String { matcher.entries[Int(index)].name }
     /// The route's pattern, as `/post/:id`.
-    public var pattern: String { matcher.entries[index].pattern }
+    public var pattern: String { matcher.entries[Int(index)].pattern }
     /// Names of the route's sensitive parameters.
-    public var sensitiveNames: Set<String> { matcher.entries[index].sensitiveNames }
+    public var sensitiveNames: Set<String> { matcher.entries[Int(index)].sensitiveNames }
 
     @usableFromInline
-    init(destination: Destination, matcher: RouteMatcher, index: Int, source: LinkSource, parameters: RouteParameters) {
+    init(destination: Destination, matcher: RouteMatcher, index: Int32, source: Int32, parameters: RouteParameters) {
         self.destination = destination
         self.matcher = matcher
         self.index = index
-        self.source = source
+        self.sourceID = source
         self.parameters = parameters
     }
 
