@@ -84,23 +84,27 @@ struct URLParser {
         guard count <= limits.maxURLLength else {
             throw URLDiagnostic(.tooLong, .url, at: limits.maxURLLength, "the URL is \(count) bytes, over the limit of \(limits.maxURLLength)")
         }
-        // Raw characters: never a control character, NUL, space or one RFC 3986 never allows.
+        // Raw characters: never a control character, NUL, space or one RFC 3986 never allows. One pass, most
+        // bytes one table look-up; it also notes the '#', the first '?' before it, and whether any '%' is there.
         var hash = -1
+        var question = -1
+        var hasPercent = false
         for index in 0..<count {
             let byte = bytes[index]
+            guard Self.isNotable(byte) else { continue }
             if byte < 0x20 || byte == 0x7F {
                 throw URLDiagnostic(.controlCharacter, component(at: index), at: index, "control character \(hex(byte))")
             }
             switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
-                UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
-                throw URLDiagnostic(.invalidCharacter, component(at: index), at: index, "'\(Character(Unicode.Scalar(byte)))' must be percent-encoded")
+            case UInt8(ascii: "%"): hasPercent = true
+            case UInt8(ascii: "?"): if question < 0, hash < 0 { question = index }
             case UInt8(ascii: "#"):
                 if hash >= 0 {
                     throw URLDiagnostic(.invalidCharacter, .fragment, at: index, "a second '#' must be percent-encoded")
                 }
                 hash = index
-            default: break
+            default:
+                throw URLDiagnostic(.invalidCharacter, component(at: index), at: index, "'\(Character(Unicode.Scalar(byte)))' must be percent-encoded")
             }
         }
 
@@ -143,16 +147,15 @@ struct URLParser {
             throw URLDiagnostic(.invalidHost, .host, at: cursor, "an \(scheme) URL needs '//' and a host")
         }
 
-        var queryStart = end
-        for index in cursor..<end where bytes[index] == UInt8(ascii: "?") {
-            queryStart = index
-            break
-        }
+        // The first '?' (never before the path: the scheme and the authority end at one).
+        let queryStart = question >= 0 ? question : end
         layout.pathStart = cursor
         layout.queryStart = queryStart
         layout.end = end
         layout.hash = hash
-        for (start, stop) in segments(layout) { try check(start, stop, .path) }
+        if hasPercent || queryStart - cursor > limits.maxValueLength {
+            for (start, stop) in segments(layout) { try check(start, stop, .path) }
+        }
         var itemCount = 0
         if queryStart < end {
             try queryItems(queryStart + 1, end, .query, existing: 0, decoding: false) { _ in itemCount += 1 }
@@ -164,6 +167,19 @@ struct URLParser {
             }
         }
         return layout
+    }
+
+    /// Bytes the first pass of ``scan()`` looks at closely: controls, DEL, space, the characters RFC 3986 never
+    /// allows raw (`"<>\\^`{|}`), and `#`, `%`, `?`. One bit per byte from 0x00 to 0x7F.
+    /// (0x00-0x1F, then 0x20 0x22 0x23 0x25 0x3C 0x3E 0x3F; 0x5C 0x5E 0x60 0x7B 0x7C 0x7D 0x7F.)
+    private static var notableLow: UInt64 { 0xD000_002D_FFFF_FFFF }
+    private static var notableHigh: UInt64 { 0xB800_0001_5000_0000 }
+
+    @inline(__always)
+    private static func isNotable(_ byte: UInt8) -> Bool {
+        if byte < 0x40 { return notableLow &>> UInt64(byte) & 1 != 0 }
+        if byte < 0x80 { return notableHigh &>> UInt64(byte & 0x3F) & 1 != 0 }
+        return false
     }
 
     /// The bounds of each non-empty path segment, in order.
@@ -199,20 +215,39 @@ struct URLParser {
         return true
     }
 
+    /// One pass over the authority: the userinfo, the host's end (its port's ':'), and, for a web host, its
+    /// first byte a host may not hold and whether it has capitals. Reported in that order.
     private func authority(_ start: Int, _ stop: Int, into layout: inout Layout) throws(URLDiagnostic) {
         var hostEnd = stop
-        var port: Int?
         var inBrackets = false
+        let isLiteral = start < stop && bytes[start] == UInt8(ascii: "[")
+        var firstInvalid = -1
+        var hasUpperCase = false
         for index in start..<stop {
-            switch bytes[index] {
+            let byte = bytes[index]
+            let inHost = hostEnd == stop
+            // Lower-case letters, digits, '-' and '.': the usual host bytes, nothing to note.
+            if inHost, byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") {
+                continue
+            }
+            switch byte {
             case UInt8(ascii: "@"):
                 throw URLDiagnostic(.userinfoNotAllowed, .userinfo, at: start, "user information before '@' is not allowed in a link")
             case UInt8(ascii: "["): inBrackets = true
             case UInt8(ascii: "]"): inBrackets = false
-            case UInt8(ascii: ":") where !inBrackets && hostEnd == stop: hostEnd = index
+            case UInt8(ascii: ":") where !inBrackets && inHost:
+                hostEnd = index
+                continue
             default: break
             }
+            guard inHost else { continue }
+            if byte &- UInt8(ascii: "A") < 26 {
+                hasUpperCase = true
+            } else if firstInvalid < 0, !(isLiteral && (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]"))) {
+                firstInvalid = index
+            }
         }
+        var port: Int?
         if hostEnd < stop {
             let digits = bytes[(hostEnd + 1)..<stop]
             if !digits.isEmpty {
@@ -243,19 +278,8 @@ struct URLParser {
         guard hostEnd > start else {
             throw URLDiagnostic(.invalidHost, .host, at: start, "the host is empty")
         }
-        let isLiteral = bytes[start] == UInt8(ascii: "[")
-        var hasUpperCase = false
-        for index in start..<hostEnd {
-            let byte = bytes[index]
-            let lower = byte | 0x20
-            let allowed = (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                || (isLiteral && (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")))
-            guard allowed else {
-                throw URLDiagnostic(.invalidHost, .host, at: index, "a host holds only letters, digits, '-' and '.'")
-            }
-            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
+        if firstInvalid >= 0 {
+            throw URLDiagnostic(.invalidHost, .host, at: firstInvalid, "a host holds only letters, digits, '-' and '.'")
         }
         let trailingDot = hostEnd - start > 1 && bytes[hostEnd - 1] == UInt8(ascii: ".")
         layout.hostEnd = trailingDot ? hostEnd - 1 : hostEnd
