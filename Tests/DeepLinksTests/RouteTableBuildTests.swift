@@ -108,4 +108,32 @@ import Testing
             #expect(try table.destination(for: "app://post/5/6") == .a)
         }
     }
+    /// The trie keeps a node's routes and a literal's bytes compactly (the first route and 16 bytes inline):
+    /// the second route of a shape, catch-alls of both sources, and literals past 16 bytes that share their
+    /// first 16 are each reached, in either declaration order.
+    @Test func everyRouteOfAShapeAndEveryLongLiteralIsReached() throws {
+        func item(_ name: String, _ pattern: String, _ value: Int, sources: RouteSources = .all) -> Route<Screen> {
+            Route(name, pattern, sources: sources, parse: { _ in .item(value) }, print: { _ in nil })
+        }
+        let routes = [
+            item("web", "/r", 1, sources: .universalLink), item("scheme", "/r", 2, sources: .customScheme),
+            item("web-rest", "/c/*rest", 3, sources: .universalLink), item("scheme-rest", "/c/*rest", 4, sources: .customScheme),
+            item("long", "/a-literal-longer-than-sixteen-bytes/x", 5), item("long-z", "/a-literal-longer-than-sixteen-bytez/x", 6),
+            item("shorter", "/a-literal-longer-than-sixteen-b/x", 7), item("sixteen", "/exactly-16-bytes/x", 8),
+        ]
+        for order in [routes, routes.reversed()] {
+            let table = try RouteTable(schemes: ["app"], hosts: ["example.com"], routes: order)
+            let expected: [(String, Int)] = [
+                ("https://example.com/r", 1), ("app://r", 2), ("https://example.com/c/d/e", 3), ("app://c/d/e", 4),
+                ("app://a-literal-longer-than-sixteen-bytes/x", 5), ("app://a-literal-longer-than-sixteen-bytez/x", 6),
+                ("app://a-literal-longer-than-sixteen-b/x", 7), ("app://exactly-16-bytes/x", 8),
+            ]
+            for (url, value) in expected {
+                #expect(try table.destination(for: url) == .item(value), "\(url)")
+            }
+            for url in ["app://a-literal-longer-than-sixteen-bytey/x", "app://a-literal-longer-than-sixteen-byte/x", "app://exactly-16-bytez/x", "app://exactly-16-byte/x"] {
+                #expect(throws: LinkRejection.self, "\(url)") { try table.destination(for: url) }
+            }
+        }
+    }
 }

@@ -31,26 +31,53 @@ final class RouteMatcher: @unchecked Sendable {
     private let hostBytes: [[UInt8]]
     let entries: [Entry]
     let trie: RouteTrie
-    /// What extraction reads, flat over all routes so that a match touches few cache lines: for route i,
-    /// `slots[routeSlots[i].start..<routeSlots[i].end]`, one per parameter. Raw buffers (immutable once built,
-    /// freed with the matcher), so reading them retains nothing.
+    /// What extraction reads, one slot per parameter, so that a match touches few cache lines: route i's
+    /// sources and first slot in `routeSlots[i]` (32 bytes: most routes have one or two parameters), its other
+    /// slots in `slots`. Raw buffers (immutable once built, freed with the matcher), so reading them retains
+    /// nothing.
     private let routeSlots: UnsafeMutableBufferPointer<RouteSlots>
     private let slots: UnsafeMutableBufferPointer<Slot>
 
     private struct RouteSlots {
-        var sources: RouteSources
-        var start: Int32
-        var end: Int32
+        /// Parameter 0, when `count > 0`.
+        var first: Slot
+        /// Parameters 1 and on: `slots[rest..<rest + count - 1]`.
+        var rest: Int32
+        var count: UInt16
+        var sources: UInt8
     }
 
     private struct Slot {
         var name: String
-        var location: ParameterSpec.Location
-        var kind: ParameterKind
         /// For a path parameter, the index of its captured value; -1 otherwise.
         var capture: Int32
+        var location: ParameterSpec.Location
+        /// The value check extraction makes itself (the spec's kind; a string or custom kind needs none).
+        var kind: Kind
         /// Whether the spec sets a length or characters, checked by ``ParameterSpec/violation(_:)``.
         var constrained: Bool
+
+        enum Kind: UInt8 {
+            case text, int, bool, uuid
+
+            init(_ kind: ParameterKind) {
+                switch kind {
+                case .string, .custom: self = .text
+                case .int: self = .int
+                case .bool: self = .bool
+                case .uuid: self = .uuid
+                }
+            }
+
+            func accepts(_ value: String) -> Bool {
+                switch self {
+                case .text: true
+                case .int: ParameterKind.int.accepts(value)
+                case .bool: ParameterKind.bool.accepts(value)
+                case .uuid: ParameterKind.uuid.accepts(value)
+                }
+            }
+        }
     }
 
     init(schemes: [String], hosts: [String], entries: [Entry], patterns: [RoutePattern]) {
@@ -63,12 +90,15 @@ final class RouteMatcher: @unchecked Sendable {
         var routeSlots: [RouteSlots] = []
         var slots: [Slot] = []
         for entry in entries {
-            let start = Int32(slots.count)
-            for (spec, capture) in zip(entry.parameters, entry.capturePositions) {
-                let constrained = spec.minLength != nil || spec.maxLength != nil || spec.characters != .any
-                slots.append(Slot(name: spec.name, location: spec.location, kind: spec.kind, capture: Int32(capture), constrained: constrained))
+            let all = zip(entry.parameters, entry.capturePositions).map { spec, capture in
+                Slot(
+                    name: spec.name, capture: Int32(capture), location: spec.location, kind: Slot.Kind(spec.kind),
+                    constrained: spec.minLength != nil || spec.maxLength != nil || spec.characters != .any
+                )
             }
-            routeSlots.append(RouteSlots(sources: entry.sources, start: start, end: Int32(slots.count)))
+            let first = all.first ?? Slot(name: "", capture: -1, location: .path, kind: .text, constrained: false)
+            routeSlots.append(RouteSlots(first: first, rest: Int32(slots.count), count: UInt16(all.count), sources: UInt8(entry.sources.rawValue)))
+            slots += all.dropFirst()
         }
         self.routeSlots = .allocate(capacity: routeSlots.count)
         _ = self.routeSlots.initialize(from: routeSlots)
@@ -77,6 +107,7 @@ final class RouteMatcher: @unchecked Sendable {
     }
 
     deinit {
+        routeSlots.deinitialize()
         routeSlots.deallocate()
         slots.deinitialize()
         slots.deallocate()
@@ -267,20 +298,20 @@ final class RouteMatcher: @unchecked Sendable {
             .joined(separator: "/")
     }
 
-    /// Takes the parameters of route `index` from the URL and checks them. Reads the flat `routeSlots` and
-    /// `slots`; a route's ``ParameterSpec``s only for a default value, a constraint or a refusal.
+    /// Takes the parameters of route `index` from the URL and checks them. Reads `routeSlots` and `slots`; a
+    /// route's ``ParameterSpec``s only for a default value, a constraint or a refusal.
     private func extract(
         _ index: Int, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
         fragmentItems: [QueryItem], source: RouteSources
     ) throws(LinkRejection) -> RouteParameters {
         let route = routeSlots[index]
-        guard route.sources.contains(source) else {
+        guard RouteSources(rawValue: Int(route.sources)).contains(source) else {
             throw LinkRejection(.sourceNotAccepted, "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")")
         }
         var values: [RouteParameters.Entry] = []
-        values.reserveCapacity(Int(route.end - route.start))
-        for position in Int(route.start)..<Int(route.end) {
-            let slot = slots[position]
+        values.reserveCapacity(Int(route.count))
+        for position in 0..<Int(route.count) {
+            let slot = position == 0 ? route.first : slots[Int(route.rest) + position - 1]
             let name = slot.name
             let start = values.count
             switch slot.location {
@@ -300,7 +331,7 @@ final class RouteMatcher: @unchecked Sendable {
             if found == 1, !slot.constrained, slot.kind.accepts(values[start].value) { continue }
             // Missing, repeated, constrained or of the wrong kind: the spec says what to do.
             let entry = entries[index]
-            let spec = entry.parameters[position - Int(route.start)]
+            let spec = entry.parameters[position]
             if found == 0 {
                 switch spec.presence {
                 case .required:

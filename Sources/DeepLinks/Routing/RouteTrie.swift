@@ -4,26 +4,39 @@
 ///
 /// Everything lives in a few flat arrays, so a lookup touches a handful of cache lines whatever the table's
 /// size: the literal children of every node share one open-addressing table keyed by (node, segment bytes),
-/// with the literal texts in one byte pool, and each node's routes are a range of one index array.
+/// each slot holding the first 16 bytes of its text (the rest, rarely, in one byte pool), and each node its
+/// first route (the others, rarely, in a range of one index array).
 /// A class holding its arrays as raw buffers (immutable once built, freed with it), so a match retains
 /// nothing.
 final class RouteTrie: @unchecked Sendable {
+    /// 16 bytes: the nodes of one pattern are built one after another, so its walk reads one or two lines.
     struct Node: Sendable {
         var parameter: Int32 = -1
-        /// `routeIndices[terminalStart..<catchAllStart]` end here; `routeIndices[catchAllStart..<catchAllEnd]`
-        /// end in a catch-all here.
-        var terminalStart: Int32 = 0
-        var catchAllStart: Int32 = 0
-        var catchAllEnd: Int32 = 0
+        /// `routeIndices[routeStart]` when a route ends here, or -1: saves a look-up in the usual case.
+        var firstRoute: Int32 = -1
+        /// `terminalCount` routes end here, then `catchAllCount` end in a catch-all here, from
+        /// `routeIndices[routeStart]` on. The checker lets at most one route per shape and source through (two).
+        var routeStart: Int32 = 0
+        var terminalCount: UInt8 = 0
+        var catchAllCount: UInt8 = 0
+        /// Whether the node has literal children: a parameter's segment is not looked up in vain.
+        var hasLiterals = false
     }
 
-    /// One literal child: `child` is reached from `parent` by the segment `text[textStart..<textEnd]`.
+    /// One literal child: `child` is reached from `parent` by a segment of `length` bytes, whose first 16 are
+    /// `prefix` (zero-padded, little-endian) and the others `text[textStart..<textStart + length - 16]`.
+    /// 32 bytes: two slots a cache line.
     struct Edge: Sendable {
-        var hash: UInt32 = 0
         var parent: Int32 = -1
         var child: Int32 = -1
+        var length: Int32 = 0
         var textStart: Int32 = 0
-        var textEnd: Int32 = 0
+        var prefix: Prefix = Prefix()
+    }
+
+    struct Prefix: Sendable, Equatable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
     }
 
     private let nodes: UnsafeMutableBufferPointer<Node>
@@ -76,33 +89,38 @@ final class RouteTrie: @unchecked Sendable {
         var routeIndices: [Int32] = []
         nodes.reserveCapacity(building.count)
         for node in building {
-            let terminalStart = Int32(routeIndices.count)
-            routeIndices += node.terminal.map { Int32($0) }
-            let catchAllStart = Int32(routeIndices.count)
-            routeIndices += node.catchAll.map { Int32($0) }
-            nodes.append(Node(parameter: Int32(node.parameter), terminalStart: terminalStart, catchAllStart: catchAllStart, catchAllEnd: Int32(routeIndices.count)))
+            precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "duplicate routes pass the checker")
+            nodes.append(Node(
+                parameter: Int32(node.parameter), firstRoute: Int32(node.terminal.first ?? -1), routeStart: Int32(routeIndices.count),
+                terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count), hasLiterals: !node.literals.isEmpty
+            ))
+            routeIndices += (node.terminal + node.catchAll).map { Int32($0) }
         }
 
+        // At most three slots in four taken: a miss ends within a slot or two.
         let edgeCount = building.reduce(0) { $0 + $1.literals.count }
         var capacity = 8
-        while capacity < edgeCount * 2 { capacity *= 2 }
+        while capacity * 3 < edgeCount * 4 { capacity *= 2 }
         var edges = [Edge](repeating: Edge(), count: capacity)
         var text: [UInt8] = []
-        var pooled: [String: (Int32, Int32)] = [:]
+        var pooled: [String: Int32] = [:]
         for (parent, node) in building.enumerated() {
             for (literal, child) in node.literals {
-                let range: (Int32, Int32)
-                if let existing = pooled[literal] {
-                    range = existing
-                } else {
-                    range = (Int32(text.count), Int32(text.count + literal.utf8.count))
-                    text += literal.utf8
-                    pooled[literal] = range
+                let bytes = Array(literal.utf8)
+                var start: Int32 = 0
+                if bytes.count > 16 {
+                    if let existing = pooled[literal] {
+                        start = existing
+                    } else {
+                        start = Int32(text.count)
+                        text += bytes[16...]
+                        pooled[literal] = start
+                    }
                 }
-                let hash = Array(literal.utf8).withUnsafeBufferPointer { Self.hash(parent: parent, $0) }
+                let (hash, prefix) = bytes.withUnsafeBufferPointer { Self.key(parent: parent, $0) }
                 var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
                 while edges[slot].child >= 0 { slot = (slot + 1) & (capacity - 1) }
-                edges[slot] = Edge(hash: UInt32(truncatingIfNeeded: hash), parent: Int32(parent), child: Int32(child), textStart: range.0, textEnd: range.1)
+                edges[slot] = Edge(parent: Int32(parent), child: Int32(child), length: Int32(bytes.count), textStart: start, prefix: prefix)
             }
         }
         self.nodes = Self.copy(nodes)
@@ -125,16 +143,23 @@ final class RouteTrie: @unchecked Sendable {
         return UnsafeMutableBufferPointer(rebasing: buffer[..<array.count])
     }
 
-    /// FNV-1a over the bytes, seeded by the parent node, then mixed so that neighbouring slots stay apart.
+    /// An edge's slot hash, FNV-1a over the bytes seeded by the parent node then mixed so that neighbouring
+    /// slots stay apart, and its text's first 16 bytes, in one pass.
     @inline(__always)
-    private static func hash(parent: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    private static func key(parent: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> (hash: UInt64, prefix: Prefix) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(truncatingIfNeeded: parent) &* 0x9E37_79B9_7F4A_7C15)
-        for byte in bytes {
+        var prefix = Prefix()
+        for (offset, byte) in bytes.enumerated() {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            if offset < 8 {
+                prefix.low |= UInt64(byte) &<< UInt64(offset &* 8)
+            } else if offset < 16 {
+                prefix.high |= UInt64(byte) &<< UInt64((offset &- 8) &* 8)
+            }
         }
         hash ^= hash >> 29
         hash &*= 0xBF58_476D_1CE4_E5B9
-        return hash ^ (hash >> 32)
+        return (hash ^ (hash >> 32), prefix)
     }
 
     /// The candidate routes for `segments`, most specific first. `frames` holds `4 * (segments.count + 1)`
@@ -152,7 +177,8 @@ final class RouteTrie: @unchecked Sendable {
     /// Walks the trie depth first without recursion: each frame is (node, depth, captured, stage), where the
     /// stage counts what the node has tried (the literal child, the parameter child, then its routes).
     struct Candidates {
-        let trie: RouteTrie
+        /// The matcher holds the trie for as long as a match runs.
+        unowned(unsafe) let trie: RouteTrie
         let segments: URLSegments
         let frames: UnsafeMutableBufferPointer<Int32>
         let captures: UnsafeMutableBufferPointer<Int32>
@@ -177,16 +203,16 @@ final class RouteTrie: @unchecked Sendable {
                 frames[frame + 3] += 1
                 if depth == segments.count {
                     // The routes ending here, then back up.
-                    let index = Int(node.terminalStart) + stage
-                    if index < node.catchAllStart {
-                        return (Int(trie.routeIndices[index]), UnsafeBufferPointer(rebasing: captures[..<captured]))
+                    if stage < node.terminalCount {
+                        let route = stage == 0 ? node.firstRoute : trie.routeIndices[Int(node.routeStart) + stage]
+                        return (Int(route), UnsafeBufferPointer(rebasing: captures[..<captured]))
                     }
                     top -= 1
                     continue
                 }
                 switch stage {
                 case 0:
-                    if let child = trie.literal(Int(frames[frame]), segments[depth]) {
+                    if node.hasLiterals, let child = trie.literal(Int(frames[frame]), segments[depth]) {
                         push(child, depth + 1, captured)
                     }
                 case 1:
@@ -195,9 +221,9 @@ final class RouteTrie: @unchecked Sendable {
                         push(Int(node.parameter), depth + 1, captured + 1)
                     }
                 default:
-                    let index = Int(node.catchAllStart) + stage - 2
-                    if index < node.catchAllEnd {
+                    if stage - 2 < node.catchAllCount {
                         captures[captured] = Int32(segments.count + depth)
+                        let index = Int(node.routeStart) + Int(node.terminalCount) + stage - 2
                         return (Int(trie.routeIndices[index]), UnsafeBufferPointer(rebasing: captures[...captured]))
                     }
                     top -= 1
@@ -219,24 +245,26 @@ final class RouteTrie: @unchecked Sendable {
     /// The literal child of `parent` named `segment`.
     @inline(__always)
     private func literal(_ parent: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Int? {
-        let hash = Self.hash(parent: parent, segment)
-        let short = UInt32(truncatingIfNeeded: hash)
+        let (hash, prefix) = Self.key(parent: parent, segment)
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let edge = edges[slot]
             if edge.child < 0 { return nil }
-            if edge.hash == short, Int(edge.parent) == parent, Int(edge.textEnd - edge.textStart) == segment.count,
-                equal(Int(edge.textStart), segment)
-            {
+            if Int(edge.parent) == parent, Int(edge.length) == segment.count, edge.prefix == prefix, restEqual(Int(edge.textStart), segment) {
                 return Int(edge.child)
             }
             slot = (slot + 1) & mask
         }
     }
 
+    /// Whether the segment's bytes past the first 16 are `text[start...]`'s.
     @inline(__always)
-    private func equal(_ start: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Bool {
-        for offset in 0..<segment.count where text[start + offset] != segment[offset] { return false }
+    private func restEqual(_ start: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        var offset = 16
+        while offset < segment.count {
+            if text[start + offset - 16] != segment[offset] { return false }
+            offset += 1
+        }
         return true
     }
 }
