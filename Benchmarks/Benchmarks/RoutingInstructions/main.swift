@@ -1,8 +1,8 @@
 import DeepLinks
 
 // Instructions per match, counted by callgrind (stable on a shared VM, unlike wall-clock time): matches 10,000
-// URLs of the 1,000-route table, `hit` or `miss`, through `measuredMatch`, which `Benchmarks/callgrind/run`
-// counts alone (`--toggle-collect`).
+// URLs of a table of 1,000 routes (or the count given second), `hit` or `miss`, through `measuredMatch`, which
+// `Benchmarks/callgrind/run` counts alone (`--toggle-collect`).
 struct Item: Sendable, Equatable {
     var section: Int
     var id: Int
