@@ -1,6 +1,7 @@
 /// The non-generic heart of a ``RouteTable``: source checks, the trie walk and parameter extraction.
 /// Kept free of the table's `Destination` type so it runs as specialized code from any module; only the
-/// route's own `parse` closure is called through the generic table.
+/// route's own `parse` closure is called through the generic table. `@unchecked Sendable`: its raw buffers
+/// are written only while it is built, then only read.
 @usableFromInline
 final class RouteMatcher: @unchecked Sendable {
     /// A route as matching reports it (a ``RouteMatch``'s name, pattern and sensitive names, the reasons of

@@ -89,7 +89,7 @@ final class RouteTrie: @unchecked Sendable {
         var routeIndices: [Int32] = []
         nodes.reserveCapacity(building.count)
         for node in building {
-            precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "duplicate routes pass the checker")
+            precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "the checker lets at most two routes end at one node")
             nodes.append(Node(
                 parameter: Int32(node.parameter), firstRoute: Int32(node.terminal.first ?? -1), routeStart: Int32(routeIndices.count),
                 terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count), hasLiterals: !node.literals.isEmpty
