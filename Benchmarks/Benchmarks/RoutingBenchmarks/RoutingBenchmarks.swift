@@ -99,38 +99,37 @@ let benchmarks: @Sendable () -> Void = {
         let router = routingKitRouter(routes: size)
         let logger = Logger(label: "bench")
 
-        func deepLinksHit(_ benchmark: Benchmark) {
-            let cursor = Cursor.named(benchmark.name)
-            for _ in benchmark.scaledIterations {
-                let index = cursor.next(inputs.hits.count)
-                blackHole(try? table.match(inputs.hits[index]).get().destination)
+        // One URL of `urls` per iteration, walked across samples; hits and misses alike.
+        func deepLinks(_ urls: [String]) -> (Benchmark) -> Void {
+            { benchmark in
+                let cursor = Cursor.named(benchmark.name)
+                for _ in benchmark.scaledIterations {
+                    blackHole(try? table.match(urls[cursor.next(urls.count)]).get().destination)
+                }
             }
         }
-        func routingKitHit(_ benchmark: Benchmark) {
-            let cursor = Cursor.named(benchmark.name)
-            for _ in benchmark.scaledIterations {
-                let index = cursor.next(inputs.hits.count)
-                // End to end from a string, as DeepLinks is measured: parse the URL, split the path, route, read id.
-                let components = URLComponents(string: inputs.hits[index])!
-                var parameters = Parameters(logger)
-                let path = components.path.split(separator: "/").map(String.init)
-                let section = router.route(path: path, parameters: &parameters)
-                blackHole((section, parameters.get("id", as: Int.self)))
+        func routingKit(_ urls: [String]) -> (Benchmark) -> Void {
+            { benchmark in
+                let cursor = Cursor.named(benchmark.name)
+                for _ in benchmark.scaledIterations {
+                    // End to end from a string, as DeepLinks is measured: parse the URL, split the path, route, read id.
+                    let components = URLComponents(string: urls[cursor.next(urls.count)])!
+                    var parameters = Parameters(logger)
+                    let path = components.path.split(separator: "/").map(String.init)
+                    let section = router.route(path: path, parameters: &parameters)
+                    blackHole((section, parameters.get("id", as: Int.self)))
+                }
             }
         }
-        Benchmark("DeepLinks match hit, \(size) routes", closure: deepLinksHit)
-        Benchmark("routing-kit match hit (reference), \(size) routes", closure: routingKitHit)
+        Benchmark("DeepLinks match hit, \(size) routes", closure: deepLinks(inputs.hits))
+        Benchmark("routing-kit match hit (reference), \(size) routes", closure: routingKit(inputs.hits))
         if size == 1_000 {
-            Benchmark("DeepLinks match hit, single, \(size) routes", configuration: .init(scalingFactor: .one), closure: deepLinksHit)
-            Benchmark("routing-kit match hit (reference), single, \(size) routes", configuration: .init(scalingFactor: .one), closure: routingKitHit)
+            let single = Benchmark.Configuration(scalingFactor: .one)
+            Benchmark("DeepLinks match hit, single, \(size) routes", configuration: single, closure: deepLinks(inputs.hits))
+            Benchmark("routing-kit match hit (reference), single, \(size) routes", configuration: single, closure: routingKit(inputs.hits))
         }
-        Benchmark("DeepLinks match miss, \(size) routes") { benchmark in
-            let cursor = Cursor.named(benchmark.name)
-            for _ in benchmark.scaledIterations {
-                let index = cursor.next(inputs.misses.count)
-                blackHole(try? table.match(inputs.misses[index]).get().destination)
-            }
-        }
+        Benchmark("DeepLinks match miss, \(size) routes", closure: deepLinks(inputs.misses))
+        Benchmark("routing-kit match miss (reference), \(size) routes", closure: routingKit(inputs.misses))
         Benchmark("DeepLinks print, \(size) routes", configuration: .init(scalingFactor: .one)) { benchmark in
             // Printing finds the route by asking each route's print closure: linear in the table size.
             // It also parses the URL back to check it (RouteTable.url(for:as:) where Destination: Equatable).
@@ -139,16 +138,6 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 let index = cursor.next(count)
                 blackHole(try? table.url(for: inputs.items[index]))
-            }
-        }
-        Benchmark("routing-kit match miss (reference), \(size) routes") { benchmark in
-            let cursor = Cursor.named(benchmark.name)
-            for _ in benchmark.scaledIterations {
-                let index = cursor.next(inputs.misses.count)
-                let components = URLComponents(string: inputs.misses[index])!
-                var parameters = Parameters(logger)
-                let path = components.path.split(separator: "/").map(String.init)
-                blackHole(router.route(path: path, parameters: &parameters))
             }
         }
     }
