@@ -3,13 +3,15 @@
 /// parameter, then a catch-all, and backtracks when a branch leads nowhere.
 ///
 /// Everything lives in a few flat arrays, so a lookup touches a handful of cache lines whatever the table's
-/// size: the literal children of every node share one open-addressing table keyed by (node, segment bytes),
-/// each slot holding the first 16 bytes of its text (the rest, rarely, in one byte pool), and each node its
-/// first route (the others, rarely, in a range of one index array).
+/// size. The nodes are numbered depth first, so a pattern's nodes follow one another. A node with one literal
+/// child of at most 16 bytes holds its text (the child is the next node: `/s1/items` costs one look-up, not
+/// two); the other literal children share one open-addressing table keyed by (node, segment bytes), each slot
+/// holding the first 16 bytes of its text (the rest, rarely, in one byte pool). A node holds its first route
+/// (the others, rarely, in a range of one index array).
 /// A class holding its arrays as raw buffers (immutable once built, freed with it), so a match retains
 /// nothing.
 final class RouteTrie: @unchecked Sendable {
-    /// 16 bytes: the nodes of one pattern are built one after another, so its walk reads one or two lines.
+    /// 32 bytes: two a cache line.
     struct Node: Sendable {
         var parameter: Int32 = -1
         /// `routeIndices[routeStart]` when a route ends here, or -1: saves a look-up in the usual case.
@@ -19,13 +21,23 @@ final class RouteTrie: @unchecked Sendable {
         var routeStart: Int32 = 0
         var terminalCount: UInt8 = 0
         var catchAllCount: UInt8 = 0
-        /// Whether the node has literal children: a parameter's segment is not looked up in vain.
-        var hasLiterals = false
+        var literals: Literals = .none
+        /// With `literals == .inline`: the only literal child's text, `onlyLength` bytes in `only`.
+        var onlyLength: UInt8 = 0
+        var only: Prefix = Prefix()
+    }
+
+    /// Where a node's literal children are.
+    enum Literals: UInt8, Sendable {
+        case none
+        /// One child, the next node, its text in the node.
+        case inline
+        /// In the edge table.
+        case table
     }
 
     /// One literal child: `child` is reached from `parent` by a segment of `length` bytes, whose first 16 are
-    /// `prefix` (zero-padded, little-endian) and the others `text[textStart..<textStart + length - 16]`.
-    /// 32 bytes: two slots a cache line.
+    /// `prefix` and the others `text[textStart..<textStart + length - 16]`. 32 bytes: two a cache line.
     struct Edge: Sendable {
         var parent: Int32 = -1
         var child: Int32 = -1
@@ -34,9 +46,19 @@ final class RouteTrie: @unchecked Sendable {
         var prefix: Prefix = Prefix()
     }
 
+    /// A text's first 16 bytes, zero-padded, as two little-endian words.
     struct Prefix: Sendable, Equatable {
         var low: UInt64 = 0
         var high: UInt64 = 0
+
+        init() {}
+
+        @inline(__always)
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            withUnsafeMutableBytes(of: &self) { words in
+                words.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes).prefix(16)))
+            }
+        }
     }
 
     private let nodes: UnsafeMutableBufferPointer<Node>
@@ -85,27 +107,48 @@ final class RouteTrie: @unchecked Sendable {
             }
         }
 
+        // Number the nodes depth first, literal children (by text) before the parameter child: a node's first
+        // literal child is the next node.
+        var order: [Int] = []
+        var number = [Int](repeating: 0, count: building.count)
+        var pending = [0]
+        while let node = pending.popLast() {
+            number[node] = order.count
+            order.append(node)
+            if building[node].parameter >= 0 { pending.append(building[node].parameter) }
+            pending += building[node].literals.sorted { $0.key > $1.key }.map(\.value)
+        }
+
         var nodes: [Node] = []
         var routeIndices: [Int32] = []
         nodes.reserveCapacity(building.count)
-        for node in building {
+        for old in order {
+            let node = building[old]
             precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "the checker lets at most two routes end at one node")
-            nodes.append(Node(
-                parameter: Int32(node.parameter), firstRoute: Int32(node.terminal.first ?? -1), routeStart: Int32(routeIndices.count),
-                terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count), hasLiterals: !node.literals.isEmpty
-            ))
+            var compiled = Node(
+                parameter: node.parameter < 0 ? -1 : Int32(number[node.parameter]), firstRoute: Int32(node.terminal.first ?? -1),
+                routeStart: Int32(routeIndices.count), terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count)
+            )
+            if node.literals.count == 1, let (text, _) = node.literals.first, text.utf8.count <= 16 {
+                compiled.literals = .inline
+                compiled.onlyLength = UInt8(text.utf8.count)
+                compiled.only = Array(text.utf8).withUnsafeBufferPointer(Prefix.init)
+            } else if !node.literals.isEmpty {
+                compiled.literals = .table
+            }
+            nodes.append(compiled)
             routeIndices += (node.terminal + node.catchAll).map { Int32($0) }
         }
 
         // At most three slots in four taken: a miss ends within a slot or two.
-        let edgeCount = building.reduce(0) { $0 + $1.literals.count }
+        let edgeCount = zip(nodes, order).reduce(0) { $0 + ($1.0.literals == .table ? building[$1.1].literals.count : 0) }
         var capacity = 8
         while capacity * 3 < edgeCount * 4 { capacity *= 2 }
         var edges = [Edge](repeating: Edge(), count: capacity)
         var text: [UInt8] = []
         var pooled: [String: Int32] = [:]
-        for (parent, node) in building.enumerated() {
-            for (literal, child) in node.literals {
+        for (parent, node) in nodes.enumerated() where node.literals == .table {
+            for (literal, child) in building[order[parent]].literals {
                 let bytes = Array(literal.utf8)
                 var start: Int32 = 0
                 if bytes.count > 16 {
@@ -117,10 +160,10 @@ final class RouteTrie: @unchecked Sendable {
                         pooled[literal] = start
                     }
                 }
-                let (hash, prefix) = bytes.withUnsafeBufferPointer { Self.key(parent: parent, $0) }
-                var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
+                let prefix = bytes.withUnsafeBufferPointer(Prefix.init)
+                var slot = Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { Self.hash(parent: parent, $0) }) & (capacity - 1)
                 while edges[slot].child >= 0 { slot = (slot + 1) & (capacity - 1) }
-                edges[slot] = Edge(parent: Int32(parent), child: Int32(child), length: Int32(bytes.count), textStart: start, prefix: prefix)
+                edges[slot] = Edge(parent: Int32(parent), child: Int32(number[child]), length: Int32(bytes.count), textStart: start, prefix: prefix)
             }
         }
         self.nodes = Self.copy(nodes)
@@ -143,23 +186,17 @@ final class RouteTrie: @unchecked Sendable {
         return UnsafeMutableBufferPointer(rebasing: buffer[..<array.count])
     }
 
-    /// An edge's slot hash, FNV-1a over the bytes seeded by the parent node then mixed so that neighbouring
-    /// slots stay apart, and its text's first 16 bytes, in one pass.
+    /// An edge's slot hash: FNV-1a over the bytes seeded by the parent node, then mixed so that neighbouring
+    /// slots stay apart.
     @inline(__always)
-    private static func key(parent: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> (hash: UInt64, prefix: Prefix) {
+    private static func hash(parent: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(truncatingIfNeeded: parent) &* 0x9E37_79B9_7F4A_7C15)
-        var prefix = Prefix()
-        for (offset, byte) in bytes.enumerated() {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            if offset < 8 {
-                prefix.low |= UInt64(byte) &<< UInt64(offset &* 8)
-            } else if offset < 16 {
-                prefix.high |= UInt64(byte) &<< UInt64((offset &- 8) &* 8)
-            }
         }
         hash ^= hash >> 29
         hash &*= 0xBF58_476D_1CE4_E5B9
-        return (hash ^ (hash >> 32), prefix)
+        return hash ^ (hash >> 32)
     }
 
     /// The candidate routes for `segments`, most specific first. `frames` holds `4 * (segments.count + 1)`
@@ -212,8 +249,15 @@ final class RouteTrie: @unchecked Sendable {
                 }
                 switch stage {
                 case 0:
-                    if node.hasLiterals, let child = trie.literal(Int(frames[frame]), segments[depth]) {
-                        push(child, depth + 1, captured)
+                    let segment = segments[depth]
+                    switch node.literals {
+                    case .none: break
+                    case .inline:
+                        if Int(node.onlyLength) == segment.count, node.only == Prefix(segment) {
+                            push(Int(frames[frame]) + 1, depth + 1, captured)
+                        }
+                    case .table:
+                        if let child = trie.literal(Int(frames[frame]), segment) { push(child, depth + 1, captured) }
                     }
                 case 1:
                     if node.parameter >= 0 {
@@ -245,8 +289,8 @@ final class RouteTrie: @unchecked Sendable {
     /// The literal child of `parent` named `segment`.
     @inline(__always)
     private func literal(_ parent: Int, _ segment: UnsafeBufferPointer<UInt8>) -> Int? {
-        let (hash, prefix) = Self.key(parent: parent, segment)
-        var slot = Int(truncatingIfNeeded: hash) & mask
+        let prefix = Prefix(segment)
+        var slot = Int(truncatingIfNeeded: Self.hash(parent: parent, segment)) & mask
         while true {
             let edge = edges[slot]
             if edge.child < 0 { return nil }
