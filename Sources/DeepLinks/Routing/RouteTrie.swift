@@ -3,15 +3,16 @@
 /// parameter, then a catch-all, and backtracks when a branch leads nowhere.
 ///
 /// Everything lives in a few flat arrays, so a lookup touches a handful of cache lines whatever the table's
-/// size. The nodes are numbered depth first, so a pattern's nodes follow one another. A node with one literal
-/// child of at most 16 bytes holds its text (the child is the next node: `/s1/items` costs one look-up, not
-/// two); the other literal children share one open-addressing table keyed by (node, segment bytes), each slot
-/// holding the first 16 bytes of its text (the rest, rarely, in one byte pool). A node holds its first route
-/// (the others, rarely, in a range of one index array).
+/// size. The nodes are 16-byte cells numbered depth first, so a pattern's nodes follow one another (the
+/// three of `/s1/items/:id` and the text of `items` fill one or two cache lines). A node with one literal
+/// child of at most 16 bytes is followed by the child's text, then by the child (`/s1/items` costs one look-up,
+/// not two); the other literal children share one open-addressing table keyed by (node, segment bytes), each
+/// slot holding the first 16 bytes of its text (the rest, rarely, in one byte pool). A node holds its first
+/// route (the others, rarely, in a range of one index array).
 /// A class holding its arrays as raw buffers (immutable once built, freed with it), so a match retains
 /// nothing.
 final class RouteTrie: @unchecked Sendable {
-    /// 32 bytes: two a cache line.
+    /// 16 bytes, a cell.
     struct Node: Sendable {
         var parameter: Int32 = -1
         /// `routeIndices[routeStart]` when a route ends here, or -1: saves a look-up in the usual case.
@@ -22,15 +23,14 @@ final class RouteTrie: @unchecked Sendable {
         var terminalCount: UInt8 = 0
         var catchAllCount: UInt8 = 0
         var literals: Literals = .none
-        /// With `literals == .inline`: the only literal child's text, `onlyLength` bytes in `only`.
+        /// With `literals == .inline`: the length of the only literal child's text, in the next cell.
         var onlyLength: UInt8 = 0
-        var only: Prefix = Prefix()
     }
 
     /// Where a node's literal children are.
     enum Literals: UInt8, Sendable {
         case none
-        /// One child, the next node, its text in the node.
+        /// One child: the next cell holds its text (a ``Prefix``), the cell after is the child.
         case inline
         /// In the edge table.
         case table
@@ -46,7 +46,7 @@ final class RouteTrie: @unchecked Sendable {
         var prefix: Prefix = Prefix()
     }
 
-    /// A text's first 16 bytes, zero-padded, as two little-endian words.
+    /// A text's first 16 bytes, zero-padded, as two little-endian words. 16 bytes, a cell.
     struct Prefix: Sendable, Equatable {
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -61,7 +61,8 @@ final class RouteTrie: @unchecked Sendable {
         }
     }
 
-    private let nodes: UnsafeMutableBufferPointer<Node>
+    /// The nodes and inline texts, 16 bytes each; the first on a cache line's start.
+    private let cells: UnsafeMutableRawPointer
     private let routeIndices: UnsafeMutableBufferPointer<Int32>
     private let edges: UnsafeMutableBufferPointer<Edge>
     private let text: UnsafeMutableBufferPointer<UInt8>
@@ -107,48 +108,67 @@ final class RouteTrie: @unchecked Sendable {
             }
         }
 
-        // Number the nodes depth first, literal children (by text) before the parameter child: a node's first
-        // literal child is the next node.
+        // Place the nodes depth first, literal children (by text) before the parameter child: a node's first
+        // literal child comes next, after its text when the node holds it. A branch of at most four cells starts
+        // where it fits in one cache line (the cells skipped stay empty).
+        func inlineText(_ node: Building) -> String? {
+            node.literals.count == 1 && node.literals.keys.first!.utf8.count <= 16 ? node.literals.keys.first : nil
+        }
+        func children(_ node: Building) -> [Int] {
+            node.literals.sorted { $0.key < $1.key }.map(\.value) + (node.parameter >= 0 ? [node.parameter] : [])
+        }
         var order: [Int] = []
-        var number = [Int](repeating: 0, count: building.count)
         var pending = [0]
         while let node = pending.popLast() {
-            number[node] = order.count
             order.append(node)
-            if building[node].parameter >= 0 { pending.append(building[node].parameter) }
-            pending += building[node].literals.sorted { $0.key > $1.key }.map(\.value)
+            pending += children(building[node]).reversed()
+        }
+        var size = [Int](repeating: 0, count: building.count)
+        for node in order.reversed() {
+            size[node] = (inlineText(building[node]) == nil ? 1 : 2) + children(building[node]).reduce(0) { $0 + size[$1] }
+        }
+        var cell = [Int](repeating: 0, count: building.count)
+        var cellCount = 0
+        var follows = Set<Int>()  // the children held inline, which come right after their text
+        for node in order {
+            if !follows.contains(node), size[node] <= 4, cellCount % 4 + size[node] > 4 { cellCount += 4 - cellCount % 4 }
+            if inlineText(building[node]) != nil { follows.insert(building[node].literals.values.first!) }
+            cell[node] = cellCount
+            cellCount += inlineText(building[node]) == nil ? 1 : 2
         }
 
-        var nodes: [Node] = []
+        let cells = UnsafeMutableRawPointer.allocate(byteCount: cellCount * 16, alignment: 64)
+        cells.initializeMemory(as: UInt8.self, repeating: 0, count: cellCount * 16)
         var routeIndices: [Int32] = []
-        nodes.reserveCapacity(building.count)
         for old in order {
             let node = building[old]
             precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "the checker lets at most two routes end at one node")
             var compiled = Node(
-                parameter: node.parameter < 0 ? -1 : Int32(number[node.parameter]), firstRoute: Int32(node.terminal.first ?? -1),
+                parameter: node.parameter < 0 ? -1 : Int32(cell[node.parameter]), firstRoute: Int32(node.terminal.first ?? -1),
                 routeStart: Int32(routeIndices.count), terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count)
             )
-            if node.literals.count == 1, let (text, _) = node.literals.first, text.utf8.count <= 16 {
+            if let text = inlineText(node) {
                 compiled.literals = .inline
                 compiled.onlyLength = UInt8(text.utf8.count)
-                compiled.only = Array(text.utf8).withUnsafeBufferPointer(Prefix.init)
+                (cells + (cell[old] + 1) * 16).initializeMemory(as: Prefix.self, to: Array(text.utf8).withUnsafeBufferPointer(Prefix.init))
             } else if !node.literals.isEmpty {
                 compiled.literals = .table
             }
-            nodes.append(compiled)
+            (cells + cell[old] * 16).initializeMemory(as: Node.self, to: compiled)
             routeIndices += (node.terminal + node.catchAll).map { Int32($0) }
         }
 
         // At most three slots in four taken: a miss ends within a slot or two.
-        let edgeCount = zip(nodes, order).reduce(0) { $0 + ($1.0.literals == .table ? building[$1.1].literals.count : 0) }
+        let tabled = order.filter { !building[$0].literals.isEmpty && inlineText(building[$0]) == nil }
+        let edgeCount = tabled.reduce(0) { $0 + building[$1].literals.count }
         var capacity = 8
         while capacity * 3 < edgeCount * 4 { capacity *= 2 }
         var edges = [Edge](repeating: Edge(), count: capacity)
         var text: [UInt8] = []
         var pooled: [String: Int32] = [:]
-        for (parent, node) in nodes.enumerated() where node.literals == .table {
-            for (literal, child) in building[order[parent]].literals {
+        for old in tabled {
+            let parent = cell[old]
+            for (literal, child) in building[old].literals {
                 let bytes = Array(literal.utf8)
                 var start: Int32 = 0
                 if bytes.count > 16 {
@@ -163,10 +183,10 @@ final class RouteTrie: @unchecked Sendable {
                 let prefix = bytes.withUnsafeBufferPointer(Prefix.init)
                 var slot = Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { Self.hash(parent: parent, $0) }) & (capacity - 1)
                 while edges[slot].child >= 0 { slot = (slot + 1) & (capacity - 1) }
-                edges[slot] = Edge(parent: Int32(parent), child: Int32(number[child]), length: Int32(bytes.count), textStart: start, prefix: prefix)
+                edges[slot] = Edge(parent: Int32(parent), child: Int32(cell[child]), length: Int32(bytes.count), textStart: start, prefix: prefix)
             }
         }
-        self.nodes = Self.copy(nodes)
+        self.cells = cells
         self.routeIndices = Self.copy(routeIndices)
         self.edges = Self.copy(edges)
         self.text = Self.copy(text)
@@ -174,7 +194,7 @@ final class RouteTrie: @unchecked Sendable {
     }
 
     deinit {
-        nodes.deallocate()
+        cells.deallocate()
         routeIndices.deallocate()
         edges.deallocate()
         text.deallocate()
@@ -233,7 +253,7 @@ final class RouteTrie: @unchecked Sendable {
         mutating func next() -> (route: Int, captures: UnsafeBufferPointer<Int32>)? {
             while top >= 0 {
                 let frame = top * 4
-                let node = trie.nodes[Int(frames[frame])]
+                let node = trie.cells.load(fromByteOffset: Int(frames[frame]) &* 16, as: Node.self)
                 let depth = Int(frames[frame + 1])
                 let captured = Int(frames[frame + 2])
                 let stage = Int(frames[frame + 3])
@@ -253,8 +273,9 @@ final class RouteTrie: @unchecked Sendable {
                     switch node.literals {
                     case .none: break
                     case .inline:
-                        if Int(node.onlyLength) == segment.count, node.only == Prefix(segment) {
-                            push(Int(frames[frame]) + 1, depth + 1, captured)
+                        let text = trie.cells.load(fromByteOffset: (Int(frames[frame]) &+ 1) &* 16, as: Prefix.self)
+                        if Int(node.onlyLength) == segment.count, text == Prefix(segment) {
+                            push(Int(frames[frame]) + 2, depth + 1, captured)
                         }
                     case .table:
                         if let child = trie.literal(Int(frames[frame]), segment) { push(child, depth + 1, captured) }
