@@ -33,11 +33,14 @@ final class RouteMatcher: @unchecked Sendable {
     let entries: [Entry]
     let trie: RouteTrie
     /// What extraction reads, one slot per parameter, so that a match touches few cache lines: route i's
-    /// sources and first slot in `routeSlots[i]` (32 bytes: most routes have one or two parameters), its other
-    /// slots in `slots`. Raw buffers (immutable once built, freed with the matcher), so reading them retains
-    /// nothing.
+    /// sources and first slot in `routeSlots[i]` (16 bytes: most routes have one or two parameters), its other
+    /// slots in `slots`. Plain values in raw buffers (immutable once built, freed with the matcher), so reading
+    /// them retains nothing.
     private let routeSlots: UnsafeMutableBufferPointer<RouteSlots>
     private let slots: UnsafeMutableBufferPointer<Slot>
+    /// The parameter names of every route, each once (a slot holds an index here): a table's routes share a
+    /// few names, so this stays in the cache.
+    private let names: [String]
 
     private struct RouteSlots {
         /// Parameter 0, when `count > 0`.
@@ -48,10 +51,12 @@ final class RouteMatcher: @unchecked Sendable {
         var sources: UInt8
     }
 
+    /// 8 bytes.
     private struct Slot {
-        var name: String
+        /// The index of the parameter's name in `names`.
+        var name: UInt16
         /// For a path parameter, the index of its captured value; -1 otherwise.
-        var capture: Int32
+        var capture: Int16
         var location: ParameterSpec.Location
         /// The value check extraction makes itself (the spec's kind; a string or custom kind needs none).
         var kind: Kind
@@ -90,17 +95,27 @@ final class RouteMatcher: @unchecked Sendable {
         trie = RouteTrie(patterns)
         var routeSlots: [RouteSlots] = []
         var slots: [Slot] = []
+        var names: [String] = []
+        var nameIndices: [String: Int] = [:]
         for entry in entries {
+            precondition(entry.parameters.count <= UInt16.max && entry.capturePositions.allSatisfy { $0 <= Int16.max }, "route '\(entry.name)' has too many parameters")
             let all = zip(entry.parameters, entry.capturePositions).map { spec, capture in
-                Slot(
-                    name: spec.name, capture: Int32(capture), location: spec.location, kind: Slot.Kind(spec.kind),
+                let name = nameIndices[spec.name] ?? names.count
+                if name == names.count {
+                    names.append(spec.name)
+                    nameIndices[spec.name] = name
+                }
+                precondition(name <= UInt16.max, "a table's routes have at most 65,535 parameter names")
+                return Slot(
+                    name: UInt16(name), capture: Int16(capture), location: spec.location, kind: Slot.Kind(spec.kind),
                     constrained: spec.minLength != nil || spec.maxLength != nil || spec.characters != .any
                 )
             }
-            let first = all.first ?? Slot(name: "", capture: -1, location: .path, kind: .text, constrained: false)
+            let first = all.first ?? Slot(name: 0, capture: -1, location: .path, kind: .text, constrained: false)
             routeSlots.append(RouteSlots(first: first, rest: Int32(slots.count), count: UInt16(all.count), sources: UInt8(entry.sources.rawValue)))
             slots += all.dropFirst()
         }
+        self.names = names
         self.routeSlots = .allocate(capacity: routeSlots.count)
         _ = self.routeSlots.initialize(from: routeSlots)
         self.slots = .allocate(capacity: slots.count)
@@ -108,9 +123,7 @@ final class RouteMatcher: @unchecked Sendable {
     }
 
     deinit {
-        routeSlots.deinitialize()
         routeSlots.deallocate()
-        slots.deinitialize()
         slots.deallocate()
     }
 
@@ -251,14 +264,16 @@ final class RouteMatcher: @unchecked Sendable {
         segments: Int, bytes: Int,
         _ body: (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Result
     ) -> Result {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes, 1)) { buffer in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 6 * (segments + 1)) { scratch in
-                let bounds = UnsafeMutableBufferPointer(rebasing: scratch[0...segments])
-                let frames = UnsafeMutableBufferPointer(rebasing: scratch[(segments + 1)..<(5 * (segments + 1))])
-                let captures = UnsafeMutableBufferPointer(rebasing: scratch[(5 * (segments + 1))...])
-                bounds[0] = 0
-                return body(buffer, bounds, frames, captures)
-            }
+        // One allocation: the Int32 values first (aligned), then the bytes.
+        let values = 6 * (segments + 1)
+        return withUnsafeTemporaryAllocation(byteCount: values * 4 + max(bytes, 1), alignment: 4) { raw in
+            let scratch = UnsafeMutableRawBufferPointer(rebasing: raw[..<(values * 4)]).bindMemory(to: Int32.self)
+            let buffer = UnsafeMutableRawBufferPointer(rebasing: raw[(values * 4)...]).bindMemory(to: UInt8.self)
+            let bounds = UnsafeMutableBufferPointer(rebasing: scratch[0...segments])
+            let frames = UnsafeMutableBufferPointer(rebasing: scratch[(segments + 1)..<(5 * (segments + 1))])
+            let captures = UnsafeMutableBufferPointer(rebasing: scratch[(5 * (segments + 1))...])
+            bounds[0] = 0
+            return body(buffer, bounds, frames, captures)
         }
     }
 
@@ -313,7 +328,7 @@ final class RouteMatcher: @unchecked Sendable {
         values.reserveCapacity(Int(route.count))
         for position in 0..<Int(route.count) {
             let slot = position == 0 ? route.first : slots[Int(route.rest) + position - 1]
-            let name = slot.name
+            let name = names[Int(slot.name)]
             let start = values.count
             switch slot.location {
             case .path:
