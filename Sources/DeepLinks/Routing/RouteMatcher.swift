@@ -130,6 +130,16 @@ final class RouteMatcher: @unchecked Sendable {
     /// Offered each candidate: the route's index, the URL's source (see ``source(_:)``) and the parameters.
     @usableFromInline typealias Accept = (Int, Int32, RouteParameters) -> LinkRejection?
 
+    /// Why route `index`'s `parse` refused its parameters: a ``ParameterError`` says which and why; another
+    /// error is named by its type alone (its description may hold a value).
+    @usableFromInline
+    func refusal(_ index: Int, _ error: any Error) -> LinkRejection {
+        if let error = error as? ParameterError {
+            return LinkRejection(.invalidParameter, "route '\(entries[index].name)': \(error)")
+        }
+        return LinkRejection(.invalidParameter, "route '\(entries[index].name)' refused its parameters (\(type(of: error)))")
+    }
+
     /// The source a match reports: `id` is twice the index of the URL's scheme in `schemes`, or twice the
     /// index of its host in `hosts` plus one. Kept as a number in a match, so a match stays small.
     @usableFromInline

@@ -80,10 +80,8 @@ public struct RouteTable<Destination: Sendable>: Sendable {
             do {
                 matched = RouteMatch(destination: try parsers[index].parse(parameters), matcher: matcher, index: Int32(index), source: source, parameters: parameters)
                 return nil
-            } catch let error as ParameterError {
-                return LinkRejection(.invalidParameter, "route '\(routes[index].name)': \(error)")
             } catch {
-                return LinkRejection(.invalidParameter, "route '\(routes[index].name)' refused its parameters (\(type(of: error)))")
+                return matcher.refusal(index, error)
             }
         }
         if let matched { return .success(matched) }
