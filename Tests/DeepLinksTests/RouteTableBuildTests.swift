@@ -111,15 +111,16 @@ import Testing
     /// The trie keeps a node's routes and a literal's bytes compactly (the first route and 16 bytes inline):
     /// the second route of a shape, catch-alls of both sources, and literals past 16 bytes that share their
     /// first 16 are each reached, in either declaration order.
+    static func item(_ name: String, _ pattern: String, _ value: Int, sources: RouteSources = .all) -> Route<Screen> {
+        Route(name, pattern, sources: sources, parse: { _ in .item(value) }, print: { _ in nil })
+    }
+
     @Test func everyRouteOfAShapeAndEveryLongLiteralIsReached() throws {
-        func item(_ name: String, _ pattern: String, _ value: Int, sources: RouteSources = .all) -> Route<Screen> {
-            Route(name, pattern, sources: sources, parse: { _ in .item(value) }, print: { _ in nil })
-        }
         let routes = [
-            item("web", "/r", 1, sources: .universalLink), item("scheme", "/r", 2, sources: .customScheme),
-            item("web-rest", "/c/*rest", 3, sources: .universalLink), item("scheme-rest", "/c/*rest", 4, sources: .customScheme),
-            item("long", "/a-literal-longer-than-sixteen-bytes/x", 5), item("long-z", "/a-literal-longer-than-sixteen-bytez/x", 6),
-            item("shorter", "/a-literal-longer-than-sixteen-b/x", 7), item("sixteen", "/exactly-16-bytes/x", 8),
+            Self.item("web", "/r", 1, sources: .universalLink), Self.item("scheme", "/r", 2, sources: .customScheme),
+            Self.item("web-rest", "/c/*rest", 3, sources: .universalLink), Self.item("scheme-rest", "/c/*rest", 4, sources: .customScheme),
+            Self.item("long", "/a-literal-longer-than-sixteen-bytes/x", 5), Self.item("long-z", "/a-literal-longer-than-sixteen-bytez/x", 6),
+            Self.item("shorter", "/a-literal-longer-than-sixteen-b/x", 7), Self.item("sixteen", "/exactly-16-bytes/x", 8),
         ]
         for order in [routes, routes.reversed()] {
             let table = try RouteTable(schemes: ["app"], hosts: ["example.com"], routes: order)
@@ -132,6 +133,44 @@ import Testing
                 #expect(try table.destination(for: url) == .item(value), "\(url)")
             }
             for url in ["app://a-literal-longer-than-sixteen-bytey/x", "app://a-literal-longer-than-sixteen-byte/x", "app://exactly-16-bytez/x", "app://exactly-16-byte/x"] {
+                #expect(throws: LinkRejection.self, "\(url)") { try table.destination(for: url) }
+            }
+        }
+    }
+
+    /// A node's only literal child (of at most 16 bytes) is matched through the text the node holds, the child
+    /// placed right after it; branches are laid out to fit cache lines. Every route of many branch shapes and
+    /// sizes is reached, near misses are not, and a held literal that leads nowhere backtracks to the parameter.
+    @Test func onlyLiteralChildrenAndPackedBranchesAreReached() throws {
+        var routes: [Route<Screen>] = [
+            Self.item("sixteen", "/one/exactly-16-bytes/:id", 1), Self.item("seventeen", "/two/exactly-17-bytes!/:id", 2),
+            Self.item("only", "/three/only/x", 3), Self.item("parameter", "/three/:p/y", 4),
+        ]
+        var expected: [(String, Int)] = [
+            ("app://one/exactly-16-bytes/5", 1), ("app://two/exactly-17-bytes!/5", 2),
+            ("app://three/only/x", 3), ("app://three/only/y", 4), ("app://three/other/y", 4),
+        ]
+        // Branches of one to seven cells, some with held children that must follow their parent.
+        let shapes: [(Int) -> (pattern: String, url: String)] = [
+            { ("/p\($0)", "app://p\($0)") }, { ("/p\($0)/q", "app://p\($0)/q") }, { ("/p\($0)/q/:id", "app://p\($0)/q/7") },
+            { ("/p\($0)/:x/r", "app://p\($0)/z/r") }, { ("/p\($0)/q/w/:id", "app://p\($0)/q/w/7") },
+            { ("/p\($0)/q/w/v/u/t", "app://p\($0)/q/w/v/u/t") },
+        ]
+        for i in 0..<60 {
+            let (pattern, url) = shapes[i % shapes.count](i)
+            routes.append(Self.item("r\(i)", pattern, 100 + i))
+            expected.append((url, 100 + i))
+        }
+        for order in [routes, routes.reversed()] {
+            let table = try RouteTable(schemes: ["app"], hosts: [], routes: order)
+            for (url, value) in expected {
+                #expect(try table.destination(for: url) == .item(value), "\(url)")
+            }
+            let misses = [
+                "app://one/exactly-16-bytez/5", "app://one/exactly-16-byte/5", "app://one/exactly-16-bytes-/5",
+                "app://two/exactly-17-bytes?/5", "app://two/exactly-17-bytes/5", "app://three/only/z", "app://p1/r", "app://p4/q/w",
+            ]
+            for url in misses {
                 #expect(throws: LinkRejection.self, "\(url)") { try table.destination(for: url) }
             }
         }
