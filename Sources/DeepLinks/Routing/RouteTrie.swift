@@ -3,12 +3,16 @@
 /// parameter, then a catch-all, and backtracks when a branch leads nowhere.
 ///
 /// Everything lives in a few flat arrays, so a lookup touches a handful of cache lines whatever the table's
-/// size. The nodes are 16-byte cells numbered depth first, so a pattern's nodes follow one another (the
-/// three of `/s1/items/:id` and the text of `items` fill one or two cache lines). A node with one literal
-/// child of at most 16 bytes is followed by the child's text, then by the child (`/s1/items` costs one look-up,
-/// not two); the other literal children share one open-addressing table keyed by (node, segment bytes), each
-/// slot holding the first 16 bytes of its text (the rest, rarely, in one byte pool). A node holds its first
-/// route (the others, rarely, in a range of one index array).
+/// size:
+/// - The nodes are 16-byte cells placed depth first, so a pattern's nodes follow one another, and a branch of
+///   at most four cells within one cache line (the three nodes of `/s1/items/:id` and the text of `items` are
+///   one line).
+/// - A node with one literal child of at most 16 bytes is followed by the child's text, then by the child:
+///   `/s1/items` costs one hash look-up, not two.
+/// - The other literal children share one open-addressing table keyed by (node, segment bytes), each slot
+///   holding the first 16 bytes of its text (the rest, rarely, in one byte pool).
+/// - A node holds its first route (the others, rarely, in a range of one index array).
+///
 /// A class holding its arrays as raw buffers (immutable once built, freed with it), so a match retains
 /// nothing.
 final class RouteTrie: @unchecked Sendable {
@@ -46,7 +50,7 @@ final class RouteTrie: @unchecked Sendable {
         var prefix: Prefix = Prefix()
     }
 
-    /// A text's first 16 bytes, zero-padded, as two little-endian words. 16 bytes, a cell.
+    /// A text's first 16 bytes, zero-padded, in memory order. 16 bytes, a cell.
     struct Prefix: Sendable, Equatable {
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -112,7 +116,8 @@ final class RouteTrie: @unchecked Sendable {
         // literal child comes next, after its text when the node holds it. A branch of at most four cells starts
         // where it fits in one cache line (the cells skipped stay empty).
         func inlineText(_ node: Building) -> String? {
-            node.literals.count == 1 && node.literals.keys.first!.utf8.count <= 16 ? node.literals.keys.first : nil
+            guard node.literals.count == 1, let text = node.literals.keys.first, text.utf8.count <= 16 else { return nil }
+            return text
         }
         func children(_ node: Building) -> [Int] {
             node.literals.sorted { $0.key < $1.key }.map(\.value) + (node.parameter >= 0 ? [node.parameter] : [])
