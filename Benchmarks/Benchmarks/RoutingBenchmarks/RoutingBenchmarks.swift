@@ -69,7 +69,8 @@ func routingKitRouter(routes: Int) -> TrieRouter<Int> {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         // Not .cpuTotal: on Linux it reads /proc/self/stat before and after every sample (two system calls and
-        // a file parse around a sub-microsecond sample, which cool its caches) for a 10 ms resolution.
+        // a file parse around a sub-microsecond sample, which cool its caches) for a 10 ms resolution. Not
+        // .instructions: this VM has no performance counters; Benchmarks/callgrind/run counts instructions.
         metrics: [.wallClock, .mallocCountTotal, .throughput],
         timeUnits: .nanoseconds,
         warmupIterations: 1000,
