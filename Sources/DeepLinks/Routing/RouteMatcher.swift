@@ -10,17 +10,12 @@ final class RouteMatcher: @unchecked Sendable {
         let name: String
         let pattern: String
         let parameters: [ParameterSpec]
-        let sources: RouteSources
-        /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
-        let capturePositions: [Int]
         let sensitiveNames: Set<String>
 
-        init(name: String, pattern: String, parameters: [ParameterSpec], sources: RouteSources, capturePositions: [Int], sensitiveNames: Set<String>) {
+        init(name: String, pattern: String, parameters: [ParameterSpec], sensitiveNames: Set<String>) {
             self.name = name
             self.pattern = pattern
             self.parameters = parameters
-            self.sources = sources
-            self.capturePositions = capturePositions
             self.sensitiveNames = sensitiveNames
         }
     }
@@ -86,20 +81,23 @@ final class RouteMatcher: @unchecked Sendable {
         }
     }
 
-    init(schemes: [String], hosts: [String], entries: [Entry], patterns: [RoutePattern]) {
+    /// Built once from a table's routes (generic only here: matching never sees their `Destination`).
+    init<Destination>(schemes: [String], hosts: [String], routes: [Route<Destination>]) {
         self.schemes = schemes
         self.hosts = hosts
         schemeBytes = schemes.map { Array($0.utf8) }
         hostBytes = hosts.map { Array($0.utf8) }
-        self.entries = entries
-        trie = RouteTrie(patterns)
+        entries = routes.map {
+            Entry(name: $0.name, pattern: $0.pattern.description, parameters: $0.parameters, sensitiveNames: $0.sensitiveNames)
+        }
+        trie = RouteTrie(routes.map(\.pattern))
         var routeSlots: [RouteSlots] = []
         var slots: [Slot] = []
         var names: [String] = []
         var nameIndices: [String: Int] = [:]
-        for entry in entries {
-            precondition(entry.parameters.count <= UInt16.max && entry.capturePositions.allSatisfy { $0 <= Int16.max }, "route '\(entry.name)' has too many parameters")
-            let all = zip(entry.parameters, entry.capturePositions).map { spec, capture in
+        for route in routes {
+            precondition(route.parameters.count <= UInt16.max && route.capturePositions.allSatisfy { $0 <= Int16.max }, "route '\(route.name)' has too many parameters")
+            let all = zip(route.parameters, route.capturePositions).map { spec, capture in
                 let name = nameIndices[spec.name] ?? names.count
                 if name == names.count {
                     names.append(spec.name)
@@ -112,7 +110,7 @@ final class RouteMatcher: @unchecked Sendable {
                 )
             }
             let first = all.first ?? Slot(name: 0, capture: -1, location: .path, kind: .text, constrained: false)
-            routeSlots.append(RouteSlots(first: first, rest: Int32(slots.count), count: UInt16(all.count), sources: UInt8(entry.sources.rawValue)))
+            routeSlots.append(RouteSlots(first: first, rest: Int32(slots.count), count: UInt16(all.count), sources: UInt8(route.sources.rawValue)))
             slots += all.dropFirst()
         }
         self.names = names
@@ -179,10 +177,8 @@ final class RouteMatcher: @unchecked Sendable {
                 hostIsASCII = bytes[layout.hostStart..<layout.hostEnd].allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "%") }
                 if !hostIsASCII { host = (try? parser.decode(layout.hostStart, layout.hostEnd, .host))?.lowercased() }
             }
-            var slashes = 0
-            for index in layout.pathStart..<layout.queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
             let items = layout.queryStart < layout.end || layout.hash >= 0 ? parser.items(layout) : (query: [], fragment: [])
-            return withScratch(segments: slashes + 2, bytes: bytes.count + (host?.utf8.count ?? 0)) { buffer, bounds, frames, captures in
+            return withScratch(segments: parser.slashes(layout) + 2, bytes: bytes.count + (host?.utf8.count ?? 0)) { buffer, bounds, frames, captures in
                 var count = 0
                 var offset = 0
                 if hostIsASCII {

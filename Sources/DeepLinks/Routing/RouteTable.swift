@@ -41,17 +41,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         let errors = found.filter { $0.severity == .error }
         guard errors.isEmpty else { throw RouteTableError(diagnostics: errors) }
         diagnostics = found
-        matcher = RouteMatcher(
-            schemes: self.schemes,
-            hosts: self.hosts,
-            entries: routes.map {
-                .init(
-                    name: $0.name, pattern: $0.pattern.description, parameters: $0.parameters, sources: $0.sources,
-                    capturePositions: $0.capturePositions, sensitiveNames: $0.sensitiveNames
-                )
-            },
-            patterns: routes.map(\.pattern)
-        )
+        matcher = RouteMatcher(schemes: self.schemes, hosts: self.hosts, routes: routes)
         parsers = routes.map { Parser(parse: $0.parse) }
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
     }

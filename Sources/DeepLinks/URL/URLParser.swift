@@ -36,9 +36,7 @@ struct URLParser {
                 : try decode(layout.hostStart, layout.hostEnd, .host).lowercased()
         }
         var segments: [String] = []
-        var slashes = 1
-        for index in layout.pathStart..<layout.queryStart where bytes[index] == UInt8(ascii: "/") { slashes += 1 }
-        segments.reserveCapacity(slashes)
+        segments.reserveCapacity(slashes(layout) + 1)
         for (start, stop) in self.segments(layout) { segments.append(try decode(start, stop, .path)) }
         var items: [QueryItem] = []
         if layout.queryStart < layout.end {
@@ -180,6 +178,13 @@ struct URLParser {
         if byte < 0x40 { return notableLow &>> UInt64(byte) & 1 != 0 }
         if byte < 0x80 { return notableHigh &>> UInt64(byte & 0x3F) & 1 != 0 }
         return false
+    }
+
+    /// The number of '/' in the path: its segments are at most one more.
+    func slashes(_ layout: Layout) -> Int {
+        var count = 0
+        for index in layout.pathStart..<layout.queryStart where bytes[index] == UInt8(ascii: "/") { count += 1 }
+        return count
     }
 
     /// The bounds of each non-empty path segment, in order.
