@@ -1,7 +1,11 @@
-# The test command of the README and of .ci/run: every test of both packages, and the browser test.
-.PHONY: test test-core test-server test-browser serve benchmark
+# The test command of the README and of .ci/run: starts the services the tests use (scripts/with-services:
+# PostgreSQL, SMTP, Chromium, nginx), then runs every test of both packages, the browser tests and the cluster test.
+.PHONY: test test-all test-core test-server test-browser test-cluster serve benchmark
 
-test: test-core test-server test-browser
+test:
+	bash scripts/with-services $(MAKE) test-all
+
+test-all: test-core test-server test-browser test-cluster
 
 test-core:
 	swift test
@@ -15,6 +19,11 @@ test-browser:
 	python3 Server/Tests/Browser/reset_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 	python3 Server/Tests/Browser/stats_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 	python3 Server/Tests/Browser/landing_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
+
+# Three servers on one PostgreSQL behind nginx, with SMTP and PostgreSQL failing (Server/Tests/Cluster/run).
+test-cluster:
+	swift build --package-path Server --product deeplinks
+	python3 Server/Tests/Cluster/run "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 serve:
 	swift run --package-path Server deeplinks serve

@@ -33,19 +33,23 @@ public enum DeepLinksApplication {
         resetSettings.passwordPolicy.contextWords.append(settings.app.displayName)
         let app = settings.app
         let links = try ResetLinks(app: app)
-        let outbox = MailOutbox(keys: keys, clock: clock)
+        let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: links.host)
         let sender = MailSender(
             database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: links.host),
-            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", messageDomain: links.host, logger: logger
+            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", logger: logger, metrics: metrics
         )
         let trigger = BackgroundJobs.Trigger()
         let resets = PasswordResetService(
             database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
-            appName: app.displayName, wake: trigger.wake
+            appName: app.displayName, wake: trigger.wake, logger: logger, metrics: metrics
         )
-        let clicks = ClickCounter(database: database)
+        let clicks = ClickCounter(database: database, metrics: metrics)
         let jobs = BackgroundJobs(
-            [("password-reset requests", resets.processRequests), ("mail", { await sender.drain() }), ("click counts", clicks.flush)],
+            [
+                .init(name: "password-reset requests", run: resets.processRequests),
+                .init(name: "mail", run: sender.drain),
+                .init(name: "click counts", run: clicks.flush, atShutdown: true),
+            ],
             trigger: trigger, logger: logger
         )
         let accounts = AccountService(
@@ -54,7 +58,8 @@ public enum DeepLinksApplication {
 
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
-        OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        router.middlewares.add(StorageFailureMiddleware(logger: logger))
+        OperationsRoutes(database: database, metrics: metrics, mailBudgetPerHour: resetSettings.mailBudgetPerHour, clock: clock, logger: logger).register(on: router)
         AssociationRoutes(files: files).register(on: router)
         AccountRoutes(accounts: accounts).register(on: router)
         PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
@@ -119,19 +124,26 @@ extension DeepLinksApplication {
     /// The key of a server started without `DEEPLINKS_SECRET_KEYS`: created once, kept in the database.
     /// Good enough to try the server; in production, set the keys so a database copy holds no key.
     static func developmentKeys(database: Database, logger: Logger) async throws -> SecretKeys {
+        // Several servers starting at once on an empty database: the first insert wins, every server reads it.
+        let candidate = SecretKeys.random()
+        let inserted = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO server_settings (key, value, updated_at)
+                VALUES ('development_secret_key', \(bind: candidate.serialized), \(bind: ISO8601DateFormatter().string(from: Date())))
+                ON CONFLICT (key) DO NOTHING RETURNING key
+                """
+            ).first()
+        }
+        if inserted != nil {
+            logger.warning("DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production")
+        }
         let stored = try await database.withConnection { sql in
             try await sql.raw("SELECT value FROM server_settings WHERE key = 'development_secret_key'").first()
         }
-        if let value = try stored?.decode(column: "value", as: String.self) {
-            return try SecretKeys(parsing: value)
+        guard let value = try stored?.decode(column: "value", as: String.self) else {
+            throw DatabaseError.unreachable(database.url, reason: "the development key could not be stored")
         }
-        let keys = SecretKeys.random()
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "INSERT INTO server_settings (key, value, updated_at) VALUES ('development_secret_key', \(bind: keys.serialized), \(bind: ISO8601DateFormatter().string(from: Date())))"
-            ).run()
-        }
-        logger.warning("DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production")
-        return keys
+        return try SecretKeys(parsing: value)
     }
 }

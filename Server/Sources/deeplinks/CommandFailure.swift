@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeepLinksServer
 import Foundation
 
 /// Runs a command body; any error ends the process with `error: <one line>` on stderr and exit code 1,
@@ -9,7 +10,8 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        let line = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        // One line; a driver's error (PostgreSQL's, NIO's) by its reason, not its generic description.
+        let line = Database.reason(error)
         FileHandle.standardError.write(Data("error: \(line)\n".utf8))
         throw ExitCode.failure
     }

@@ -99,7 +99,7 @@ struct ServerOptions: ParsableArguments {
         let proxies = trustedProxies.isEmpty
             ? (environment["DEEPLINKS_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             : trustedProxies
-        settings.trustedProxies = TrustedProxies(proxies.filter { !$0.isEmpty })
+        settings.trustedProxies = try TrustedProxies(proxies.filter { !$0.isEmpty })
         if let minutes = try Self.integer(resetTokenMinutes, environment["DEEPLINKS_RESET_TOKEN_MINUTES"], setting: "reset token minutes") {
             settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
         }

@@ -136,7 +136,7 @@ import Testing
                 }
                 #expect(limited >= 980, "\(limited) of 1000 limited")
             }
-            try await world.serve({ $0.passwordReset.requestBurst = 2; $0.trustedProxies = TrustedProxies(["127.0.0.1", "::1"]) }) { api in
+            try await world.serve({ $0.passwordReset.requestBurst = 2; $0.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"]) }) { api in
                 // Behind a trusted proxy, each client has its own bucket.
                 for client in ["198.51.100.1", "198.51.100.2"] {
                     let headers: HTTPFields = [.contentType: "application/json", TrustedProxies.forwardedFor: "10.9.9.9, \(client)"]

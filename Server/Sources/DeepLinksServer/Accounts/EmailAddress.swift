@@ -16,7 +16,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
 
     public enum Problem: String, Error, Sendable {
         case empty, tooLong = "too_long", controlCharacter = "control_character", notOneAt = "not_one_at"
-        case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain"
+        case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart = "invalid_local_part"
     }
 
     public init(_ string: String) throws(Problem) {
@@ -30,10 +30,13 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
             throw .controlCharacter
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { throw .whitespace }
-        let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw .notOneAt }
-        guard !parts[0].isEmpty, !parts[1].isEmpty, parts[0].utf8.count <= 64 else { throw .emptyPart }
-        let domain = parts[1]
+        // A quoted local part may hold an "@"; the domain never does.
+        guard let at = trimmed.lastIndex(of: "@") else { throw .notOneAt }
+        let local = trimmed[..<at]
+        let domain = trimmed[trimmed.index(after: at)...]
+        guard local.first == "\"" || !local.contains("@") else { throw .notOneAt }
+        guard !local.isEmpty, !domain.isEmpty, local.utf8.count <= 64 else { throw .emptyPart }
+        guard Self.isValidLocalPart(local) else { throw .invalidLocalPart }
         guard !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains(".."),
               !domain.contains(where: { "[]()<>,;:\\\"/".contains($0) })
         else { throw .invalidDomain }
@@ -42,6 +45,26 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { display }
+
+    /// RFC 5322's dot-atom (RFC 6531 adds any non-ASCII character) or a quoted string: `a.b+c@`, `"a..b"@`.
+    /// `x<y@example.com` is refused: in a `To:` header it would read as another address.
+    static func isValidLocalPart(_ local: Substring) -> Bool {
+        if local.count >= 2, local.first == "\"", local.last == "\"" {
+            var escaped = false
+            for scalar in local.dropFirst().dropLast().unicodeScalars {
+                if escaped { escaped = false; continue }
+                if scalar == "\\" { escaped = true; continue }
+                if scalar == "\"" { return false }
+            }
+            return !escaped
+        }
+        let atext = Set("!#$%&'*+-/=?^_`{|}~".unicodeScalars)
+        return local.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { atom in
+            !atom.isEmpty && atom.unicodeScalars.allSatisfy { scalar in
+                !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || atext.contains(scalar)
+            }
+        }
+    }
 
     /// `u***@example.com`: enough for a person to recognise their address, not enough to learn one.
     public static func masked(_ address: String) -> String {

@@ -1,51 +1,91 @@
 import Logging
 import ServiceLifecycle
+import Synchronization
 
-/// Runs the server's background jobs (turning reset requests into mail, sending mail) one after the
-/// other, whenever woken and at least every `interval`; stops at graceful shutdown.
+/// Runs the server's background jobs (turning reset requests into mail, sending mail, storing click counts),
+/// each in its own loop, whenever woken and at least every `interval`, so a slow mail server never holds up
+/// the click counts or the reset requests.
 ///
-/// The work lives in the database, so a job interrupted by a restart is picked up by the next run.
+/// At graceful shutdown (which the application reaches after the HTTP server has stopped taking requests),
+/// the loops finish what they are doing, within `shutdownGrace`, after which they are cancelled; then the
+/// jobs marked `atShutdown` (the click counts) run once more, so nothing counted in memory is lost.
+/// The work itself lives in the database, so a job interrupted by a restart is picked up by the next run.
 public final class BackgroundJobs: Service, Sendable {
-    public typealias Job = @Sendable () async throws -> Void
+    public typealias Run = @Sendable () async throws -> Void
+
+    struct Job: Sendable {
+        let name: String
+        let run: Run
+        /// Run once more after the loops stopped, at shutdown.
+        var atShutdown = false
+    }
 
     /// Wakes the jobs; made before them, so the code that leaves work (built first) can hold it.
     final class Trigger: Sendable {
-        let stream: AsyncStream<Void>
-        private let continuation: AsyncStream<Void>.Continuation
+        private let continuations = Mutex<[AsyncStream<Void>.Continuation]>([])
+        private let finished = Mutex(false)
 
-        init() {
-            (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        /// A stream of wake-ups for one job loop: at most one pending.
+        func subscribe() -> AsyncStream<Void> {
+            let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            if finished.withLock({ $0 }) { continuation.finish() }
+            continuations.withLock { $0.append(continuation) }
+            return stream
         }
 
-        /// Asks for a run now (after a commit that left work).
-        @Sendable func wake() { continuation.yield() }
-        func finish() { continuation.finish() }
+        /// Asks for a run of every job now (after a commit that left work).
+        @Sendable func wake() {
+            for continuation in continuations.withLock({ $0 }) { continuation.yield() }
+        }
+
+        func finish() {
+            finished.withLock { $0 = true }
+            for continuation in continuations.withLock({ $0 }) { continuation.finish() }
+        }
     }
 
-    let jobs: [(name: String, run: Job)]
+    let jobs: [Job]
     let trigger: Trigger
     let interval: Duration
+    let shutdownGrace: Duration
     let logger: Logger
 
-    init(_ jobs: [(name: String, run: Job)], trigger: Trigger = Trigger(), interval: Duration = .seconds(1), logger: Logger) {
+    init(_ jobs: [Job], trigger: Trigger = Trigger(), interval: Duration = .seconds(1), shutdownGrace: Duration = .seconds(5), logger: Logger) {
         self.jobs = jobs
         self.trigger = trigger
         self.interval = interval
+        self.shutdownGrace = shutdownGrace
         self.logger = logger
     }
 
-    /// Runs every job once, in order.
+    /// Runs every job once, in order (tests, and the last round at shutdown).
     public func runOnce() async {
-        for job in jobs {
-            do {
-                try await job.run()
-            } catch {
-                logger.warning("background job failed", metadata: ["job": "\(job.name)", "reason": "\(Database.reason(error))"])
-            }
+        for job in jobs { await run(job) }
+    }
+
+    private func run(_ job: Job) async {
+        do {
+            try await job.run()
+        } catch {
+            logger.warning("background job failed", metadata: ["job": "\(job.name)", "reason": "\(Database.reason(error))"])
         }
     }
 
     public func run() async throws {
+        let streams = jobs.map { _ in trigger.subscribe() }
+        let loops = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (job, stream) in zip(jobs, streams) {
+                    group.addTask {
+                        await self.run(job)
+                        for await _ in stream {
+                            if Task.isCancelled { break }
+                            await self.run(job)
+                        }
+                    }
+                }
+            }
+        }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -53,12 +93,20 @@ public final class BackgroundJobs: Service, Sendable {
             }
         }
         defer { ticker.cancel() }
-        await withGracefulShutdownHandler {
-            for await _ in trigger.stream {
-                await runOnce()
+        let grace = shutdownGrace
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await loops.value
+            } onGracefulShutdown: {
+                self.trigger.finish()
+                Task {
+                    try? await Task.sleep(for: grace)
+                    loops.cancel()
+                }
             }
-        } onGracefulShutdown: {
-            self.trigger.finish()
+        } onCancel: {
+            loops.cancel()
         }
+        for job in jobs where job.atShutdown { await run(job) }
     }
 }

@@ -1,103 +1,176 @@
 import Crypto
 import Foundation
 import Logging
+import Prometheus
 import SQLKit
 
 /// The durable queue of outgoing mail: a message is a row written in the transaction that decided to send
 /// it, so no mail is lost while the SMTP server is down and none is sent for a change that rolled back.
 ///
 /// Rows are sealed (ChaChaPoly under a subkey of the server's secret) because a reset message carries a
-/// live link: a copy of the database must not yield one (T2). A sent message's body is erased.
+/// live link: a copy of the database must not yield one (T2). A row keeps the version of the key it was
+/// sealed under, so it still opens after a rotation (`2:new,1:old`). A sent message's body is erased.
+///
+/// Several servers may share the database: a sender claims a row before sending it (see ``MailSender``),
+/// and the Message-ID is chosen when the row is queued, so the rare duplicate (a crash between the SMTP
+/// server's 250 and the row's update) carries the same Message-ID and receivers can drop it.
 public struct MailOutbox: Sendable {
-    let key: SymmetricKey
+    let keys: SecretKeys
     let clock: WallClock
+    /// The right-hand side of Message-IDs.
+    let messageDomain: String
 
-    init(keys: SecretKeys, clock: WallClock) {
-        self.key = keys.subkey("mail outbox")
+    init(keys: SecretKeys, clock: WallClock, messageDomain: String) {
+        self.keys = keys
         self.clock = clock
+        self.messageDomain = messageDomain
     }
 
     /// Adds `mail` to the queue, on the caller's connection (inside its transaction).
-    func enqueue(_ mail: OutgoingMail, kind: String, on sql: any SQLDatabase) async throws {
-        let sealed = try ChaChaPoly.seal(JSONEncoder().encode(mail), using: key).combined.base64EncodedString()
+    ///
+    /// - Parameter resetTokenHash: the stored hash of the reset token the message carries: when that token is
+    ///   no longer live at sending time (superseded by a newer link, expired, used), the message is dropped.
+    func enqueue(_ mail: OutgoingMail, kind: String, resetTokenHash: String? = nil, on sql: any SQLDatabase) async throws {
+        let key = keys.current
+        let sealed = try ChaChaPoly.seal(JSONEncoder().encode(mail), using: keys.subkey("mail outbox", of: key)).combined.base64EncodedString()
+        let messageID = "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(messageDomain)"
         let now = clock.milliseconds()
         try await sql.raw(
             """
-            INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at)
-            VALUES (\(bind: kind), \(bind: sealed), \(bind: now), \(bind: now))
+            INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, message_id, key_version, reset_token_hash)
+            VALUES (\(bind: kind), \(bind: sealed), \(bind: now), \(bind: now), \(bind: messageID), \(bind: key.version), \(bind: resetTokenHash))
             """
         ).run()
     }
 
-    func open(_ sealed: String) throws -> OutgoingMail {
-        guard let data = Data(base64Encoded: sealed) else { throw MailDeliveryError("a queued message is not base64", permanent: true) }
-        let opened = try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: data), using: key)
-        return try JSONDecoder().decode(OutgoingMail.self, from: opened)
+    /// Opens a sealed row: under the key version it names first, then under every other configured key.
+    func open(_ sealed: String, keyVersion: Int?) throws(MailDeliveryError) -> OutgoingMail {
+        guard let data = Data(base64Encoded: sealed), let box = try? ChaChaPoly.SealedBox(combined: data) else {
+            throw MailDeliveryError("the queued message is damaged (not a sealed box)", permanent: true)
+        }
+        let ordered = keys.keys.filter { $0.version == keyVersion } + keys.keys.filter { $0.version != keyVersion }
+        for key in ordered {
+            if let opened = try? ChaChaPoly.open(box, using: keys.subkey("mail outbox", of: key)),
+               let mail = try? JSONDecoder().decode(OutgoingMail.self, from: opened) {
+                return mail
+            }
+        }
+        let version = keyVersion.map { "key version \($0)" } ?? "an unknown key version"
+        throw MailDeliveryError(
+            "the queued message was sealed under \(version), which DEEPLINKS_SECRET_KEYS no longer lists: add that key back and requeue it",
+            permanent: true
+        )
     }
 }
 
-/// Sends what the outbox holds: due messages first, with exponential backoff (2 s doubling, at most
-/// 15 min) after a temporary failure, and no retry after a permanent one (a 5xx answer).
+/// Sends what the outbox holds, oldest first, with exponential backoff (2 s doubling, at most 15 min) after a
+/// temporary failure, and no retry after a permanent one (the recipient or the message refused).
+///
+/// Each message is claimed before it is sent, by one conditional `UPDATE ... RETURNING` that moves its
+/// `next_attempt_at` past a lease (PostgreSQL skips rows another server has locked: `FOR UPDATE SKIP LOCKED`;
+/// SQLite has one writer). So two servers never send the same row; a server killed mid-send leaves the row
+/// to be claimed again when the lease ends, with the same Message-ID.
 struct MailSender: Sendable {
     let database: Database
     let outbox: MailOutbox
     let transport: any MailTransport
     let sender: String
-    let messageDomain: String
     let logger: Logger
+    var metrics: ServerMetrics? = nil
+    /// How long a claim lasts: longer than one delivery may take (``SMTPTransport`` gives up after 30 s).
+    var lease: Int64 = 45_000
 
-    /// Sends every due message.
-    func drain() async {
-        while true {
-            let now = outbox.clock.milliseconds()
-            guard let rows = try? await database.withConnection({ sql in
-                try await sql.raw(
-                    """
-                    SELECT id, sealed_message, attempts FROM mail_outbox
-                    WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 20
-                    """
-                ).all()
-            }), !rows.isEmpty else { return }
-            var progressed = false
-            for row in rows {
-                guard let id = try? row.decode(column: "id", as: Int64.self),
-                      let sealed = try? row.decode(column: "sealed_message", as: String.self),
-                      let attempts = try? row.decode(column: "attempts", as: Int64.self)
-                else { continue }
-                if await deliver(id: id, sealed: sealed, attempts: attempts) { progressed = true }
-            }
-            if !progressed { return }
+    struct Claimed: Sendable {
+        let id: Int64
+        let kind: String
+        let sealed: String
+        let attempts: Int64
+        let messageID: String?
+        let keyVersion: Int?
+        let resetTokenHash: String?
+    }
+
+    /// Sends every due message, one claim at a time; returns when none is due (or the task is cancelled).
+    func drain() async throws {
+        while !Task.isCancelled, let claimed = try await claim() {
+            await deliver(claimed)
         }
     }
 
-    private func deliver(id: Int64, sealed: String, attempts: Int64) async -> Bool {
+    /// Claims the oldest due message, or returns nil when none is due.
+    func claim() async throws -> Claimed? {
         let now = outbox.clock.milliseconds()
+        let lock: SQLQueryString = database.kind == .postgresql ? "FOR UPDATE SKIP LOCKED" : ""
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE mail_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id IN (
+                    SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
+                ) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
+                RETURNING id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash
+                """
+            ).first()
+        }
+        guard let row else { return nil }
+        return Claimed(
+            id: try row.decode(column: "id", as: Int64.self),
+            kind: try row.decode(column: "kind", as: String.self),
+            sealed: try row.decode(column: "sealed_message", as: String.self),
+            attempts: try row.decode(column: "attempts", as: Int64.self),
+            messageID: try row.decode(column: "message_id", as: String?.self),
+            keyVersion: try row.decode(column: "key_version", as: Int?.self),
+            resetTokenHash: try row.decode(column: "reset_token_hash", as: String?.self)
+        )
+    }
+
+    private func deliver(_ claimed: Claimed) async {
+        let now = outbox.clock.milliseconds()
+        let id = claimed.id
         do {
-            let mail = try outbox.open(sealed)
+            if let hash = claimed.resetTokenHash, !(try await isLive(resetTokenHash: hash, now: now)) {
+                try await finish(id, sentAt: nil, next: Int64.max, error: "not sent: its reset link was superseded, used or expired first", erase: true)
+                logger.info("mail dropped: its reset link is no longer live", metadata: ["outbox_id": "\(id)"])
+                metrics?.mailDropped.increment()
+                return
+            }
+            let mail = try outbox.open(claimed.sealed, keyVersion: claimed.keyVersion)
             let rendered = mail.rendered(
                 from: sender, date: Date(timeIntervalSince1970: Double(now) / 1000),
-                messageID: "\(Base64URL.encode(SecureBytes.random(count: 12)))@\(messageDomain)"
+                messageID: claimed.messageID ?? "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(outbox.messageDomain)"
             )
             try await transport.deliver(mail, rendered: rendered)
-            _ = try? await database.withConnection { sql in
-                try await sql.raw("UPDATE mail_outbox SET sent_at = \(bind: now), sealed_message = '', attempts = \(bind: attempts + 1), last_error = NULL WHERE id = \(bind: id)").run()
-            }
-            logger.info("mail sent", metadata: ["outbox_id": "\(id)"])
-            return true
+            // Marked sent even if this write fails later: the claim's lease keeps others away meanwhile.
+            try? await finish(id, sentAt: outbox.clock.milliseconds(), next: now, error: nil, erase: true)
+            logger.info("mail sent", metadata: ["outbox_id": "\(id)", "kind": "\(claimed.kind)"])
+            metrics?.mailSent.increment()
         } catch {
-            let failure = error as? MailDeliveryError ?? MailDeliveryError(String(describing: type(of: error)) + ": the message cannot be opened", permanent: true)
-            let delay = min(Int64(2_000) << min(attempts, 20), 15 * 60 * 1000)
-            let next = failure.isPermanent ? Int64.max : now + delay
-            _ = try? await database.withConnection { sql in
-                try await sql.raw(
-                    "UPDATE mail_outbox SET attempts = \(bind: attempts + 1), next_attempt_at = \(bind: next), last_error = \(bind: failure.reason) WHERE id = \(bind: id)"
-                ).run()
-            }
+            let failure = error as? MailDeliveryError ?? MailDeliveryError(Database.reason(error))
+            let attempts = claimed.attempts
+            let delay = min(Int64(2_000) << min(attempts - 1, 20), 15 * 60 * 1000)
+            try? await finish(id, sentAt: nil, next: failure.isPermanent ? Int64.max : now + delay, error: failure.reason)
             logger.warning(
                 "mail not sent",
-                metadata: ["outbox_id": "\(id)", "attempt": "\(attempts + 1)", "reason": "\(failure.reason)", "retry": "\(failure.isPermanent ? "never" : "in \(delay / 1000) s")"]
+                metadata: ["outbox_id": "\(id)", "attempt": "\(attempts)", "reason": "\(failure.reason)", "retry": "\(failure.isPermanent ? "never (deeplinks outbox requeue)" : "in \(delay / 1000) s")"]
             )
-            return false
+            metrics?.mailFailed.increment()
+        }
+    }
+
+    private func isLive(resetTokenHash hash: String, now: Int64) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT id FROM password_resets WHERE token_hash = \(bind: hash) AND expires_at > \(bind: now)").first()
+        } != nil
+    }
+
+    /// Records the outcome of a claimed message: sent, or when to try again and why not. A sent or dropped
+    /// message's body is erased.
+    private func finish(_ id: Int64, sentAt: Int64?, next: Int64, error: String?, erase: Bool = false) async throws {
+        let body: SQLQueryString = erase ? ", sealed_message = ''" : ""
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE mail_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: next), last_error = \(bind: error)\(body) WHERE id = \(bind: id)"
+            ).run()
         }
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Where outgoing mail goes: a local folder of `.eml` files (the default, for development), or an SMTP server.
 ///
 /// Forms: `file:var/mail` or a bare path (`./var/mail/`); `smtp://USER:PASSWORD@HOST:587` (STARTTLS when
-/// offered); `smtps://USER:PASSWORD@HOST:465` (TLS from the first byte). The password never appears in
+/// offered; add `?starttls=required` to refuse a server that does not offer it); `smtps://USER:PASSWORD@HOST:465`
+/// (TLS from the first byte). The password never appears in
 /// ``description``.
 public enum MailURL: Sendable, Equatable, CustomStringConvertible {
     case folder(path: String)
@@ -15,13 +16,16 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         public var implicitTLS: Bool
         public var username: String?
         public var password: String?
+        /// `smtp://...?starttls=required`: never send over a connection the server did not upgrade.
+        public var requireTLS: Bool
 
-        public init(host: String, port: Int, implicitTLS: Bool, username: String?, password: String?) {
+        public init(host: String, port: Int, implicitTLS: Bool, username: String?, password: String?, requireTLS: Bool = false) {
             self.host = host
             self.port = port
             self.implicitTLS = implicitTLS
             self.username = username
             self.password = password
+            self.requireTLS = requireTLS || implicitTLS
         }
     }
 
@@ -40,6 +44,13 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
                 throw ConfigurationError(setting: "mail URL", reason: "\(DatabaseURL.redact(trimmed)) is not a valid SMTP URL")
             }
             let port = components.port ?? (implicitTLS ? 465 : 587)
+            var requireTLS = false
+            for item in components.queryItems ?? [] {
+                guard item.name == "starttls", let value = item.value, ["required", "optional"].contains(value) else {
+                    throw ConfigurationError(setting: "mail URL", reason: "unknown option '\(item.name)': the one option is starttls=required (or optional, the default)")
+                }
+                requireTLS = value == "required"
+            }
             guard (1...65535).contains(port) else {
                 throw ConfigurationError(setting: "mail URL", reason: "port \(port) is out of range")
             }
@@ -49,7 +60,8 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
                     port: port,
                     implicitTLS: implicitTLS,
                     username: components.user?.removingPercentEncoding,
-                    password: components.password?.removingPercentEncoding
+                    password: components.password?.removingPercentEncoding,
+                    requireTLS: requireTLS
                 )
             )
         } else if lowered.hasPrefix("file:") {
@@ -72,7 +84,8 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         case .folder(let path): return "folder \(path)"
         case .smtp(let settings):
             let user = settings.username.map { "\($0):***@" } ?? ""
-            return "\(settings.implicitTLS ? "smtps" : "smtp")://\(user)\(settings.host):\(settings.port)"
+            let required = settings.requireTLS && !settings.implicitTLS ? "?starttls=required" : ""
+            return "\(settings.implicitTLS ? "smtps" : "smtp")://\(user)\(settings.host):\(settings.port)\(required)"
         }
     }
 }

@@ -5,17 +5,25 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// Sends mail to an SMTP server: `smtp://` upgrades with STARTTLS whenever the server offers it,
-/// `smtps://` speaks TLS from the first byte; AUTH PLAIN or LOGIN when credentials are configured, and
-/// never over a connection that is not encrypted.
+/// Sends mail to an SMTP server: `smtp://` upgrades with STARTTLS whenever the server offers it (and refuses
+/// to send without it with `?starttls=required`), `smtps://` speaks TLS from the first byte; AUTH PLAIN or
+/// LOGIN when credentials are configured, and never over a connection that is not encrypted.
 ///
-/// One connection per message: reset mail is rare, and a fresh connection survives server restarts.
+/// One connection per message: reset mail is rare, and a fresh connection survives server restarts. Each
+/// answer must come within ``commandTimeout`` and the whole message within ``messageTimeout``, so one slow
+/// server holds a sender for seconds, not minutes.
+///
+/// Only a refusal of the recipient or of the message (5xx to `RCPT TO` or after `DATA`) is permanent: a
+/// 5xx to the greeting, `MAIL FROM` or `AUTH` says the relay or its configuration is wrong, which an
+/// operator fixes, so the message waits and is retried.
 public struct SMTPTransport: MailTransport {
     public let settings: MailURL.SMTPSettings
     /// The name sent in EHLO.
     public let heloName: String
     /// The system's trust roots and full verification; tests trust their own certificate here.
     var tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+    var commandTimeout: Duration = .seconds(15)
+    var messageTimeout: Duration = .seconds(30)
 
     public init(settings: MailURL.SMTPSettings, heloName: String) {
         self.settings = settings
@@ -25,7 +33,7 @@ public struct SMTPTransport: MailTransport {
     public func deliver(_ mail: OutgoingMail, rendered: String) async throws {
         let firstError = FirstErrorRecorder()
         do {
-            try await withTimeout(.seconds(60)) { try await send(mail, rendered: rendered, recorder: firstError) }
+            try await withTimeout(messageTimeout) { try await send(mail, rendered: rendered, recorder: firstError) }
         } catch let error as MailDeliveryError {
             throw error
         } catch {
@@ -40,6 +48,7 @@ public struct SMTPTransport: MailTransport {
         let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         let host = settings.host
         let implicitTLS = settings.implicitTLS
+        let readTimeout = TimeAmount.nanoseconds(Int64(commandTimeout.components.seconds) * 1_000_000_000 + commandTimeout.components.attoseconds / 1_000_000_000)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: host, port: settings.port) { channel in
@@ -48,6 +57,7 @@ public struct SMTPTransport: MailTransport {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)))
                     }
                     // After the TLS handler, also when STARTTLS puts one first later.
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: readTimeout))
                     try channel.pipeline.syncOperations.addHandler(recorder)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -57,11 +67,11 @@ public struct SMTPTransport: MailTransport {
             var lines = inbound.makeAsyncIterator()
             var encrypted = implicitTLS
 
-            func reply(expect: ClosedRange<Int>, after command: String) async throws -> [String] {
+            func reply(expect: ClosedRange<Int>, after command: String, perRecipient: Bool = false) async throws -> [String] {
                 var text: [String] = []
                 while true {
                     guard let buffer = try await lines.next() else {
-                        throw MailDeliveryError("SMTP \(host): the server closed the connection after \(command)")
+                        throw MailDeliveryError("SMTP \(host): \(recorder.reason ?? "the server closed the connection") after \(command)")
                     }
                     let line = String(buffer: buffer).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
                     text.append(line)
@@ -73,13 +83,13 @@ public struct SMTPTransport: MailTransport {
                 }
                 guard expect.contains(code) else {
                     let summary = String(last.prefix(200))
-                    throw MailDeliveryError("SMTP \(host) refused \(command): \(summary)", permanent: code >= 500)
+                    throw MailDeliveryError("SMTP \(host) refused \(command): \(summary)", permanent: perRecipient && code >= 500)
                 }
                 return text
             }
-            func command(_ line: String, expect: ClosedRange<Int>, name: String? = nil) async throws -> [String] {
+            func command(_ line: String, expect: ClosedRange<Int>, name: String? = nil, perRecipient: Bool = false) async throws -> [String] {
                 try await outbound.write(ByteBuffer(string: line + "\r\n"))
-                return try await reply(expect: expect, after: name ?? String(line.prefix(while: { $0 != " " && $0 != ":" })))
+                return try await reply(expect: expect, after: name ?? String(line.prefix(while: { $0 != " " && $0 != ":" })), perRecipient: perRecipient)
             }
 
             _ = try await reply(expect: 220...220, after: "connecting")
@@ -95,9 +105,12 @@ public struct SMTPTransport: MailTransport {
                 encrypted = true
                 extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
             }
+            if settings.requireTLS, !encrypted {
+                throw MailDeliveryError("SMTP \(host): the server offers no STARTTLS and the mail URL requires it (starttls=required)")
+            }
             if let username = settings.username {
                 guard encrypted else {
-                    throw MailDeliveryError("SMTP \(host): the server offers no TLS; credentials are never sent in the clear", permanent: true)
+                    throw MailDeliveryError("SMTP \(host): the server offers no TLS; credentials are never sent in the clear")
                 }
                 let password = settings.password ?? ""
                 let methods = extensions.first { $0.hasPrefix("AUTH") }?.split(separator: " ").dropFirst() ?? []
@@ -116,11 +129,11 @@ public struct SMTPTransport: MailTransport {
             }
             let sender = Self.address(in: heloName)
             _ = try await command("MAIL FROM:<\(sender)>" + (utf8 ? " SMTPUTF8" : ""), expect: 250...250, name: "MAIL FROM")
-            _ = try await command("RCPT TO:<\(OutgoingMail.headerValue(mail.to))>", expect: 250...251, name: "RCPT TO")
+            _ = try await command("RCPT TO:<\(OutgoingMail.headerValue(mail.to))>", expect: 250...251, name: "RCPT TO", perRecipient: true)
             _ = try await command("DATA", expect: 354...354)
             // Dot-stuffing (RFC 5321 §4.5.2): a line starting with "." gets another.
             let stuffed = rendered.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
-            _ = try await command(stuffed + "\r\n.", expect: 250...250, name: "the message")
+            _ = try await command(stuffed + "\r\n.", expect: 250...250, name: "the message", perRecipient: true)
             _ = try? await command("QUIT", expect: 221...221)
         }
     }
@@ -145,7 +158,8 @@ public struct SMTPTransport: MailTransport {
     }
 }
 
-/// Keeps the reason of the first error the pipeline reports, and passes everything on.
+/// Keeps the reason of the first error the pipeline reports, and passes everything on; closes the connection
+/// when the server has not answered within the read timeout (an `IdleStateHandler` before it says so).
 final class FirstErrorRecorder: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -155,6 +169,15 @@ final class FirstErrorRecorder: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            first.withLock { if $0 == nil { $0 = "no answer within the command timeout" } }
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

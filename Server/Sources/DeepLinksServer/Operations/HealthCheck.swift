@@ -1,8 +1,14 @@
 import Foundation
 import Hummingbird
 import Logging
+import SQLKit
 
-/// The body of `GET /healthz`: 200 when every check passes, 503 otherwise.
+/// The body of `GET /healthz`: 200 when every check passes, 503 otherwise; `warnings` name what still works
+/// but needs an operator (mail that will not be retried, a spent reset-mail budget).
+///
+/// The database check writes (a probe row in `server_settings`): a database that answers reads but refuses
+/// writes (a full disk, a read-only replica) is not healthy. The answer never carries the database's
+/// address or a driver's text; the server's log has the reason.
 struct HealthReport: Codable, Sendable {
     struct DatabaseCheck: Codable, Sendable {
         var status: String
@@ -12,35 +18,71 @@ struct HealthReport: Codable, Sendable {
         var error: String?
     }
 
+    struct OutboxCheck: Codable, Sendable {
+        /// Messages waiting to be sent.
+        var queued: Int
+        /// Messages that will not be retried until an operator requeues them (`deeplinks outbox`).
+        var failed: Int
+    }
+
     var status: String
     var version: String
     var database: DatabaseCheck
+    var outbox: OutboxCheck?
+    var warnings: [String]
 
     var isHealthy: Bool { database.status == "ok" }
 
-    static func check(_ database: Database) async -> HealthReport {
+    static func check(_ database: Database, mailBudgetPerHour: Int, now: Int64, logger: Logger) async -> HealthReport {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            try await database.ping()
+            try await database.withConnection { sql in
+                try await sql.raw(
+                    """
+                    INSERT INTO server_settings (key, value, updated_at) VALUES ('health_probe', \(bind: String(now)), \(bind: String(now)))
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                    """
+                ).run()
+            }
             let elapsed = clock.now - start
-            let schema = try await Migrator(database: database, logger: .init(label: "healthz")).appliedVersions().max()
+            let schema = try await Migrator(database: database, logger: logger).appliedVersions().max()
             let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+            let counts = try await database.withConnection { sql in
+                try await sql.raw(
+                    """
+                    SELECT
+                      (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: Int64.max)) AS queued,
+                      (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: Int64.max) AND sealed_message <> '') AS failed,
+                      (SELECT COUNT(*) FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)) AS budget_spent
+                    """
+                ).first()
+            }
+            let outbox = OutboxCheck(
+                queued: try counts?.decode(column: "queued", as: Int.self) ?? 0,
+                failed: try counts?.decode(column: "failed", as: Int.self) ?? 0
+            )
+            var warnings: [String] = []
+            if outbox.failed > 0 {
+                warnings.append("\(outbox.failed) message(s) will not be retried: see `deeplinks outbox list`")
+            }
+            if try counts?.decode(column: "budget_spent", as: Int.self) ?? 0 >= mailBudgetPerHour {
+                warnings.append("the hourly reset-mail budget for accounts younger than a day (\(mailBudgetPerHour)) is spent: such resets are held back")
+            }
             return HealthReport(
                 status: "ok",
                 version: DeepLinksServerVersion.current,
-                database: .init(
-                    status: "ok",
-                    kind: database.kind,
-                    latencyMilliseconds: (milliseconds * 1000).rounded() / 1000,
-                    schemaVersion: schema
-                )
+                database: .init(status: "ok", kind: database.kind, latencyMilliseconds: (milliseconds * 1000).rounded() / 1000, schemaVersion: schema),
+                outbox: outbox,
+                warnings: warnings
             )
         } catch {
+            logger.warning("health check failed", metadata: ["reason": "\(Database.reason(error))"])
             return HealthReport(
                 status: "unavailable",
                 version: DeepLinksServerVersion.current,
-                database: .init(status: "error", kind: database.kind, error: Database.reason(error))
+                database: .init(status: "error", kind: database.kind, error: "the database did not accept the check's write (the server's log says why)"),
+                warnings: []
             )
         }
     }

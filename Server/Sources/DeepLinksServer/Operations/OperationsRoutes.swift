@@ -1,16 +1,24 @@
 import Foundation
 import Hummingbird
+import Logging
 import Prometheus
 
 /// `GET /healthz` (JSON, with a database check) and `GET /metrics` (Prometheus text).
 struct OperationsRoutes: Sendable {
     let database: Database
     let metrics: ServerMetrics
+    let mailBudgetPerHour: Int
+    let clock: WallClock
+    let logger: Logger
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/healthz") { _, _ -> Response in
-            let report = await HealthReport.check(database)
+            let report = await HealthReport.check(database, mailBudgetPerHour: mailBudgetPerHour, now: clock.milliseconds(), logger: logger)
             metrics.databaseUp.set(report.isHealthy ? Double(1) : Double(0))
+            if let outbox = report.outbox {
+                metrics.outboxQueued.set(Double(outbox.queued))
+                metrics.outboxFailed.set(Double(outbox.failed))
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let body = try encoder.encode(report)

@@ -9,9 +9,31 @@ import Synchronization
 public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let databaseUp: Gauge
+    let mailSent: Counter
+    let mailFailed: Counter
+    let mailDropped: Counter
+    /// Messages waiting to be sent, and messages that will not be retried (`deeplinks outbox`), in the database.
+    let outboxQueued: Gauge
+    let outboxFailed: Gauge
+    /// Reset mails not sent because the hourly budget of mail to new accounts was spent.
+    let resetBudgetExhausted: Counter
+    let clicksFlushed: Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        func counter(_ name: String, _ help: String, _ subsystem: String = "mail") -> Counter {
+            registry.makeCounter(descriptor: .init(namespace: "deeplinks", subsystem: subsystem, metricName: name, unitName: "total", helpText: help))
+        }
+        func gauge(_ name: String, _ help: String) -> Gauge {
+            registry.makeGauge(descriptor: .init(namespace: "deeplinks", subsystem: "mail", metricName: name, helpText: help))
+        }
+        mailSent = counter("sent", "Messages this server handed to the mail transport")
+        mailFailed = counter("failed", "Delivery attempts that failed (retried unless permanent)")
+        mailDropped = counter("dropped", "Reset messages not sent because their link was no longer live")
+        outboxQueued = gauge("outbox_queued", "Messages in the outbox waiting to be sent (all servers)")
+        outboxFailed = gauge("outbox_failed", "Messages in the outbox that will not be retried until requeued (all servers)")
+        resetBudgetExhausted = counter("budget_exhausted", "Reset mails held back because the hourly budget for new accounts was spent", "password_reset")
+        clicksFlushed = counter("flushed", "Clicks written to the database", "clicks")
         self.databaseUp = registry.makeGauge(
             descriptor: .init(namespace: "deeplinks", metricName: "database", unitName: "up", helpText: "1 when the last database check passed")
         )

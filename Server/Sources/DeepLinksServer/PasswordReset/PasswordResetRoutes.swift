@@ -6,21 +6,25 @@ import Hummingbird
 struct PasswordResetRoutes: Sendable {
     let service: PasswordResetService
     let proxies: TrustedProxies
-    let requestLimiter: RateLimiter
-    let confirmLimiter: RateLimiter
+    let requestLimiter: SharedRateLimiter
+    let confirmLimiter: SharedRateLimiter
 
     init(service: PasswordResetService, proxies: TrustedProxies) {
         self.service = service
         self.proxies = proxies
         let settings = service.settings
-        requestLimiter = RateLimiter(capacity: settings.requestBurst, perMinute: settings.requestsPerMinute)
-        confirmLimiter = RateLimiter(capacity: settings.confirmBurst, perMinute: settings.confirmsPerMinute)
+        requestLimiter = SharedRateLimiter(
+            database: service.database, name: "reset-request", capacity: settings.requestBurst, perMinute: settings.requestsPerMinute
+        )
+        confirmLimiter = SharedRateLimiter(
+            database: service.database, name: "reset-confirm", capacity: settings.confirmBurst, perMinute: settings.confirmsPerMinute
+        )
     }
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/password-resets") { request, context -> Response in
             let started = ContinuousClock.now
-            let client = try admit(request, context, limiter: requestLimiter)
+            let client = try await admit(request, context, limiter: requestLimiter)
             let body = try await JSONBody.read(request, context: context)
             try await service.request(email: try body.string("email"), client: client)
             // The same answer after at least the same time, whatever was found (R1, R2).
@@ -29,13 +33,13 @@ struct PasswordResetRoutes: Sendable {
             return JSONResponse.make(.accepted, ["status": .string("accepted")])
         }
         router.post("/v1/password-resets/verify") { request, context -> Response in
-            let client = try admit(request, context, limiter: confirmLimiter)
+            let client = try await admit(request, context, limiter: confirmLimiter)
             let body = try await JSONBody.read(request, context: context)
             let masked = try await service.verify(token: try body.string("token"), email: try body.optionalString("email"), client: client)
             return JSONResponse.make(.ok, ["valid": .bool(true), "email": .string(masked)])
         }
         router.post("/v1/password-resets/confirm") { request, context -> Response in
-            let client = try admit(request, context, limiter: confirmLimiter)
+            let client = try await admit(request, context, limiter: confirmLimiter)
             let body = try await JSONBody.read(request, context: context)
             try await service.confirm(
                 token: try body.string("token"), password: try body.string("password"),
@@ -45,10 +49,10 @@ struct PasswordResetRoutes: Sendable {
         }
     }
 
-    /// The client, or 429 with `Retry-After` when its bucket is empty.
-    private func admit(_ request: Request, _ context: AppRequestContext, limiter: RateLimiter) throws -> PasswordResetService.Client {
+    /// The client, or 429 with `Retry-After` when the bucket of its network (see ``ClientNetwork``) is empty.
+    private func admit(_ request: Request, _ context: AppRequestContext, limiter: SharedRateLimiter) async throws -> PasswordResetService.Client {
         let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
-        if let wait = limiter.take(address, now: service.clock.milliseconds()) {
+        if let wait = try await limiter.take(ClientNetwork.key(address), now: service.clock.milliseconds()) {
             throw APIError.tooManyRequests(retryAfter: wait)
         }
         return .init(address: address, userAgent: request.headers[.userAgent])

@@ -2,6 +2,8 @@ import AppSiteAssociation
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
+import Prometheus
 import SQLKit
 
 /// The reset journey's server side: request a link, check it, confirm a new password.
@@ -19,13 +21,23 @@ struct PasswordResetService: Sendable {
     let appName: String
     /// Asks the background jobs to run now.
     let wake: @Sendable () -> Void
+    let logger: Logger
+    let metrics: ServerMetrics?
     /// What audit rows hash client addresses under, derived once.
     private let ipKey: SymmetricKey
+    /// Checks that name an address (`email` beside a token), per address, shared by every server: guessing
+    /// tokens for one victim is slowed down without ever killing the victim's own link.
+    private let addressLimiter: SharedRateLimiter
 
     init(
         database: Database, keys: SecretKeys, clock: WallClock, settings: PasswordResetSettings, outbox: MailOutbox,
-        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void
+        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void, logger: Logger, metrics: ServerMetrics? = nil
     ) {
+        self.logger = logger
+        self.metrics = metrics
+        self.addressLimiter = SharedRateLimiter(
+            database: database, name: "reset-check-address", capacity: settings.failedAttemptCap, perMinute: 1
+        )
         self.database = database
         self.keys = keys
         self.clock = clock
@@ -82,14 +94,15 @@ struct PasswordResetService: Sendable {
     private func process(id: Int64, address: String, key: String) async throws {
         let now = clock.milliseconds()
         let token = SecretToken.generate()
-        let mailed: Bool = try await database.transaction { sql in
+        // nil: held back by the hourly budget.
+        let mailed: Bool? = try await database.transaction { sql in
             // Mark first: whatever happens next, a request is processed once.
             let claimed = try await sql.raw(
                 "UPDATE reset_requests SET processed = \(bind: true), address = '' WHERE id = \(bind: id) AND processed = \(bind: false) RETURNING id"
             ).all()
             guard !claimed.isEmpty else { return false }
             guard let account = try await sql.raw(
-                "SELECT id, email, email_display, credential_generation FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
+                "SELECT id, email, email_display, credential_generation, created_at FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
             ).first() else { return false }
             let accountID = try account.decode(column: "id", as: Int64.self)
             func mailedSince(_ start: Int64, key: String?) async throws -> Int {
@@ -98,34 +111,55 @@ struct PasswordResetService: Sendable {
                 return try row?.decode(column: "n", as: Int.self) ?? 0
             }
             guard try await mailedSince(now - settings.windowSeconds * 1000, key: key) < settings.mailPerWindow,
-                  try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay,
-                  try await mailedSince(now - 3_600_000, key: nil) < settings.mailBudgetPerHour
+                  try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay
             else {
                 try await audit("reset.throttled", account: accountID, client: nil, on: sql)
                 return false
             }
+            // The hourly budget holds back mail to accounts younger than a day only: sign-ups made to spend it
+            // cannot stop mail to the accounts people already had.
+            let isNew = try account.decode(column: "created_at", as: Int64.self) > now - 86_400_000
+            if isNew {
+                let spent = try await sql.raw(
+                    "SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)"
+                ).first()?.decode(column: "n", as: Int.self) ?? 0
+                guard spent < settings.mailBudgetPerHour else {
+                    try await audit("reset.budget_exhausted", account: accountID, client: nil, on: sql)
+                    return nil
+                }
+            }
             let email = try account.decode(column: "email", as: String.self)
             let display = try account.decode(column: "email_display", as: String.self)
             try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
+            let tokenHash = keys.digest(token, purpose: "reset", key: keys.current)
             try await sql.raw(
                 """
                 INSERT INTO password_resets (account_id, token_hash, key_version, email, credential_generation, expires_at, created_at)
-                VALUES (\(bind: accountID), \(bind: keys.digest(token, purpose: "reset", key: keys.current)), \(bind: keys.current.version),
+                VALUES (\(bind: accountID), \(bind: tokenHash), \(bind: keys.current.version),
                         \(bind: email), \(bind: try account.decode(column: "credential_generation", as: Int64.self)),
                         \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
                 """
             ).run()
-            try await sql.raw("UPDATE reset_requests SET mailed = \(bind: true) WHERE id = \(bind: id)").run()
+            try await sql.raw("UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: isNew) WHERE id = \(bind: id)").run()
             let mail = ResetMail.reset(
                 to: display, universal: try links.universal(token: token, email: display),
                 scheme: try links.customScheme(token: token, email: display), appName: appName,
                 lifetimeMinutes: settings.tokenLifetimeSeconds / 60
             )
-            try await outbox.enqueue(mail, kind: "password-reset", on: sql)
+            try await outbox.enqueue(mail, kind: "password-reset", resetTokenHash: tokenHash, on: sql)
             try await audit("reset.requested", account: accountID, client: nil, on: sql)
             return true
         }
-        if mailed { wake() }
+        switch mailed {
+        case true: wake()
+        case false: break
+        case nil:
+            metrics?.resetBudgetExhausted.increment()
+            logger.warning(
+                "reset mail held back: the hourly budget for accounts younger than a day is spent",
+                metadata: ["budget": "\(settings.mailBudgetPerHour)"]
+            )
+        }
     }
 
     // MARK: Verify and confirm
@@ -140,15 +174,26 @@ struct PasswordResetService: Sendable {
         let digest: String
     }
 
-    /// The live token `token` names, or nil; counts a failure against the token named by `email` (T7).
+    /// The live token `token` names, or nil.
+    ///
+    /// A failure counts against a token only when the token was found (a right token with a wrong address,
+    /// T7); a check that names an address takes from that address's bucket first (429 when empty), so
+    /// random tokens sent with a victim's address slow down, and the victim's link stays live.
     func live(_ token: String, email submitted: String?, client: Client, event: String) async throws -> LiveToken? {
         let email = submitted.flatMap { try? EmailAddress($0) }?.normalized
+        if let email {
+            let bucket = keys.digest(email, purpose: "reset address", key: keys.current)
+            if let wait = try await addressLimiter.take(bucket, now: clock.milliseconds()) {
+                try await audit("reset.slowed", account: nil, client: client)
+                throw APIError.tooManyRequests(retryAfter: wait)
+            }
+        }
         if submitted != nil, email == nil {
-            try await countFailure(email: nil, tokenID: nil, client: client)
+            try await countFailure(tokenID: nil, client: client)
             return nil
         }
         guard SecretToken.isWellFormed(token) else {
-            try await countFailure(email: email, tokenID: nil, client: client)
+            try await countFailure(tokenID: nil, client: client)
             return nil
         }
         let digests = keys.digests(token, purpose: "reset")
@@ -166,7 +211,7 @@ struct PasswordResetService: Sendable {
         guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
               digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
         else {
-            try await countFailure(email: email, tokenID: nil, client: client)
+            try await countFailure(tokenID: nil, client: client)
             return nil
         }
         let found = LiveToken(
@@ -186,19 +231,17 @@ struct PasswordResetService: Sendable {
         }
         // The address in a link is for display; when given it must be the token's (L4).
         if let email, email != found.email {
-            try await countFailure(email: nil, tokenID: found.id, client: client)
+            try await countFailure(tokenID: found.id, client: client)
             return nil
         }
         try await audit(event, account: found.accountID, client: client)
         return found
     }
 
-    private func countFailure(email: String?, tokenID: Int64?, client: Client) async throws {
+    private func countFailure(tokenID: Int64?, client: Client) async throws {
         try await database.withConnection { sql in
             if let tokenID {
                 try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: tokenID)").run()
-            } else if let email {
-                try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE email = \(bind: email)").run()
             }
             try await audit("reset.failed", account: nil, client: client, on: sql)
         }

@@ -64,9 +64,10 @@ public struct SecretKeys: Sendable {
         keys.map { digest(secret, purpose: purpose, key: $0) }
     }
 
-    /// A subkey for one purpose (sealing queued mail, hashing IP addresses), derived with HKDF.
-    func subkey(_ purpose: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: current.key, info: Array(purpose.utf8), outputByteCount: 32)
+    /// A subkey for one purpose (sealing queued mail, hashing IP addresses), derived with HKDF from `key`
+    /// (the current one unless given).
+    func subkey(_ purpose: String, of key: Key? = nil) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: (key ?? current).key, info: Array(purpose.utf8), outputByteCount: 32)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Prometheus
 import SQLKit
 import Synchronization
 
@@ -14,9 +15,11 @@ final class ClickCounter: Sendable {
 
     private let pending = Mutex<[Key: Int64]>([:])
     let database: Database
+    let metrics: ServerMetrics?
 
-    init(database: Database) {
+    init(database: Database, metrics: ServerMetrics? = nil) {
         self.database = database
+        self.metrics = metrics
     }
 
     func count(code: String, platform: ClientPlatform, at milliseconds: Int64) {
@@ -42,6 +45,7 @@ final class ClickCounter: Sendable {
                     ).run()
                 }
             }
+            metrics?.clicksFlushed.increment(by: Int64(batch.values.reduce(0, +)))
         } catch {
             pending.withLock { counts in
                 for (key, clicks) in batch { counts[key, default: 0] += clicks }

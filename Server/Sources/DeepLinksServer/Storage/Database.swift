@@ -55,6 +55,8 @@ public final class Database: Sendable {
                 configuration.searchPath = searchPath.split(separator: ",").map(String.init)
             }
             configuration.coreConfiguration.options.connectTimeout = .seconds(5)
+            // A statement that runs longer fails (and its request answers 503) instead of holding a connection.
+            configuration.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "15000"))
             pool = Pool(
                 pool: EventLoopConnectionPool(
                     source: PostgresConnectionSource(sqlConfiguration: configuration),
@@ -126,8 +128,9 @@ public final class Database: Sendable {
         )
     }
 
-    /// A one-line, secret-free reason for a driver error.
-    static func reason(_ error: any Error) -> String {
+    /// A one-line, secret-free reason for a driver error ("PSQLError - Generic description" says nothing:
+    /// the server's message does).
+    public static func reason(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 return message
@@ -152,8 +155,7 @@ public final class Database: Sendable {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return "connection timed out"
         }
-        let text = String(describing: error)
-        return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+        return String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
 

@@ -143,5 +143,35 @@ public struct Migration: Sendable {
                 """
             ).run()
         },
+        // Several servers on one database: a queued message is claimed before it is sent (its lease is
+        // `next_attempt_at`), keeps the Message-ID it was queued with and the key version it was sealed
+        // under, and names the reset token it carries so a superseded link is never sent. Throttles that
+        // must hold across servers live in `rate_limits`; sessions expire when idle.
+        Migration(version: 5, name: "outbox claims, shared rate limits, session lifetime, pruning indexes") { sql, kind in
+            let real = kind == .sqlite ? "REAL" : "DOUBLE PRECISION"
+            for statement in [
+                "ALTER TABLE mail_outbox ADD COLUMN message_id TEXT",
+                "ALTER TABLE mail_outbox ADD COLUMN key_version BIGINT",
+                "ALTER TABLE mail_outbox ADD COLUMN reset_token_hash TEXT",
+                "CREATE INDEX mail_outbox_created ON mail_outbox(created_at)",
+                """
+                CREATE TABLE rate_limits (
+                    key TEXT PRIMARY KEY,
+                    tokens \(real) NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX rate_limits_updated ON rate_limits(updated_at)",
+                "ALTER TABLE sessions ADD COLUMN last_used_at BIGINT",
+                "CREATE INDEX sessions_created ON sessions(created_at)",
+                "CREATE INDEX audit_events_at ON audit_events(at)",
+                "CREATE INDEX password_resets_expiry ON password_resets(expires_at)",
+                "CREATE INDEX reset_requests_processed ON reset_requests(processed, id)",
+                // Mail to accounts younger than a day: what the hourly budget counts.
+                "ALTER TABLE reset_requests ADD COLUMN new_account BOOLEAN NOT NULL DEFAULT FALSE",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -4,8 +4,9 @@ import SQLKit
 
 /// Applies ``Migration/all`` in order, each in its own transaction, recording each in `schema_migrations`.
 ///
-/// Running it again applies nothing. On PostgreSQL an advisory lock keeps two servers starting at once
-/// from applying the same step twice; on SQLite `BEGIN IMMEDIATE` does the same.
+/// Running it again applies nothing. On PostgreSQL an advisory lock, taken before anything else (the
+/// creation of `schema_migrations` too), keeps servers starting at once from applying the same step twice;
+/// on SQLite `BEGIN IMMEDIATE` does the same.
 public struct Migrator: Sendable {
     public let database: Database
     public let migrations: [Migration]
@@ -20,7 +21,13 @@ public struct Migrator: Sendable {
     /// Applies the pending migrations and returns the versions applied now.
     @discardableResult
     public func migrate() async throws -> [Int] {
-        try await database.withConnection { sql in
+        let kind = database.kind
+        // Under the lock too: two servers starting on an empty PostgreSQL would both try to create the table,
+        // and `IF NOT EXISTS` does not make concurrent creations safe (a duplicate-key error on pg_type).
+        try await database.transaction { sql in
+            if kind == .postgresql {
+                try await sql.raw("SELECT pg_advisory_xact_lock(727274)").run()
+            }
             try await sql.raw(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -38,7 +45,6 @@ public struct Migrator: Sendable {
         }
         var appliedNow: [Int] = []
         for migration in migrations where !applied.contains(migration.version) {
-            let kind = database.kind
             let didApply = try await database.transaction { sql in
                 if kind == .postgresql {
                     try await sql.raw("SELECT pg_advisory_xact_lock(727274)").run()

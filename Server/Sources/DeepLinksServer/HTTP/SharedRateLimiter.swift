@@ -1,0 +1,62 @@
+import Foundation
+import SQLKit
+
+/// Token buckets kept in the database (`rate_limits`), so every server sharing it draws from the same bucket:
+/// with three replicas the limit is the limit, not three times it. Used for the security throttles (reset
+/// request, verify and confirm, sign-in, sign-up); each take is one conditional upsert, atomic on both databases.
+///
+/// A bucket holds `capacity` tokens and refills at `perMinute`; a bucket idle long enough to be full again is
+/// the same as no bucket, so ``prune(database:now:)`` deletes those rows and nothing else.
+struct SharedRateLimiter: Sendable {
+    let database: Database
+    /// Prefixes every key: `reset-request`, `sign-in-account`...
+    let name: String
+    let capacity: Int
+    let perMinute: Int
+
+    /// Takes a token from the bucket of `key`; returns nil when allowed, or the seconds to wait.
+    func take(_ key: String, now: Int64) async throws -> Int? {
+        let bucket = "\(name):\(key)"
+        let capacity = Double(capacity)
+        let perMillisecond = Double(perMinute) / 60_000
+        let least: SQLQueryString = database.kind == .sqlite ? "MIN" : "LEAST"
+        let refilled: SQLQueryString = """
+            \(least)(\(bind: capacity), rate_limits.tokens + (CASE WHEN \(bind: now) > rate_limits.updated_at THEN \(bind: now) - rate_limits.updated_at ELSE 0 END) * \(bind: perMillisecond))
+            """
+        return try await database.withConnection { sql in
+            let taken = try await sql.raw(
+                """
+                INSERT INTO rate_limits (key, tokens, updated_at) VALUES (\(bind: bucket), \(bind: capacity - 1), \(bind: now))
+                ON CONFLICT (key) DO UPDATE SET tokens = \(refilled) - 1, updated_at = \(bind: now)
+                WHERE \(refilled) >= 1
+                RETURNING tokens
+                """
+            ).first()
+            if taken != nil { return nil }
+            let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)").first()
+            let tokens = try row?.decode(column: "tokens", as: Double.self) ?? 0
+            let since = max(0, now - (try row?.decode(column: "updated_at", as: Int64.self) ?? now))
+            let missing = 1 - min(capacity, tokens + Double(since) * perMillisecond)
+            return max(1, Int((missing / perMillisecond / 1000).rounded(.up)))
+        }
+    }
+
+    /// Deletes the buckets that have refilled (idle for `fullAfter` milliseconds): the same as absent.
+    static func prune(database: Database, olderThan cutoff: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM rate_limits WHERE updated_at < \(bind: cutoff)").run()
+        }
+    }
+}
+
+/// The key a client's throttles use: an IPv4 address as it is, an IPv6 address by its /64 (one subscriber's
+/// whole prefix, which they can rotate through freely), an IPv4-mapped IPv6 address as the IPv4 address.
+enum ClientNetwork {
+    static func key(_ address: String) -> String {
+        guard let parsed = IPAddress(address) else { return address }
+        switch parsed {
+        case .v4: return parsed.description
+        case .v6(let bytes): return IPAddress.v6(Array(bytes.prefix(8)) + Array(repeating: 0, count: 8)).description + "/64"
+        }
+    }
+}
