@@ -50,10 +50,10 @@ import FoundationNetworking
         let url = "sqlite:\(folder.path)/db.sqlite"
         let first = try CommandRunner.run(["migrate", "--database-url", url])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout == "\(url): applied 4 migration(s) (1, 2, 3, 4); schema version 4\n")
+        #expect(first.stdout == "\(url): applied 5 migration(s) (1, 2, 3, 4, 5); schema version 5\n")
         let second = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_DATABASE_URL": url])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == "\(url): up to date at schema version 4\n")
+        #expect(second.stdout == "\(url): up to date at schema version 5\n")
     }
 
     @Test(arguments: [

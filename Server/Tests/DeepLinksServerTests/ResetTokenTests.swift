@@ -126,7 +126,18 @@ import Testing
                     for _ in 0..<8 { group.addTask { try await api.requestReset(Self.email) } }
                     try await group.waitForAll()
                 }
-                let messages = try await world.mail.waitFor(10)
+                // Wait until the outbox is empty: a message whose link was superseded before it went out is dropped.
+                let deadline = ContinuousClock.now + .seconds(10)
+                while try await world.sql(
+                    """
+                    SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: Int64.max)
+                    UNION ALL SELECT id FROM reset_requests WHERE processed = \(bind: false)
+                    """
+                ).count > 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let messages = await world.mail.resetMessages
+                #expect((3...10).contains(messages.count))
                 let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(column: "n", as: Int.self)
                 #expect(live == 1)
                 var valid = 0
@@ -168,21 +179,22 @@ import Testing
 
     @Test(arguments: TestDatabase.allCases)
     func T7_failedAttemptsKillTheTokenAndSurviveRestarts(_ kind: TestDatabase) async throws {
+        // Failures count against a token when they present it (with an address that is not its own); random
+        // tokens sent with a victim's address are slowed per address instead (ProductionTests).
         try await ResetWorld.with(kind) { world in
-            let wrong = String(repeating: "A", count: 43)
             let token = try await world.serveReturning { api in
                 try await api.signUp(Self.email, Self.password)
                 let token = try await api.resetToken(for: Self.email)
                 for _ in 0..<3 {
-                    #expect(try await api.verify(wrong, email: Self.email).status == .badRequest)
+                    #expect(try await api.verify(token, email: "someone.else\(UUID().uuidString.prefix(4))@example.com").status == .badRequest)
                 }
                 #expect(try await api.verify(token).status == .ok)
                 return token
             }
             // A restart keeps the count: two more failures reach the cap of five.
             try await world.serve { api in
-                let fourth = try await api.confirm(wrong, Self.newPassword, email: Self.email)
-                let fifth = try await api.verify(wrong, email: "ADA@example.com")
+                let fourth = try await api.confirm(token, Self.newPassword, email: "mallory@example.com")
+                let fifth = try await api.verify(token, email: "eve@example.com")
                 #expect([fourth.status, fifth.status] == [.badRequest, .badRequest])
                 #expect(try await api.verify(token).status == .badRequest, "the sixth attempt fails even with the right token")
                 #expect(try await api.confirm(token, Self.newPassword).status == .badRequest)

@@ -107,6 +107,9 @@ public final class BackgroundJobs: Service, Sendable {
         } onCancel: {
             loops.cancel()
         }
-        for job in jobs where job.atShutdown { await run(job) }
+        // In a task of its own: when this one was cancelled, the database calls of the last round still run.
+        await Task {
+            for job in jobs where job.atShutdown { await run(job) }
+        }.value
     }
 }

@@ -100,14 +100,19 @@ struct MailSender: Sendable {
     /// Claims the oldest due message, or returns nil when none is due.
     func claim() async throws -> Claimed? {
         let now = outbox.clock.milliseconds()
-        let lock: SQLQueryString = database.kind == .postgresql ? "FOR UPDATE SKIP LOCKED" : ""
+        // The candidate is chosen once (a materialised CTE): PostgreSQL may run an `IN (SELECT ... LIMIT 1)`
+        // subquery again for each row it scans, claiming many rows with one statement.
+        let postgres = database.kind == .postgresql
+        let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
+        let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 """
-                UPDATE mail_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                WHERE id IN (
+                WITH candidate AS \(materialized) (
                     SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
-                ) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
+                )
+                UPDATE mail_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
                 RETURNING id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash
                 """
             ).first()
@@ -140,8 +145,12 @@ struct MailSender: Sendable {
                 messageID: claimed.messageID ?? "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(outbox.messageDomain)"
             )
             try await transport.deliver(mail, rendered: rendered)
-            // Marked sent even if this write fails later: the claim's lease keeps others away meanwhile.
-            try? await finish(id, sentAt: outbox.clock.milliseconds(), next: now, error: nil, erase: true)
+            do {
+                try await finish(id, sentAt: outbox.clock.milliseconds(), next: now, error: nil, erase: true)
+            } catch {
+                // Sent but not marked: when the lease ends it is sent again, with the same Message-ID.
+                logger.warning("mail sent but not marked as sent", metadata: ["outbox_id": "\(id)", "reason": "\(Database.reason(error))"])
+            }
             logger.info("mail sent", metadata: ["outbox_id": "\(id)", "kind": "\(claimed.kind)"])
             metrics?.mailSent.increment()
         } catch {

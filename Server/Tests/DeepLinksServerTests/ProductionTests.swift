@@ -1,0 +1,333 @@
+@testable import DeepLinksServer
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import SQLKit
+import Synchronization
+import Testing
+
+/// Several servers on one database, faults and abuse (issue: production on more than one machine). Each test
+/// failed before its fix; the cluster test (Tests/Cluster/run) checks the same with real processes and nginx.
+@Suite struct ProductionTests {
+    static let password = ResetTokenTests.password
+
+    /// A second handle on the same database: what another server process has.
+    static func secondHandle(_ world: ResetWorld) async throws -> Database {
+        try await Database.open(world.database.url, logger: Logger(label: "test"))
+    }
+
+    static func sender(_ database: Database, keys: SecretKeys, clock: WallClock, transport: any MailTransport) -> MailSender {
+        MailSender(
+            database: database, outbox: MailOutbox(keys: keys, clock: clock, messageDomain: "links.example.com"),
+            transport: transport, sender: "Demo <no-reply@links.example.com>", logger: Logger(label: "test")
+        )
+    }
+
+    static func enqueue(_ count: Int, on database: Database, keys: SecretKeys, clock: WallClock, resetTokenHash: String? = nil) async throws {
+        let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: "links.example.com")
+        try await database.transaction { sql in
+            for index in 0..<count {
+                let mail = OutgoingMail(to: "person\(index)@example.com", subject: "Hello \(index)", text: "t", html: "h")
+                try await outbox.enqueue(mail, kind: "test", resetTokenHash: resetTokenHash, on: sql)
+            }
+        }
+    }
+
+    static func messageID(_ rendered: String) -> String? {
+        rendered.components(separatedBy: "\r\n").first { $0.hasPrefix("Message-ID: ") }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func threeSendersOnOneDatabaseSendEachMessageOnce(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await Self.enqueue(60, on: world.database, keys: world.keys, clock: world.clock.wallClock)
+            let handles = [world.database, try await Self.secondHandle(world), try await Self.secondHandle(world)]
+            // A slow transport widens the window in which a sender that reads before it claims sends twice.
+            let catcher = MailCatcher(delay: .milliseconds(5))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for handle in handles {
+                    group.addTask { try await Self.sender(handle, keys: world.keys, clock: world.clock.wallClock, transport: catcher).drain() }
+                }
+                try await group.waitForAll()
+            }
+            let subjects = await catcher.messages.map(\.subject)
+            #expect(subjects.count == 60, "\(subjects.count) messages for 60 queued")
+            #expect(Set(subjects).count == 60)
+            let unsent = try await world.sql("SELECT attempts, next_attempt_at, last_error FROM mail_outbox WHERE sent_at IS NULL")
+            #expect(unsent.isEmpty, "\(unsent.count) messages unsent")
+            for handle in handles.dropFirst() { try await handle.close() }
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func aMessageClaimedByAServerThatDiedIsSentAfterTheLeaseWithTheSameMessageID(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock)
+            let stored = try await world.sql("SELECT message_id FROM mail_outbox").first?.decode(column: "message_id", as: String.self)
+            let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: world.mail)
+            // The first server claims the message and dies before it answers.
+            #expect(try await sender.claim() != nil)
+            try await sender.drain()
+            #expect(await world.mail.messages.isEmpty, "a claimed message is not sent again while the lease runs")
+            world.clock.advance(seconds: 46)
+            try await sender.drain()
+            let rendered = await world.mail.renderedMessages
+            #expect(rendered.count == 1)
+            #expect(Self.messageID(rendered[0]) == "Message-ID: <\(try #require(stored))>")
+        }
+    }
+
+    @Test func resetMailWhoseLinkIsNoLongerLiveIsDropped() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock, resetTokenHash: "v1$superseded")
+            try await Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: world.mail).drain()
+            #expect(await world.mail.messages.isEmpty)
+            let row = try #require(try await world.sql("SELECT sealed_message, last_error FROM mail_outbox").first)
+            #expect(try row.decode(column: "sealed_message", as: String.self) == "")
+            #expect(try row.decode(column: "last_error", as: String?.self)?.contains("superseded") == true)
+        }
+        // Through the journey: two requests processed before the mail job runs give one message, the newer link.
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in try await api.signUp("twice@example.com", Self.password) }
+            try await world.serve { api in
+                try await api.requestReset("twice@example.com")
+                try await api.requestReset("twice@example.com")
+                _ = try await world.mail.waitFor(1)
+                try await Task.sleep(for: .seconds(1.5))
+                let messages = await world.mail.resetMessages
+                let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(column: "n", as: Int.self)
+                #expect(live == 1)
+                // Either both were sent (each while live) or the first was dropped; the last one is live.
+                let token = try #require(ResetClient.token(in: messages.last?.text ?? ""))
+                #expect(try await api.verify(token).status == .ok)
+            }
+        }
+    }
+
+    @Test func queuedMailStillOpensAfterAKeyRotation() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let old = try SecretKeys(parsing: "1:" + Data(repeating: 1, count: 32).base64EncodedString())
+            let rotated = try SecretKeys(parsing: "2:" + Data(repeating: 2, count: 32).base64EncodedString() + ",1:" + Data(repeating: 1, count: 32).base64EncodedString())
+            try await Self.enqueue(1, on: world.database, keys: old, clock: world.clock.wallClock)
+            try await Self.sender(world.database, keys: rotated, clock: world.clock.wallClock, transport: world.mail).drain()
+            #expect(await world.mail.messages.count == 1)
+            // A key no longer listed: permanent, with a reason that says what to do, and the body kept for a requeue.
+            try await Self.enqueue(1, on: world.database, keys: old, clock: world.clock.wallClock)
+            let other = try SecretKeys(parsing: "3:" + Data(repeating: 3, count: 32).base64EncodedString())
+            try await Self.sender(world.database, keys: other, clock: world.clock.wallClock, transport: world.mail).drain()
+            let row = try #require(try await world.sql("SELECT last_error, sealed_message, next_attempt_at FROM mail_outbox WHERE sent_at IS NULL").first)
+            #expect(try row.decode(column: "last_error", as: String.self).contains("key version 1"))
+            #expect(try row.decode(column: "sealed_message", as: String.self) != "")
+            #expect(try row.decode(column: "next_attempt_at", as: Int64.self) == Int64.max)
+        }
+    }
+
+    /// Runs the scripted SMTP server in `mode` and returns its port and the process.
+    static func scriptedSMTP(_ mode: String) throws -> (port: Int, process: Process) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Support/smtp_script_server.py")
+        process.arguments = ["python3", script.path, mode]
+        let output = Pipe()
+        process.standardOutput = output
+        // The server ends when its standard input closes (when the test process ends, however it ends), and
+        // holds none of the test runner's output streams open.
+        process.standardInput = Pipe()
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        return (Int(String(decoding: line, as: UTF8.self)) ?? 0, process)
+    }
+
+    @Test(arguments: [("refuse-sender", false), ("refuse-recipient", true)])
+    func onlyARefusalOfTheRecipientIsPermanent(_ mode: String, permanent: Bool) async throws {
+        let (port, process) = try Self.scriptedSMTP(mode)
+        defer { process.terminate() }
+        let transport = SMTPTransport(settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil), heloName: "links.example.com")
+        let mail = OutgoingMail(to: "ada@example.com", subject: "s", text: "t", html: "h")
+        do {
+            try await transport.deliver(mail, rendered: mail.rendered(from: "a@b.c", date: Date(), messageID: "x@y"))
+            Issue.record("delivered despite a refusal")
+        } catch let error as MailDeliveryError {
+            #expect(error.isPermanent == permanent, "\(error.reason)")
+        }
+    }
+
+    @Test func aServerThatStopsAnsweringIsLeftAfterTheCommandTimeout() async throws {
+        let (port, process) = try Self.scriptedSMTP("silent-after-ehlo")
+        defer { process.terminate() }
+        var transport = SMTPTransport(settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil), heloName: "links.example.com")
+        transport.commandTimeout = .seconds(1)
+        let mail = OutgoingMail(to: "ada@example.com", subject: "s", text: "t", html: "h")
+        let started = ContinuousClock.now
+        do {
+            try await transport.deliver(mail, rendered: mail.rendered(from: "a@b.c", date: Date(), messageID: "x@y"))
+            Issue.record("delivered to a server that never answered")
+        } catch let error as MailDeliveryError {
+            #expect(!error.isPermanent)
+            #expect(error.reason.contains("no answer"), "\(error.reason)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func starttlsCanBeRequired() throws {
+        guard case .smtp(let settings) = try MailURL(parsing: "smtp://mail.example.com:587?starttls=required") else {
+            Issue.record("not an SMTP URL")
+            return
+        }
+        #expect(settings.requireTLS)
+        #expect(throws: ConfigurationError.self) { try MailURL(parsing: "smtp://mail.example.com?tls=maybe") }
+    }
+
+    @Test func aSlowMailServerDoesNotHoldUpClickCountsAndShutdownStoresThem() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let slow = MailCatcher(delay: .seconds(30))
+            try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock)
+            let clicks = ClickCounter(database: world.database)
+            let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: slow)
+            let jobs = BackgroundJobs(
+                [.init(name: "mail", run: sender.drain), .init(name: "click counts", run: clicks.flush, atShutdown: true)],
+                interval: .milliseconds(100), shutdownGrace: .milliseconds(500), logger: Logger(label: "test")
+            )
+            let running = Task { try await jobs.run() }
+            try await Task.sleep(for: .milliseconds(300))
+            clicks.count(code: "abc", platform: .iPhone, at: world.clock.wallClock.milliseconds())
+            try await Task.sleep(for: .milliseconds(600))
+            let stored = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(column: "n", as: Int?.self)
+            #expect(stored == 1, "clicks are stored while a message is being sent")
+            for _ in 0..<400 { clicks.count(code: "abc", platform: .iPhone, at: world.clock.wallClock.milliseconds()) }
+            running.cancel()
+            let started = ContinuousClock.now
+            _ = try? await running.value
+            #expect(ContinuousClock.now - started < .seconds(5))
+            let after = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(column: "n", as: Int?.self)
+            #expect(after == 401, "the clicks counted before the shutdown are stored")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func rateLimitsAreSharedByEveryServerOnTheDatabase(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            let other = try await Self.secondHandle(world)
+            let now = world.clock.wallClock.milliseconds()
+            let limiters = [world.database, other].map { SharedRateLimiter(database: $0, name: "test", capacity: 5, perMinute: 1) }
+            var allowed = 0
+            for index in 0..<12 where try await limiters[index % 2].take("198.51.100.7", now: now) == nil { allowed += 1 }
+            #expect(allowed == 5, "two servers let \(allowed) through a bucket of 5")
+            let wait = try #require(try await limiters[0].take("198.51.100.7", now: now))
+            #expect((55...60).contains(wait))
+            #expect(try await limiters[1].take("198.51.100.7", now: now + 61_000) == nil, "refilled after a minute")
+            #expect(try await limiters[1].take("198.51.100.8", now: now) == nil, "another key has its own bucket")
+            try await SharedRateLimiter.prune(database: world.database, olderThan: now + 1)
+            #expect(try await world.sql("SELECT COUNT(*) AS n FROM rate_limits").first?.decode(column: "n", as: Int.self) == 1)
+            try await other.close()
+        }
+    }
+
+    @Test func networksAreParsedAndIPv6IsKeyedByItsPrefix() throws {
+        let proxies = try TrustedProxies(["127.0.0.0/8", "::1", "fd00::/8", "::ffff:10.0.0.0/104"])
+        #expect(proxies.trusts("127.0.0.1"))
+        #expect(proxies.trusts("::ffff:127.0.0.1"), "an IPv4-mapped address is the IPv4 address")
+        #expect(proxies.trusts("127.255.0.9"))
+        #expect(proxies.trusts("fd12:3456::1"))
+        #expect(proxies.trusts("10.1.2.3"))
+        #expect(!proxies.trusts("128.0.0.1"))
+        #expect(!proxies.trusts("fe80::1"))
+        #expect(!proxies.trusts("not an address"))
+        for bad in ["127.0.0.1/33", "localhost", "10.0.0.0/", "::1/129", "1.2.3", "::ffff:10.0.0.0/90", ""] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try TrustedProxies([bad]) }
+        }
+        #expect(ClientNetwork.key("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(ClientNetwork.key("2001:db8:1:2::9") == ClientNetwork.key("2001:db8:1:2:ffff::1"))
+        #expect(ClientNetwork.key("::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(ClientNetwork.key("198.51.100.7") == "198.51.100.7")
+
+        var headers = HTTPFields()
+        headers[TrustedProxies.forwardedFor] = "203.0.113.9, 10.0.0.2"
+        let peer = try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 1)
+        #expect(proxies.clientAddress(peer: peer, headers: headers) == "203.0.113.9")
+    }
+
+    @Test func addressesThatWouldReadAsAnotherRecipientAreRefused() throws {
+        for bad in ["x<y@example.com", "a,b@example.com", "a;b@example.com", "(a)@example.com", "a\"b@example.com", ".a@example.com", "a..b@example.com", "a.@example.com", "a>@example.com", "\"a\"b\"@example.com"] {
+            #expect(throws: EmailAddress.Problem.invalidLocalPart, "\(bad)") { try EmailAddress(bad) }
+        }
+        for good in ["ada@example.com", "a.b+tag@example.com", "o'brien@example.com", "\"a@b\"@example.com", "josé@example.com", "{x}|~@example.com"] {
+            #expect(throws: Never.self, "\(good)") { try EmailAddress(good) }
+        }
+    }
+
+    @Test func concurrentMigrationsOnAnEmptyPostgreSQLAllSucceed() async throws {
+        guard TestDatabase.postgresql.isAvailable else { return }
+        for _ in 0..<5 {
+            let (database, cleanup) = try await TestDatabase.postgresql.open()
+            let handles = [database, try await Database.open(database.url, logger: Logger(label: "test")), try await Database.open(database.url, logger: Logger(label: "test"))]
+            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for handle in handles { group.addTask { try await Migrator(database: handle, logger: Logger(label: "test")).migrate() } }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(applied.sorted() == Migration.all.map(\.version), "each migration applied once")
+            let keys = try await withThrowingTaskGroup(of: String.self) { group in
+                for handle in handles { group.addTask { try await DeepLinksApplication.developmentKeys(database: handle, logger: Logger(label: "test")).serialized } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(keys.count == 1, "every server reads the one development key")
+            for handle in handles.dropFirst() { try await handle.close() }
+            await cleanup()
+        }
+    }
+
+    @Test func storageFailuresAnswer503InJSONWithoutTheDriversText() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.database.close()
+            try await world.serve { api in
+                let response = try await api.requestReset("ada@example.com")
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "5")
+                #expect(response.object["error"] as? String == "storage_unavailable")
+                let health = try await api.get("/healthz")
+                #expect(health.status == .serviceUnavailable)
+                #expect(!health.text.contains(world.database.url.redacted), "the answer names no database address")
+            }
+        }
+    }
+
+    @Test func checksThatNameAVictimsAddressSlowDownWithoutKillingTheLink() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                try await api.signUp("victim@example.com", Self.password)
+                let token = try await api.resetToken(for: "victim@example.com")
+                var statuses: [Int] = []
+                for index in 0..<8 {
+                    let random = String(repeating: String(UnicodeScalar(UInt8(65 + index))), count: 43)
+                    statuses.append(Int(try await api.verify(random, email: "victim@example.com").status.code))
+                }
+                #expect(statuses.prefix(5).allSatisfy { $0 == 400 })
+                #expect(statuses.suffix(3).allSatisfy { $0 == 429 }, "\(statuses)")
+                #expect(try await api.verify(token).status == .ok, "the victim's link is still live")
+            }
+        }
+    }
+
+    @Test func theHourlyBudgetHoldsBackMailToNewAccountsOnly() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in
+                try await api.signUp("established@example.com", Self.password)
+            }
+            world.clock.advance(seconds: 2 * 86_400)
+            try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in
+                for index in 0..<4 { try await api.signUp("fresh\(index)@example.com", Self.password) }
+                for index in 0..<4 { try await api.requestReset("fresh\(index)@example.com") }
+                _ = try await world.mail.waitFor(2)
+                try await Task.sleep(for: .seconds(1.5))
+                #expect(await world.mail.messages.count == 2)
+                let health = try await api.get("/healthz")
+                #expect((health.object["warnings"] as? [String])?.contains { $0.contains("budget") } == true, "\(health.text)")
+                _ = try await api.resetToken(for: "established@example.com")
+                #expect(world.logs.lines.withLock { $0.contains { $0.contains("hourly budget") } })
+            }
+        }
+    }
+}
