@@ -13,7 +13,7 @@ public enum DeepLinksApplication {
     public typealias App = Application<RouterResponder<AppRequestContext>>
 
     /// - Throws: ``AssociationFiles/InvalidFile`` when the configuration yields an association file iOS or
-    ///   Android would misread.
+    ///   Android would misread; ``ConfigurationError`` for a network list that does not parse.
     /// - Parameters:
     ///   - clock: the wall clock of token expiry, throttles and mail backoff; tests move it.
     ///   - mailTransport: where mail goes; by default the one `settings.mail` names.
@@ -49,19 +49,25 @@ public enum DeepLinksApplication {
                 .init(name: "password-reset requests", run: resets.processRequests),
                 .init(name: "mail", run: sender.drain),
                 .init(name: "click counts", run: clicks.flush, atShutdown: true),
+                .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
             ],
             trigger: trigger, logger: logger
         )
         let accounts = AccountService(
-            database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher
+            database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher,
+            hashing: HashingGate(limit: 16)
         )
 
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
+        router.middlewares.add(StrictTransportSecurityMiddleware())
         router.middlewares.add(StorageFailureMiddleware(logger: logger))
-        OperationsRoutes(database: database, metrics: metrics, mailBudgetPerHour: resetSettings.mailBudgetPerHour, clock: clock, logger: logger).register(on: router)
+        OperationsRoutes(
+            database: database, metrics: metrics, mailBudgetPerHour: resetSettings.mailBudgetPerHour, clock: clock, logger: logger,
+            metricsReaders: try settings.metricsAllowedFrom.map { try TrustedProxies(["127.0.0.0/8", "::1"] + $0) }, proxies: settings.trustedProxies
+        ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
-        AccountRoutes(accounts: accounts).register(on: router)
+        AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(on: router)
         PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
         ResetLandingPage(app: app, links: links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
         // Last: `/{code}` takes whatever path the routes above do not.
@@ -71,8 +77,12 @@ public enum DeepLinksApplication {
             deferred: DeferredLinks(database: database, keys: keys, clock: clock), proxies: settings.trustedProxies, clock: clock
         ).register(on: router)
 
+        let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
         return Application(
             router: router,
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)))
+            ),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
             services: [jobs],
             onServerRunning: { channel in

@@ -68,6 +68,24 @@ struct ServerOptions: ParsableArguments {
     )
     var allowedDestinationHosts: [String] = []
 
+    @Option(
+        name: .customLong("metrics-allow"),
+        help: "A network that may read /metrics besides loopback (repeat for several), or 'any'. Env: DEEPLINKS_METRICS_ALLOW (comma-separated). Default: loopback only."
+    )
+    var metricsAllow: [String] = []
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a connection may take to send a request's complete head (after opening, or after the last response). Env: DEEPLINKS_IDLE_TIMEOUT. Default: 15."
+    )
+    var idleTimeout: Int?
+
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
+    )
+    var maxConnectionsPerClient: Int?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: DEEPLINKS_LOG_LEVEL. Default: info.")
     var logLevel: String?
 
@@ -100,6 +118,19 @@ struct ServerOptions: ParsableArguments {
             ? (environment["DEEPLINKS_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             : trustedProxies
         settings.trustedProxies = try TrustedProxies(proxies.filter { !$0.isEmpty })
+        let metrics = metricsAllow.isEmpty
+            ? (environment["DEEPLINKS_METRICS_ALLOW"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            : metricsAllow
+        settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics.filter { !$0.isEmpty }
+        _ = try TrustedProxies(settings.metricsAllowedFrom ?? [])
+        if let seconds = try Self.integer(idleTimeout, environment["DEEPLINKS_IDLE_TIMEOUT"], setting: "idle timeout") {
+            guard (1...3600).contains(seconds) else { throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600") }
+            settings.idleTimeoutSeconds = seconds
+        }
+        if let cap = try Self.integer(maxConnectionsPerClient, environment["DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT"], setting: "connections per client") {
+            guard cap >= 1 else { throw ConfigurationError(setting: "connections per client", reason: "must be at least 1") }
+            settings.maxConnectionsPerClient = cap
+        }
         if let minutes = try Self.integer(resetTokenMinutes, environment["DEEPLINKS_RESET_TOKEN_MINUTES"], setting: "reset token minutes") {
             settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
         }

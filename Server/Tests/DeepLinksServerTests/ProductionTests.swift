@@ -186,6 +186,9 @@ import Testing
             let slow = MailCatcher(delay: .seconds(30))
             try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock)
             let clicks = ClickCounter(database: world.database)
+            try await world.database.withConnection { sql in
+                try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('abc', '{}', 0, 0)").run()
+            }
             let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: slow)
             let jobs = BackgroundJobs(
                 [.init(name: "mail", run: sender.drain), .init(name: "click counts", run: clicks.flush, atShutdown: true)],
@@ -220,7 +223,7 @@ import Testing
             #expect((55...60).contains(wait))
             #expect(try await limiters[1].take("198.51.100.7", now: now + 61_000) == nil, "refilled after a minute")
             #expect(try await limiters[1].take("198.51.100.8", now: now) == nil, "another key has its own bucket")
-            try await SharedRateLimiter.prune(database: world.database, olderThan: now + 1)
+            try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: now + 3_600_001)
             #expect(try await world.sql("SELECT COUNT(*) AS n FROM rate_limits").first?.decode(column: "n", as: Int.self) == 1)
             try await other.close()
         }
@@ -328,6 +331,120 @@ import Testing
                 _ = try await api.resetToken(for: "established@example.com")
                 #expect(world.logs.lines.withLock { $0.contains { $0.contains("hourly budget") } })
             }
+        }
+    }
+}
+
+/// Throttles, sessions, pruning and headers of the built-in accounts and operations.
+@Suite struct AbuseTests {
+    static let password = ResetTokenTests.password
+
+    @Test func signUpsAreLimitedPerNetworkAndSignInsPerAddress() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.passwordReset.signUpBurst = 3; $0.passwordReset.signInBurst = 100 }) { api in
+                var statuses: [Int] = []
+                for index in 0..<5 {
+                    statuses.append(Int(try await api.post("/v1/accounts", ResetClient.json(["email": "s\(index)@example.com", "password": Self.password])).status.code))
+                }
+                #expect(statuses == [201, 201, 201, 429, 429])
+                var signIns: [Int] = []
+                for _ in 0..<12 {
+                    signIns.append(Int(try await api.post("/v1/sessions", ResetClient.json(["email": "s0@example.com", "password": "not the password at all"])).status.code))
+                }
+                #expect(signIns.prefix(10).allSatisfy { $0 == 401 } && signIns.suffix(2).allSatisfy { $0 == 429 }, "\(signIns)")
+                #expect(try await api.signIn("s1@example.com", Self.password) != nil, "another address is not slowed")
+            }
+        }
+    }
+
+    @Test func hashingPastTheLimitAnswers503AtOnce() async throws {
+        let gate = HashingGate(limit: 1)
+        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
+        let slow = Task { try await gate.run { enter.yield(); try await Task.sleep(for: .seconds(1)); return 1 } }
+        for await _ in entered { break }
+        await #expect(throws: APIError.self) { try await gate.run { 2 } }
+        #expect(try await slow.value == 1)
+        #expect(try await gate.run { 3 } == 3, "free again once the first is done")
+    }
+
+    @Test func sessionsExpireWhenIdleAndAfterTheirLifetime() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                try await api.signUp("sessions@example.com", Self.password)
+                let idle = try #require(try await api.signIn("sessions@example.com", Self.password))
+                world.clock.advance(seconds: 29 * 86_400)
+                #expect(try await api.me(idle) == .ok)
+                let used = idle
+                world.clock.advance(seconds: 29 * 86_400)
+                #expect(try await api.me(used) == .ok, "used 29 days ago: still live")
+                world.clock.advance(seconds: 31 * 86_400)
+                #expect(try await api.me(used) == .unauthorized, "unused for 31 days")
+                let fresh = try #require(try await api.signIn("sessions@example.com", Self.password))
+                for _ in 0..<4 {
+                    world.clock.advance(seconds: 25 * 86_400)
+                    _ = try await api.me(fresh)
+                }
+                #expect(try await api.me(fresh) == .unauthorized, "signed in 100 days ago, whatever its use")
+                try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: world.clock.wallClock.milliseconds())
+                #expect(try await world.sql("SELECT token_hash FROM sessions").isEmpty)
+            }
+        }
+    }
+
+    @Test func metricsAnswerLoopbackAndAllowedNetworksOnly() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let configure: (inout ServerSettings) -> Void = {
+                $0.trustedProxies = try! TrustedProxies(["127.0.0.1"])
+                $0.metricsAllowedFrom = ["10.0.0.0/8"]
+            }
+            try await world.serve(configure) { api in
+                #expect(try await api.get("/metrics").status == .ok, "loopback")
+                #expect(try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "10.2.3.4"]).status == .ok)
+                let outside = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "203.0.113.5"])
+                #expect(outside.status == .forbidden)
+                #expect(outside.headers[.strictTransportSecurity] == "max-age=31536000")
+                #expect(try await api.get("/healthz").headers[.strictTransportSecurity] == "max-age=31536000")
+            }
+            try await world.serve({ configure(&$0); $0.metricsAllowedFrom = nil }) { api in
+                let anyone = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "203.0.113.5"])
+                #expect(anyone.status == .ok, "open to all")
+            }
+        }
+    }
+
+    @Test func clicksForADeletedLinkAreNotStored() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let clicks = ClickCounter(database: world.database)
+            let now = world.clock.wallClock.milliseconds()
+            try await world.database.withConnection { sql in
+                try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', \(bind: now), \(bind: now))").run()
+            }
+            clicks.count(code: "kept", platform: .iPhone, at: now)
+            clicks.count(code: "deleted", platform: .iPhone, at: now)
+            try await clicks.flush()
+            let codes = try await world.sql("SELECT code FROM link_clicks").map { try $0.decode(column: "code", as: String.self) }
+            #expect(codes == ["kept"])
+        }
+    }
+
+    @Test func pruningDeletesWhatNoLongerServes() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let now = world.clock.wallClock.milliseconds()
+            let day: Int64 = 86_400_000
+            try await world.database.withConnection { sql in
+                try await sql.raw("INSERT INTO audit_events (event, at) VALUES ('old', \(bind: now - 91 * day)), ('new', \(bind: now))").run()
+                try await sql.raw(
+                    """
+                    INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, sent_at)
+                    VALUES ('sent-old', '', \(bind: now - 8 * day), 0, \(bind: now - 8 * day)), ('queued-old', 'x', \(bind: now - 8 * day), 0, NULL),
+                           ('sent-new', '', \(bind: now), 0, \(bind: now))
+                    """
+                ).run()
+            }
+            try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: now)
+            #expect(try await world.sql("SELECT event FROM audit_events").map { try $0.decode(column: "event", as: String.self) } == ["new"])
+            let kinds = try await world.sql("SELECT kind FROM mail_outbox ORDER BY id").map { try $0.decode(column: "kind", as: String.self) }
+            #expect(kinds == ["queued-old", "sent-new"], "a message never sent is kept, however old")
         }
     }
 }

@@ -98,6 +98,8 @@ struct ResetWorld: Sendable {
         settings.passwordReset.requestFloorMilliseconds = 0
         settings.passwordReset.requestBurst = 100_000
         settings.passwordReset.confirmBurst = 100_000
+        settings.passwordReset.signUpBurst = 100_000
+        settings.passwordReset.signInBurst = 100_000
         configure(&settings)
         return settings
     }

@@ -3,18 +3,53 @@ import Foundation
 import Hummingbird
 
 /// `POST /v1/accounts`, `POST /v1/sessions`, `GET /v1/me`, `POST /v1/me/password`, `DELETE /v1/sessions/current`.
+///
+/// Sign-up is limited per client network; sign-in per network and per address; a password change per account.
+/// Each bucket is in the database, shared by every server.
 struct AccountRoutes: Sendable {
     let accounts: AccountService
+    let proxies: TrustedProxies
+    let signUps: SharedRateLimiter
+    let signIns: SharedRateLimiter
+    let signInsPerAddress: SharedRateLimiter
+    let passwordChanges: SharedRateLimiter
+
+    init(accounts: AccountService, proxies: TrustedProxies, settings: PasswordResetSettings) {
+        self.accounts = accounts
+        self.proxies = proxies
+        let database = accounts.database
+        signUps = SharedRateLimiter(database: database, name: "sign-up", capacity: settings.signUpBurst, perMinute: settings.signUpsPerMinute)
+        signIns = SharedRateLimiter(database: database, name: "sign-in", capacity: settings.signInBurst, perMinute: settings.signInsPerMinute)
+        signInsPerAddress = SharedRateLimiter(database: database, name: "sign-in-address", capacity: 10, perMinute: 2)
+        passwordChanges = SharedRateLimiter(database: database, name: "password-change", capacity: 5, perMinute: 1)
+    }
+
+    /// 429 with `Retry-After` when the bucket of `key` is empty.
+    private func admit(_ limiter: SharedRateLimiter, _ key: String) async throws {
+        if let wait = try await limiter.take(key, now: accounts.clock.milliseconds()) {
+            throw APIError.tooManyRequests(retryAfter: wait)
+        }
+    }
+
+    private func network(_ request: Request, _ context: AppRequestContext) -> String {
+        ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
+    }
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/accounts") { request, context -> Response in
+            try await admit(signUps, network(request, context))
             let body = try await JSONBody.read(request, context: context)
             let account = try await accounts.signUp(email: try body.string("email"), password: try body.string("password"))
             return JSONResponse.make(.created, ["email": .string(account.display)])
         }
         router.post("/v1/sessions") { request, context -> Response in
+            try await admit(signIns, network(request, context))
             let body = try await JSONBody.read(request, context: context)
-            let token = try await accounts.signIn(email: try body.string("email"), password: try body.string("password"))
+            let email = try body.string("email")
+            if let address = try? EmailAddress(email) {
+                try await admit(signInsPerAddress, accounts.keys.digest(address.normalized, purpose: "sign-in address", key: accounts.keys.current))
+            }
+            let token = try await accounts.signIn(email: email, password: try body.string("password"))
             return JSONResponse.make(.created, ["token": .string(token)])
         }
         router.get("/v1/me") { request, _ -> Response in
@@ -23,6 +58,7 @@ struct AccountRoutes: Sendable {
         }
         router.post("/v1/me/password") { request, context -> Response in
             guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
+            try await admit(passwordChanges, String(account.id))
             let body = try await JSONBody.read(request, context: context)
             try await accounts.changePassword(
                 account: account, session: token, current: try body.string("currentPassword"), new: try body.string("newPassword")

@@ -10,6 +10,12 @@ struct AccountService: Sendable {
     let clock: WallClock
     let policy: PasswordPolicy
     let hasher: PasswordHasher
+    /// Password hashes computed or waiting at once; past it, 503 with `Retry-After` (a login flood cannot
+    /// queue unbounded work in front of real users).
+    let hashing: HashingGate
+    /// A session ends after this long unused, and this long after sign-in whatever its use.
+    static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
+    static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
 
     struct Account: Sendable {
         let id: Int64
@@ -21,7 +27,7 @@ struct AccountService: Sendable {
         let email = try Self.address(submitted)
         let problems = policy.problems(password, email: email.normalized)
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
-        let hash = try await hasher.hash(password)
+        let hash = try await hashing.run { try await hasher.hash(password) }
         let now = clock.milliseconds()
         let inserted = try await database.withConnection { sql in
             try await sql.raw(
@@ -47,33 +53,45 @@ struct AccountService: Sendable {
         }
         // An unknown address still costs one hash, so the answer takes as long as for a wrong password.
         let stored = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
-        let matches = await hasher.verify(password, against: stored)
+        let matches = try await hashing.run { await hasher.verify(password, against: stored) }
         guard let row, matches else { throw invalid }
         let id = try row.decode(column: "id", as: Int64.self)
         let token = SecretToken.generate()
         let digest = keys.digest(token, purpose: "session", key: keys.current)
         let now = clock.milliseconds()
         try await database.withConnection { sql in
-            try await sql.raw("INSERT INTO sessions (token_hash, account_id, created_at) VALUES (\(bind: digest), \(bind: id), \(bind: now))").run()
+            try await sql.raw(
+                "INSERT INTO sessions (token_hash, account_id, created_at, last_used_at) VALUES (\(bind: digest), \(bind: id), \(bind: now), \(bind: now))"
+            ).run()
         }
         return token
     }
 
-    /// The account of a `Bearer` session token, or nil.
+    /// The account of a live `Bearer` session token (used within the idle limit, signed in within the
+    /// lifetime), or nil; marks the session used (at most once a minute).
     func account(session token: String) async throws -> Account? {
         guard SecretToken.isWellFormed(token) else { return nil }
         let digests = keys.digests(token, purpose: "session")
+        let now = clock.milliseconds()
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 """
-                SELECT a.id, a.email, a.email_display, s.token_hash FROM sessions s JOIN accounts a ON a.id = s.account_id
+                SELECT a.id, a.email, a.email_display, s.token_hash, COALESCE(s.last_used_at, s.created_at) AS used_at
+                FROM sessions s JOIN accounts a ON a.id = s.account_id
                 WHERE s.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
+                  AND s.created_at > \(bind: now - Self.sessionLifetimeMilliseconds)
+                  AND COALESCE(s.last_used_at, s.created_at) > \(bind: now - Self.sessionIdleMilliseconds)
                 """
             ).first()
         }
         guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
               digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
         else { return nil }
+        if try row.decode(column: "used_at", as: Int64.self) < now - 60_000 {
+            try await database.withConnection { sql in
+                try await sql.raw("UPDATE sessions SET last_used_at = \(bind: now) WHERE token_hash = \(bind: stored)").run()
+            }
+        }
         return Account(
             id: try row.decode(column: "id", as: Int64.self),
             email: try row.decode(column: "email", as: String.self),
@@ -88,11 +106,11 @@ struct AccountService: Sendable {
             try await sql.raw("SELECT password_hash FROM accounts WHERE id = \(bind: account.id)").first()
         }
         guard current.utf8.count <= policy.maximumBytes, let stored = try row?.decode(column: "password_hash", as: String.self),
-              await hasher.verify(current, against: stored)
+              try await hashing.run({ await hasher.verify(current, against: stored) })
         else { throw APIError(status: .forbidden, code: "invalid_credentials") }
         let problems = policy.problems(password, email: account.email)
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
-        let hash = try await hasher.hash(password)
+        let hash = try await hashing.run { try await hasher.hash(password) }
         let keep = keys.digest(session, purpose: "session", key: keys.current)
         try await database.transaction { sql in
             try await sql.raw(

@@ -18,6 +18,13 @@ public struct ServerSettings: Sendable {
     public var trustedProxies = TrustedProxies()
     /// The `From:` of every message; by default the app's name at `no-reply@` its first domain.
     public var mailFrom: String?
+    /// A connection is closed when a request's head has not fully arrived this long after the connection
+    /// opened or the last response ended (a slow-header client too).
+    public var idleTimeoutSeconds = 15
+    /// Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt.
+    public var maxConnectionsPerClient = 64
+    /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
+    public var metricsAllowedFrom: [String]? = []
 
     public init() {}
 }

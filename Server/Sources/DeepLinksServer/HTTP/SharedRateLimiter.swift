@@ -6,7 +6,7 @@ import SQLKit
 /// request, verify and confirm, sign-in, sign-up); each take is one conditional upsert, atomic on both databases.
 ///
 /// A bucket holds `capacity` tokens and refills at `perMinute`; a bucket idle long enough to be full again is
-/// the same as no bucket, so ``prune(database:now:)`` deletes those rows and nothing else.
+/// the same as no bucket, so ``Pruning`` deletes rows idle for an hour (every bucket here refills sooner).
 struct SharedRateLimiter: Sendable {
     let database: Database
     /// Prefixes every key: `reset-request`, `sign-in-account`...
@@ -38,13 +38,6 @@ struct SharedRateLimiter: Sendable {
             let since = max(0, now - (try row?.decode(column: "updated_at", as: Int64.self) ?? now))
             let missing = 1 - min(capacity, tokens + Double(since) * perMillisecond)
             return max(1, Int((missing / perMillisecond / 1000).rounded(.up)))
-        }
-    }
-
-    /// Deletes the buckets that have refilled (idle for `fullAfter` milliseconds): the same as absent.
-    static func prune(database: Database, olderThan cutoff: Int64) async throws {
-        try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM rate_limits WHERE updated_at < \(bind: cutoff)").run()
         }
     }
 }

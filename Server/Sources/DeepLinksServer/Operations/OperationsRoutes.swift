@@ -1,3 +1,4 @@
+import AppSiteAssociation
 import Foundation
 import Hummingbird
 import Logging
@@ -10,6 +11,9 @@ struct OperationsRoutes: Sendable {
     let mailBudgetPerHour: Int
     let clock: WallClock
     let logger: Logger
+    /// Who may read `/metrics` (the client address, through trusted proxies); nil: everyone.
+    let metricsReaders: TrustedProxies?
+    let proxies: TrustedProxies
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/healthz") { _, _ -> Response in
@@ -28,8 +32,12 @@ struct OperationsRoutes: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: body))
             )
         }
-        router.get("/metrics") { _, _ -> Response in
-            Response(
+        router.get("/metrics") { request, context -> Response in
+            // A request with no socket peer comes from inside the process (tests), never from the network.
+            if let metricsReaders, let peer = context.peer, !metricsReaders.trusts(proxies.clientAddress(peer: peer, headers: request.headers)) {
+                throw APIError(status: .forbidden, code: "metrics_not_allowed", fields: ["reason": .string("/metrics answers loopback and the networks of --metrics-allow")])
+            }
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.exposition()))

@@ -71,11 +71,7 @@ struct PasswordResetService: Sendable {
     /// Turns recorded requests into queued mail: one live token per account (a new one supersedes the
     /// old, T5), at most `mailPerWindow` and `mailPerDay` mails per address and `mailBudgetPerHour` in all.
     func processRequests() async throws {
-        // A processed request matters to the daily cap for a day; then it goes.
-        let horizon = clock.milliseconds() - 86_400_000
-        try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM reset_requests WHERE processed = \(bind: true) AND received_at < \(bind: horizon)").run()
-        }
+        // A processed request matters to the daily cap for a day; then ``Pruning`` deletes it.
         while true {
             let pending = try await database.withConnection { sql in
                 try await sql.raw("SELECT id, address, address_key FROM reset_requests WHERE processed = \(bind: false) ORDER BY id LIMIT 50").all()

@@ -15,6 +15,11 @@ public struct PasswordResetSettings: Sendable {
     public var requestsPerMinute = 10
     public var confirmBurst = 20
     public var confirmsPerMinute = 10
+    /// Per-network buckets for the built-in accounts: sign-ups, and sign-ins (each address has its own too).
+    public var signUpBurst = 10
+    public var signUpsPerMinute = 1
+    public var signInBurst = 20
+    public var signInsPerMinute = 10
     /// Reset mail the whole server sends per hour, across every address (R5's global budget).
     public var mailBudgetPerHour = 1000
     public var passwordPolicy = PasswordPolicy()

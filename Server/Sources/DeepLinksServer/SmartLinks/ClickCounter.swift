@@ -39,7 +39,9 @@ final class ClickCounter: Sendable {
                 for (key, clicks) in batch {
                     try await sql.raw(
                         """
-                        INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES (\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks))
+                        INSERT INTO link_clicks (code, day, platform, bot, clicks)
+                        SELECT \(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks)
+                        WHERE EXISTS (SELECT 1 FROM links WHERE code = \(bind: key.code))
                         ON CONFLICT (code, day, platform, bot) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
                         """
                     ).run()
