@@ -412,6 +412,20 @@ import Testing
         }
     }
 
+    @Test func aFreshServerAnswersItsRootWithAStartPage() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                let page = try await api.get("/")
+                #expect(page.status == .ok)
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                for expected in ["ABCDE12345.com.example.demo", "/.well-known/apple-app-site-association", "/healthz", "/metrics"] {
+                    #expect(page.text.contains(expected), "\(expected)")
+                }
+                #expect(try await api.get("/?link=https://elsewhere.example.org/x").status == .notFound, "a Firebase long link is still read")
+            }
+        }
+    }
+
     @Test func clicksForADeletedLinkAreNotStored() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let clicks = ClickCounter(database: world.database)

@@ -16,6 +16,32 @@ enum SmartLinkPages {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
+    /// `GET /` on a server: what it serves, for whom, and where to check it. Nothing secret: the same facts
+    /// the association file publishes.
+    static func start(_ policy: LinkPolicy) -> String {
+        let apps = policy.apps.map { app in
+            "<li><strong>\(HTML.escape(app.displayName))</strong>: <code>\(HTML.escape(app.appID))</code> on \(app.domains.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", "))</li>"
+        }.joined(separator: "\n")
+        return page(
+            title: "deeplinks",
+            body: """
+                <h1>deeplinks is running</h1>
+                <p>This server hosts the association files, the smart links of <code>\(HTML.escape(policy.linkDomain))</code> and the password-reset journey for:</p>
+                <ul>\(apps)</ul>
+                <h2>Check it</h2>
+                <ul>
+                <li><a href="/.well-known/apple-app-site-association">apple-app-site-association</a> and <a href="/.well-known/assetlinks.json">assetlinks.json</a>, as iOS and Android fetch them</li>
+                <li><a href="/healthz">/healthz</a>: the database (with a write), the mail queue, warnings</li>
+                <li><a href="/metrics">/metrics</a>: Prometheus text (loopback and allowed networks only)</li>
+                <li><a href="/reset-password">/reset-password</a>: the reset page people reach without the app</li>
+                </ul>
+                <h2>Docs</h2>
+                <p>The repository's README (running, replicas, backups, key rotation), and <code>deeplinks --help</code>:
+                <code>deeplinks aasa match --explain</code> tells whether a URL opens the app, and why.</p>
+                """
+        )
+    }
+
     static func page(title: String, head: String = "", body: String) -> String {
         """
         <!doctype html>

@@ -110,8 +110,12 @@ struct SmartLinkRoutes: Sendable {
                 try await resolve(request, context: context, counting: method == .get)
             }
             // Firebase Dynamic Links' long links (`/?link=...&ibi=...`), so migrated links keep working.
+            // Without a query: the start page, what this server is configured for and where to look.
             router.on("/", method: method) { request, _ -> Response in
-                try firebaseLongLink(request)
+                guard let query = request.uri.query, !query.isEmpty else {
+                    return SmartLinkPages.html(.ok, SmartLinkPages.start(policy))
+                }
+                return try firebaseLongLink(request)
             }
         }
     }
