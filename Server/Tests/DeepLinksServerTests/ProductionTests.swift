@@ -398,7 +398,9 @@ import Testing
                 $0.metricsAllowedFrom = ["10.0.0.0/8"]
             }
             try await world.serve(configure) { api in
-                #expect(try await api.get("/metrics").status == .ok, "loopback")
+                let local = try await api.get("/metrics")
+                #expect(local.status == .ok, "loopback")
+                #expect(local.text.contains("deeplinks_mail_outbox_queued 0"), "the queue's gauge, read at the scrape")
                 #expect(try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "10.2.3.4"]).status == .ok)
                 let outside = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "203.0.113.5"])
                 #expect(outside.status == .forbidden)

@@ -48,25 +48,12 @@ struct HealthReport: Codable, Sendable {
             let elapsed = clock.now - start
             let schema = try await Migrator(database: database, logger: logger).appliedVersions().max()
             let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            let counts = try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    SELECT
-                      (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: Int64.max)) AS queued,
-                      (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: Int64.max) AND sealed_message <> '') AS failed,
-                      (SELECT COUNT(*) FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)) AS budget_spent
-                    """
-                ).first()
-            }
-            let outbox = OutboxCheck(
-                queued: try counts?.decode(column: "queued", as: Int.self) ?? 0,
-                failed: try counts?.decode(column: "failed", as: Int.self) ?? 0
-            )
+            let (outbox, budgetSpent) = try await counts(database, now: now)
             var warnings: [String] = []
             if outbox.failed > 0 {
                 warnings.append("\(outbox.failed) message(s) will not be retried: see `deeplinks outbox list`")
             }
-            if try counts?.decode(column: "budget_spent", as: Int.self) ?? 0 >= mailBudgetPerHour {
+            if budgetSpent >= mailBudgetPerHour {
                 warnings.append("the hourly reset-mail budget for accounts younger than a day (\(mailBudgetPerHour)) is spent: such resets are held back")
             }
             return HealthReport(
@@ -85,6 +72,26 @@ struct HealthReport: Codable, Sendable {
                 warnings: []
             )
         }
+    }
+}
+
+extension HealthReport {
+    /// The outbox's queued and failed messages, and the reset mails to new accounts in the last hour.
+    static func counts(_ database: Database, now: Int64) async throws -> (OutboxCheck, budgetSpent: Int) {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: Int64.max)) AS queued,
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: Int64.max) AND sealed_message <> '') AS failed,
+                  (SELECT COUNT(*) FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)) AS budget_spent
+                """
+            ).first()
+        }
+        return (
+            OutboxCheck(queued: try row?.decode(column: "queued", as: Int.self) ?? 0, failed: try row?.decode(column: "failed", as: Int.self) ?? 0),
+            try row?.decode(column: "budget_spent", as: Int.self) ?? 0
+        )
     }
 }
 

@@ -19,10 +19,7 @@ struct OperationsRoutes: Sendable {
         router.get("/healthz") { _, _ -> Response in
             let report = await HealthReport.check(database, mailBudgetPerHour: mailBudgetPerHour, now: clock.milliseconds(), logger: logger)
             metrics.databaseUp.set(report.isHealthy ? Double(1) : Double(0))
-            if let outbox = report.outbox {
-                metrics.outboxQueued.set(Double(outbox.queued))
-                metrics.outboxFailed.set(Double(outbox.failed))
-            }
+
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let body = try encoder.encode(report)
@@ -36,6 +33,11 @@ struct OperationsRoutes: Sendable {
             // A request with no socket peer comes from inside the process (tests), never from the network.
             if let metricsReaders, let peer = context.peer, !metricsReaders.trusts(proxies.clientAddress(peer: peer, headers: request.headers)) {
                 throw APIError(status: .forbidden, code: "metrics_not_allowed", fields: ["reason": .string("/metrics answers loopback and the networks of --metrics-allow")])
+            }
+            // The queue's gauges are read from the database every server shares, at each scrape.
+            if let (outbox, _) = try? await HealthReport.counts(database, now: clock.milliseconds()) {
+                metrics.outboxQueued.set(Double(outbox.queued))
+                metrics.outboxFailed.set(Double(outbox.failed))
             }
             return Response(
                 status: .ok,
