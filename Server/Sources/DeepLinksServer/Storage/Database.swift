@@ -84,18 +84,27 @@ public final class Database: Sendable {
         return database
     }
 
-    /// Runs `body` with one connection held for its whole duration (use it for transactions).
+    /// How long a connection may be held before it is closed under its user (PostgreSQL only): a server that
+    /// stopped answering (frozen, or a network that drops packets) fails the request in this time with a 503
+    /// instead of holding it for minutes. Longer than the server-side `statement_timeout` (15 s), which ends
+    /// an ordinary slow statement first.
+    public static let holdLimit: Duration = .seconds(20)
+
+    /// Runs `body` with one connection held for its whole duration (use it for transactions). On PostgreSQL the
+    /// connection is closed if `body` holds it longer than `limit` (``holdLimit``; nil for no limit: migrations).
     public func withConnection<T: Sendable>(
+        limit: Duration? = Database.holdLimit,
         _ body: @Sendable (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await pool.withConnection(body)
+        try await pool.withConnection(limit: kind == .postgresql ? limit : nil, body)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T: Sendable>(
+        limit: Duration? = Database.holdLimit,
         _ body: @Sendable (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await withConnection { sql in
+        try await withConnection(limit: limit) { sql in
             try await sql.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(sql)
@@ -161,7 +170,7 @@ public final class Database: Sendable {
 
 /// Leases a connection for the duration of a closure.
 private protocol ConnectionLeasing: Sendable {
-    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func close() async throws
 }
 
@@ -171,9 +180,16 @@ private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked
     let pool: EventLoopConnectionPool<Source>
     let sql: @Sendable (Source.Connection) -> any SQLDatabase
 
-    func withConnection<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await pool.requestConnection().get()
         defer { pool.releaseConnection(connection) }
+        // Closing the connection fails the query waiting on it; the pool then discards it.
+        let deadline = limit.map { limit in
+            connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
+                _ = connection.close()
+            }
+        }
+        defer { deadline?.cancel() }
         return try await body(sql(connection))
     }
 

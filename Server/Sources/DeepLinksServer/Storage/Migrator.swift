@@ -24,7 +24,7 @@ public struct Migrator: Sendable {
         let kind = database.kind
         // Under the lock too: two servers starting on an empty PostgreSQL would both try to create the table,
         // and `IF NOT EXISTS` does not make concurrent creations safe (a duplicate-key error on pg_type).
-        try await database.transaction { sql in
+        try await database.transaction(limit: nil) { sql in
             if kind == .postgresql {
                 try await sql.raw("SELECT pg_advisory_xact_lock(727274)").run()
             }
@@ -45,9 +45,11 @@ public struct Migrator: Sendable {
         }
         var appliedNow: [Int] = []
         for migration in migrations where !applied.contains(migration.version) {
-            let didApply = try await database.transaction { sql in
+            // No time limit: a migration may rewrite a large table.
+            let didApply = try await database.transaction(limit: nil) { sql in
                 if kind == .postgresql {
                     try await sql.raw("SELECT pg_advisory_xact_lock(727274)").run()
+                    try await sql.raw("SET LOCAL statement_timeout = 0").run()
                 }
                 // Another process may have applied it while we waited for the lock.
                 let rows = try await sql.raw(
