@@ -114,14 +114,10 @@ struct ServerOptions: ParsableArguments {
         if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
             settings.secretKeys = try SecretKeys(parsing: keys)
         }
-        let proxies = trustedProxies.isEmpty
-            ? (environment["DEEPLINKS_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            : trustedProxies
-        settings.trustedProxies = try TrustedProxies(proxies.filter { !$0.isEmpty })
-        let metrics = metricsAllow.isEmpty
-            ? (environment["DEEPLINKS_METRICS_ALLOW"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            : metricsAllow
-        settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics.filter { !$0.isEmpty }
+        settings.trustedProxies = try TrustedProxies(Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"]))
+        let metrics = Self.list(metricsAllow, environment["DEEPLINKS_METRICS_ALLOW"])
+        settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics
+        // Refused here, with the entry named, rather than when the server is built.
         _ = try TrustedProxies(settings.metricsAllowedFrom ?? [])
         if let seconds = try Self.integer(idleTimeout, environment["DEEPLINKS_IDLE_TIMEOUT"], setting: "idle timeout") {
             guard (1...3600).contains(seconds) else { throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600") }
@@ -146,10 +142,8 @@ struct ServerOptions: ParsableArguments {
         if let domain = try Self.host(landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"], setting: "landing domain") {
             settings.smartLinks.landingDomain = domain
         }
-        let hosts = try (allowedDestinationHosts.isEmpty
-            ? (environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"] ?? "").split(separator: ",").map(String.init)
-            : allowedDestinationHosts
-        ).compactMap { try Self.host($0.trimmingCharacters(in: .whitespaces), setting: "allowed destination host") }
+        let hosts = try Self.list(allowedDestinationHosts, environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"])
+            .compactMap { try Self.host($0, setting: "allowed destination host") }
         if !hosts.isEmpty { settings.smartLinks.allowedHosts = hosts }
         // The admin key comes from the environment only, and only its digest is kept.
         if let key = environment["DEEPLINKS_ADMIN_KEY"] {
@@ -181,6 +175,13 @@ struct ServerOptions: ParsableArguments {
             throw ConfigurationError(setting: setting, reason: "'\(value)' \(problem)")
         }
         return value.lowercased()
+    }
+
+    /// A repeatable flag's values, or else the environment's comma-separated list; trimmed, empty entries dropped.
+    private static func list(_ flag: [String], _ environment: String?) -> [String] {
+        (flag.isEmpty ? (environment ?? "").split(separator: ",").map(String.init) : flag)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
     }
 
     private static func integer(_ flag: Int?, _ environment: String?, setting: String) throws -> Int? {

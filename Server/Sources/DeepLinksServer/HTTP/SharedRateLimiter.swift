@@ -33,12 +33,22 @@ struct SharedRateLimiter: Sendable {
                 """
             ).first()
             if taken != nil { return nil }
-            let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)").first()
-            let tokens = try row?.decode(column: "tokens", as: Double.self) ?? 0
-            let since = max(0, now - (try row?.decode(column: "updated_at", as: Int64.self) ?? now))
-            let missing = 1 - min(capacity, tokens + Double(since) * perMillisecond)
-            return max(1, Int((missing / perMillisecond / 1000).rounded(.up)))
+            return try await wait(bucket, now: now, on: sql) ?? 1
         }
+    }
+
+    /// The seconds to wait before the bucket of `key` has a token, or nil when it has one now; takes nothing.
+    func wait(_ key: String, now: Int64) async throws -> Int? {
+        try await database.withConnection { sql in try await wait("\(name):\(key)", now: now, on: sql) }
+    }
+
+    private func wait(_ bucket: String, now: Int64, on sql: any SQLDatabase) async throws -> Int? {
+        guard let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)").first() else { return nil }
+        let perMillisecond = Double(perMinute) / 60_000
+        let since = max(0, now - (try row.decode(column: "updated_at", as: Int64.self)))
+        let tokens = min(Double(capacity), try row.decode(column: "tokens", as: Double.self) + Double(since) * perMillisecond)
+        guard tokens < 1 else { return nil }
+        return max(1, Int(((1 - tokens) / perMillisecond / 1000).rounded(.up)))
     }
 }
 

@@ -25,8 +25,8 @@ struct PasswordResetService: Sendable {
     let metrics: ServerMetrics?
     /// What audit rows hash client addresses under, derived once.
     private let ipKey: SymmetricKey
-    /// Checks that name an address (`email` beside a token), per address, shared by every server: guessing
-    /// tokens for one victim is slowed down without ever killing the victim's own link.
+    /// Failed checks that name an address (`email` beside a token that is not theirs), per address, shared by
+    /// every server: guessing tokens for one victim is slowed down without ever killing the victim's own link.
     private let addressLimiter: SharedRateLimiter
 
     init(
@@ -173,16 +173,15 @@ struct PasswordResetService: Sendable {
     /// The live token `token` names, or nil.
     ///
     /// A failure counts against a token only when the token was found (a right token with a wrong address,
-    /// T7); a check that names an address takes from that address's bucket first (429 when empty), so
-    /// random tokens sent with a victim's address slow down, and the victim's link stays live.
+    /// T7). A check that names an address with a token that is not found takes from that address's bucket,
+    /// and once it is empty such checks answer 429: random tokens sent with a victim's address slow down, and
+    /// the victim's link stays live.
     func live(_ token: String, email submitted: String?, client: Client, event: String) async throws -> LiveToken? {
         let email = submitted.flatMap { try? EmailAddress($0) }?.normalized
-        if let email {
-            let bucket = keys.digest(email, purpose: "reset address", key: keys.current)
-            if let wait = try await addressLimiter.take(bucket, now: clock.milliseconds()) {
-                try await audit("reset.slowed", account: nil, client: client)
-                throw APIError.tooManyRequests(retryAfter: wait)
-            }
+        let addressBucket = email.map { keys.digest($0, purpose: "reset address", key: keys.current) }
+        if let addressBucket, let wait = try await addressLimiter.wait(addressBucket, now: clock.milliseconds()) {
+            try await audit("reset.slowed", account: nil, client: client)
+            throw APIError.tooManyRequests(retryAfter: wait)
         }
         if submitted != nil, email == nil {
             try await countFailure(tokenID: nil, client: client)
@@ -207,6 +206,7 @@ struct PasswordResetService: Sendable {
         guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
               digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
         else {
+            if let addressBucket { _ = try await addressLimiter.take(addressBucket, now: now) }
             try await countFailure(tokenID: nil, client: client)
             return nil
         }
