@@ -48,7 +48,7 @@ public struct SMTPTransport: MailTransport {
         let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         let host = settings.host
         let implicitTLS = settings.implicitTLS
-        let readTimeout = TimeAmount.nanoseconds(Int64(commandTimeout.components.seconds) * 1_000_000_000 + commandTimeout.components.attoseconds / 1_000_000_000)
+        let readTimeout = TimeAmount(commandTimeout)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: host, port: settings.port) { channel in

@@ -185,7 +185,7 @@ private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked
         defer { pool.releaseConnection(connection) }
         // Closing the connection fails the query waiting on it; the pool then discards it.
         let deadline = limit.map { limit in
-            connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.components.seconds) * 1_000_000_000)) {
+            connection.eventLoop.scheduleTask(in: TimeAmount(limit)) {
                 _ = connection.close()
             }
         }
