@@ -39,9 +39,10 @@ public enum DeepLinksApplication {
             sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", logger: logger, metrics: metrics
         )
         let trigger = BackgroundJobs.Trigger()
+        let hashing = HashingGate(limit: 16)
         let resets = PasswordResetService(
             database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
-            appName: app.displayName, wake: trigger.wake, logger: logger, metrics: metrics
+            appName: app.displayName, wake: trigger.wake, logger: logger, metrics: metrics, hashing: hashing
         )
         let clicks = ClickCounter(database: database, metrics: metrics)
         let jobs = BackgroundJobs(
@@ -55,7 +56,7 @@ public enum DeepLinksApplication {
         )
         let accounts = AccountService(
             database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher,
-            hashing: HashingGate(limit: 16)
+            hashing: hashing
         )
 
         let router = Router(context: AppRequestContext.self)

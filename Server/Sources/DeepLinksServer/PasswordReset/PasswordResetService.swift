@@ -23,6 +23,8 @@ struct PasswordResetService: Sendable {
     let wake: @Sendable () -> Void
     let logger: Logger
     let metrics: ServerMetrics?
+    /// Shared with the accounts: the password hashes computed or waiting at once.
+    let hashing: HashingGate
     /// What audit rows hash client addresses under, derived once.
     private let ipKey: SymmetricKey
     /// Failed checks that name an address (`email` beside a token that is not theirs), per address, shared by
@@ -31,8 +33,10 @@ struct PasswordResetService: Sendable {
 
     init(
         database: Database, keys: SecretKeys, clock: WallClock, settings: PasswordResetSettings, outbox: MailOutbox,
-        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void, logger: Logger, metrics: ServerMetrics? = nil
+        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void, logger: Logger, metrics: ServerMetrics? = nil,
+        hashing: HashingGate
     ) {
+        self.hashing = hashing
         self.logger = logger
         self.metrics = metrics
         self.addressLimiter = SharedRateLimiter(
@@ -259,7 +263,7 @@ struct PasswordResetService: Sendable {
         guard let live = try await live(token, email: email, client: client, event: "reset.confirming") else { throw Self.invalidToken }
         let problems = policy.problems(password, email: live.email)
         guard problems.isEmpty else { throw AccountService.weakPassword(problems) }
-        let hash = try await settings.hasher.hash(password)
+        let hash = try await hashing.run { try await settings.hasher.hash(password) }
         let now = clock.milliseconds()
         let cap = Int64(settings.failedAttemptCap)
         let resetPage = "https://\(links.host)/reset-password"
