@@ -20,12 +20,13 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         var text = String(text)
         // A zone (`fe80::1%eth0`) names an interface, not an address.
         if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
-        var v4 = in_addr()
-        var v6 = in6_addr()
+        // Byte buffers rather than `in_addr`/`in6_addr`: what inet_pton writes is the address in network order.
+        var v4 = [UInt8](repeating: 0, count: 4)
+        var v6 = [UInt8](repeating: 0, count: 16)
         if inet_pton(AF_INET, text, &v4) == 1 {
-            self = .v4(withUnsafeBytes(of: &v4) { Array($0) })
+            self = .v4(v4)
         } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            let bytes = v6
             if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
                 self = .v4(Array(bytes.suffix(4)))
             } else {
