@@ -314,6 +314,27 @@ import Testing
         }
     }
 
+    @Test func oneNetworkSpendsOnlyItsShareOfTheBudget() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let configure: (inout ServerSettings) -> Void = {
+                $0.passwordReset.mailBudgetPerNetworkPerHour = 2
+                $0.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"])
+            }
+            try await world.serve(configure) { api in
+                for index in 0..<4 { try await api.signUp("near\(index)@example.com", Self.password) }
+                for index in 0..<3 {
+                    try await api.requestReset("near\(index)@example.com", headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "2001:db8:7:7::\(index + 1)"])
+                }
+                _ = try await world.mail.waitFor(2)
+                try await Task.sleep(for: .seconds(1.5))
+                #expect(await world.mail.messages.count == 2, "one /64 gets two mails to new accounts an hour")
+                try await api.requestReset("near3@example.com", headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "198.51.100.9"])
+                _ = try await world.mail.waitFor(3)
+                #expect(await world.mail.messages.map(\.to).contains("near3@example.com"), "another network is not held back")
+            }
+        }
+    }
+
     @Test func theHourlyBudgetHoldsBackMailToNewAccountsOnly() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in

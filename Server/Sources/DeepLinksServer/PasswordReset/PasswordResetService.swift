@@ -61,10 +61,14 @@ struct PasswordResetService: Sendable {
     func request(email submitted: String, client: Client) async throws {
         let email = try AccountService.address(submitted)
         let key = keys.digest(email.normalized, purpose: "reset address", key: keys.current)
+        let network = hashed(ClientNetwork.key(client.address))
         let now = clock.milliseconds()
         try await database.withConnection { sql in
             try await sql.raw(
-                "INSERT INTO reset_requests (address, address_key, received_at) VALUES (\(bind: email.normalized), \(bind: key), \(bind: now))"
+                """
+                INSERT INTO reset_requests (address, address_key, client_key, received_at)
+                VALUES (\(bind: email.normalized), \(bind: key), \(bind: network), \(bind: now))
+                """
             ).run()
             // Who asked is known now; which account, only to the background job.
             try await audit("reset.received", account: nil, client: client, on: sql)
@@ -121,9 +125,15 @@ struct PasswordResetService: Sendable {
             let isNew = try account.decode(column: "created_at", as: Int64.self) > now - 86_400_000
             if isNew {
                 let spent = try await sql.raw(
-                    "SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)"
-                ).first()?.decode(column: "n", as: Int.self) ?? 0
-                guard spent < settings.mailBudgetPerHour else {
+                    """
+                    SELECT COUNT(*) AS n,
+                           SUM(CASE WHEN client_key = (SELECT client_key FROM reset_requests WHERE id = \(bind: id)) THEN 1 ELSE 0 END) AS here
+                    FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)
+                    """
+                ).first()
+                guard try spent?.decode(column: "n", as: Int.self) ?? 0 < settings.mailBudgetPerHour,
+                      try spent?.decode(column: "here", as: Int?.self) ?? 0 < settings.mailBudgetPerNetworkPerHour
+                else {
                     try await audit("reset.budget_exhausted", account: accountID, client: nil, on: sql)
                     return nil
                 }
@@ -157,7 +167,7 @@ struct PasswordResetService: Sendable {
             metrics?.resetBudgetExhausted.increment()
             logger.warning(
                 "reset mail held back: the hourly budget for accounts younger than a day is spent",
-                metadata: ["budget": "\(settings.mailBudgetPerHour)"]
+                metadata: ["budget": "\(settings.mailBudgetPerHour)", "per network": "\(settings.mailBudgetPerNetworkPerHour)"]
             )
         }
     }
@@ -301,10 +311,15 @@ struct PasswordResetService: Sendable {
         let userAgent: String?
     }
 
+    /// A keyed hash of a client address or network: what rows keep instead of the address.
+    private func hashed(_ address: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Array(address.utf8), using: ipKey)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
     /// a password or an address (S4).
     private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
-        let ipHash = client.map { Data(HMAC<SHA256>.authenticationCode(for: Array($0.address.utf8), using: ipKey)).prefix(12).map { String(format: "%02x", $0) }.joined() }
+        let ipHash = client.map { hashed($0.address) }
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()
         let insert: @Sendable (any SQLDatabase) async throws -> Void = { sql in

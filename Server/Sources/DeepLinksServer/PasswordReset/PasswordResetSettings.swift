@@ -20,8 +20,10 @@ public struct PasswordResetSettings: Sendable {
     public var signUpsPerMinute = 1
     public var signInBurst = 20
     public var signInsPerMinute = 10
-    /// Reset mail the whole server sends per hour, across every address (R5's global budget).
+    /// Reset mail sent per hour to accounts younger than a day, by every server together (R5's global budget),
+    /// and of those, asked for from one client network (a sign-up flood from one place spends its own share).
     public var mailBudgetPerHour = 1000
+    public var mailBudgetPerNetworkPerHour = 50
     public var passwordPolicy = PasswordPolicy()
     public var hasher = PasswordHasher()
 

@@ -167,8 +167,11 @@ public struct Migration: Sendable {
                 "CREATE INDEX audit_events_at ON audit_events(at)",
                 "CREATE INDEX password_resets_expiry ON password_resets(expires_at)",
                 "CREATE INDEX reset_requests_processed ON reset_requests(processed, id)",
-                // Mail to accounts younger than a day: what the hourly budget counts.
+                // Mail to accounts younger than a day, and who asked (a keyed hash of the client's network): what
+                // the hourly budgets count.
                 "ALTER TABLE reset_requests ADD COLUMN new_account BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE reset_requests ADD COLUMN client_key TEXT",
+                "CREATE INDEX reset_requests_client ON reset_requests(client_key, received_at)",
             ] {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
