@@ -17,13 +17,13 @@ struct DeferredLinks: Sendable {
     static let lifetimeMilliseconds: Int64 = 3_600_000
     static let purpose = "deferred-link"
 
-    /// A new token for the link `code`; expired tokens go at the same time.
+    /// A new token for the link `code`. Expired tokens are never redeemed, and ``Pruning`` deletes them
+    /// hourly (by the `expires_at` index), not each request.
     func issue(code: String) async throws -> String {
         let token = Base64URL.encode(SecureBytes.random(count: 16))
         let now = clock.milliseconds()
         let hash = keys.digest(token, purpose: Self.purpose, key: keys.current)
         try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM deferred_links WHERE expires_at <= \(bind: now)").run()
             try await sql.raw(
                 "INSERT INTO deferred_links (token_hash, code, expires_at) VALUES (\(bind: hash), \(bind: code), \(bind: now + Self.lifetimeMilliseconds))"
             ).run()

@@ -166,6 +166,7 @@ public struct Migration: Sendable {
                 "CREATE INDEX sessions_created ON sessions(created_at)",
                 "CREATE INDEX audit_events_at ON audit_events(at)",
                 "CREATE INDEX password_resets_expiry ON password_resets(expires_at)",
+                "CREATE INDEX deferred_links_expiry ON deferred_links(expires_at)",
                 "CREATE INDEX reset_requests_processed ON reset_requests(processed, id)",
                 // Mail to accounts younger than a day, and who asked (a keyed hash of the client's network): what
                 // the hourly budgets count.
