@@ -13,7 +13,7 @@ struct LinkStore: Sendable {
     /// The link of `code` as a redirect needs it: from memory when read in the last few seconds.
     func resolve(_ code: String) async throws -> SmartLink? {
         let now = clock.milliseconds()
-        if let hit = cache.lookup(code, now: now) { return hit.link }
+        if let hit = cache.lookup(code, now: now) { return hit }
         let link = try await find(code)
         cache.store(code, link, now: now)
         return link
@@ -85,27 +85,107 @@ struct LinkStore: Sendable {
     }
 }
 
-/// Recently read links (and unknown codes), by code, for `ttl` milliseconds; at most `capacity` entries.
+/// Recently read links, by code, each for `ttl` milliseconds (the staleness another server's edit may see;
+/// this server's own edits remove the entry at once), in two bounded CLOCK caches: one for known links and a
+/// smaller one for unknown codes, so requests for made-up codes evict each other and never a real link.
+///
+/// When a cache is full, the clock hand evicts one entry: the first whose reference bit is clear, clearing the
+/// bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied at once.
 final class LinkCache: Sendable {
-    let ttl: Int64 = 5_000
-    let capacity = 10_000
-    private let entries = Mutex<[String: (link: SmartLink?, at: Int64)]>([:])
+    let ttl: Int64
+    private let known: Mutex<ClockCache<SmartLink>>
+    private let unknown: Mutex<ClockCache<Void>>
 
-    func lookup(_ code: String, now: Int64) -> (link: SmartLink?, at: Int64)? {
-        entries.withLock { entries in
-            guard let entry = entries[code], now - entry.at < ttl else { return nil }
-            return entry
-        }
+    init(ttl: Int64 = 5_000, capacity: Int = 100_000, unknownCapacity: Int = 10_000) {
+        self.ttl = ttl
+        known = Mutex(ClockCache(capacity: capacity))
+        unknown = Mutex(ClockCache(capacity: unknownCapacity))
+    }
+
+    /// `.some(link)` for a fresh entry (`.some(nil)`: a code known not to exist), nil when the database must say.
+    func lookup(_ code: String, now: Int64) -> SmartLink?? {
+        if let link = known.withLock({ $0.value(code, now: now, ttl: ttl) }) { return .some(link) }
+        if unknown.withLock({ $0.value(code, now: now, ttl: ttl) }) != nil { return .some(nil) }
+        return nil
     }
 
     func store(_ code: String, _ link: SmartLink?, now: Int64) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[code] = (link, now)
+        if let link {
+            known.withLock { $0.insert(code, link, now: now) }
+        } else {
+            unknown.withLock { $0.insert(code, (), now: now) }
         }
     }
 
     func remove(_ code: String) {
-        _ = entries.withLock { $0.removeValue(forKey: code) }
+        known.withLock { $0.remove(code) }
+        unknown.withLock { $0.remove(code) }
+    }
+
+    var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }
+}
+
+/// A fixed number of slots, an index by key, a reference bit per slot and a hand (the CLOCK algorithm).
+struct ClockCache<Value> {
+    private struct Slot {
+        var key: String
+        var value: Value
+        var storedAt: Int64
+        var referenced: Bool
+    }
+
+    let capacity: Int
+    private var slots: [Slot?]
+    private var index: [String: Int] = [:]
+    private var hand = 0
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "a cache holds at least one entry")
+        self.capacity = capacity
+        slots = []
+        slots.reserveCapacity(capacity)
+    }
+
+    var count: Int { index.count }
+
+    /// The value of `key` stored less than `ttl` ago, marked as used; nil otherwise.
+    mutating func value(_ key: String, now: Int64, ttl: Int64) -> Value? {
+        guard let position = index[key], let slot = slots[position] else { return nil }
+        guard now - slot.storedAt < ttl else { return nil }
+        slots[position]!.referenced = true
+        return slot.value
+    }
+
+    mutating func insert(_ key: String, _ value: Value, now: Int64) {
+        if let position = index[key] {
+            slots[position] = Slot(key: key, value: value, storedAt: now, referenced: true)
+            return
+        }
+        let position: Int
+        if slots.count < capacity {
+            position = slots.count
+            slots.append(nil)
+        } else {
+            position = victim()
+            if let old = slots[position] { index[old.key] = nil }
+        }
+        slots[position] = Slot(key: key, value: value, storedAt: now, referenced: false)
+        index[key] = position
+    }
+
+    mutating func remove(_ key: String) {
+        guard let position = index.removeValue(forKey: key) else { return }
+        slots[position] = nil
+    }
+
+    /// The slot to reuse: an empty one, or the first unreferenced one after the hand (clearing bits on the way).
+    private mutating func victim() -> Int {
+        while true {
+            let position = hand
+            hand = (hand + 1) % capacity
+            guard let slot = slots[position] else { return position }
+            if !slot.referenced { return position }
+            slots[position]!.referenced = false
+        }
     }
 }
