@@ -41,3 +41,32 @@ import Testing
         #expect(cache.counts.known == 1, "a removed entry is not counted")
     }
 }
+
+/// The click counter's flush: one multi-row statement per thousand keys, links that exist only.
+@Suite struct ClickFlushTests {
+    @Test(arguments: TestDatabase.allCases)
+    func keysBeyondOneStatementAreAllStoredAndDeletedLinksDropped(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            let now = world.clock.wallClock.milliseconds()
+            try await world.database.withConnection { sql in
+                for index in 0..<500 {
+                    try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: "c\(index)"), '{}', 0, 0)").run()
+                }
+            }
+            let clicks = ClickCounter(database: world.database)
+            // 500 links × 5 platforms = 2,500 keys; and clicks for 100 codes that are not links.
+            for round in 0..<2 {
+                for index in 0..<500 {
+                    for platform in [ClientPlatform.iPhone, .iPad, .android, .desktop, .previewBot] {
+                        clicks.count(code: "c\(index)", platform: platform, at: now)
+                    }
+                }
+                for index in 0..<100 { clicks.count(code: "deleted\(index)", platform: .iPhone, at: now) }
+                try await clicks.flush()
+                let rows = try await world.sql("SELECT COUNT(*) AS n, CAST(SUM(clicks) AS BIGINT) AS total FROM link_clicks").first
+                #expect(try rows?.decode(column: "n", as: Int.self) == 2_500)
+                #expect(try rows?.decode(column: "total", as: Int.self) == 2_500 * (round + 1), "round \(round + 1) adds to the same rows")
+            }
+        }
+    }
+}

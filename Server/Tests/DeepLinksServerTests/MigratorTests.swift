@@ -18,6 +18,42 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func theLatestMigrationUpgradesADatabaseThatHoldsLinksClicksAndMail(_ kind: TestDatabase) async throws {
+        guard kind.isAvailable else { return }
+        let (database, cleanup) = try await kind.open()
+        let logger = Logger(label: "test")
+        try await Migrator(database: database, migrations: Array(Migration.all.prefix(4)), logger: logger).migrate()
+        try await database.withConnection { sql in
+            try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', 1, 1)").run()
+            try await sql.raw("INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('kept', '2026-11-24', 'iphone', \(bind: false), 41)").run()
+            try await sql.raw("INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at) VALUES ('old', 'x', 1, 1)").run()
+        }
+        #expect(try await Migrator(database: database, logger: logger).migrate() == [5])
+        let clicks = try await database.withConnection { sql in
+            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(column: "clicks", as: Int.self)
+        }
+        #expect(clicks == 41, "clicks kept through the table's new shape")
+        // The upsert the click counter uses still finds its conflict target.
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('kept', '2026-11-24', 'iphone', \(bind: false), 1)
+                ON CONFLICT (code, day, platform, bot) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
+                """
+            ).run()
+        }
+        let after = try await database.withConnection { sql in
+            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(column: "clicks", as: Int.self)
+        }
+        #expect(after == 42)
+        let old = try await database.withConnection { sql in
+            try await sql.raw("SELECT message_id, key_version FROM mail_outbox WHERE kind = 'old'").first()
+        }
+        #expect(try old?.decode(column: "message_id", as: String?.self) == nil, "a message queued before keeps working without one")
+        await cleanup()
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func aFailingMigrationRollsBackAndIsNotRecorded(_ kind: TestDatabase) async throws {
         guard kind.isAvailable else { return }
         let (database, cleanup) = try await kind.open()

@@ -27,7 +27,12 @@ final class ClickCounter: Sendable {
         pending.withLock { $0[key, default: 0] += 1 }
     }
 
-    /// Adds the pending counts to the table; on failure they are kept for the next flush.
+    /// Rows per statement: five values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+    static let rowsPerStatement = 1_000
+
+    /// Adds the pending counts to the table, in one multi-row upsert per thousand keys (one statement, not one
+    /// per key, so the write holds SQLite's one connection briefly); counts for a link that no longer exists are
+    /// dropped. On failure they are kept for the next flush.
     func flush() async throws {
         let batch = pending.withLock { counts in
             defer { counts.removeAll() }
@@ -35,13 +40,17 @@ final class ClickCounter: Sendable {
         }
         guard !batch.isEmpty else { return }
         do {
+            let rows = Array(batch)
             try await database.transaction { sql in
-                for (key, clicks) in batch {
+                for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
+                    let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map { key, clicks -> SQLQueryString in
+                        "(\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks))"
+                    }
                     try await sql.raw(
                         """
+                        WITH counted (code, day, platform, bot, clicks) AS (VALUES \(values.joined(separator: ", ")))
                         INSERT INTO link_clicks (code, day, platform, bot, clicks)
-                        SELECT \(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks)
-                        WHERE EXISTS (SELECT 1 FROM links WHERE code = \(bind: key.code))
+                        SELECT code, day, platform, bot, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
                         ON CONFLICT (code, day, platform, bot) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
                         """
                     ).run()

@@ -149,7 +149,24 @@ public struct Migration: Sendable {
         // must hold across servers live in `rate_limits`; sessions expire when idle.
         Migration(version: 5, name: "outbox claims, shared rate limits, session lifetime, pruning indexes") { sql, kind in
             let real = kind == .sqlite ? "REAL" : "DOUBLE PRECISION"
-            for statement in [
+            // SQLite: the click table is its primary key (WITHOUT ROWID) instead of a table and an index that
+            // both hold the key.
+            let clicksWithoutRowID = kind == .sqlite ? [
+                """
+                CREATE TABLE link_clicks_keyed (
+                    code TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    bot BOOLEAN NOT NULL,
+                    clicks BIGINT NOT NULL,
+                    PRIMARY KEY (code, day, platform, bot)
+                ) WITHOUT ROWID
+                """,
+                "INSERT INTO link_clicks_keyed SELECT code, day, platform, bot, clicks FROM link_clicks",
+                "DROP TABLE link_clicks",
+                "ALTER TABLE link_clicks_keyed RENAME TO link_clicks",
+            ] : []
+            for statement in clicksWithoutRowID + [
                 "ALTER TABLE mail_outbox ADD COLUMN message_id TEXT",
                 "ALTER TABLE mail_outbox ADD COLUMN key_version BIGINT",
                 "ALTER TABLE mail_outbox ADD COLUMN reset_token_hash TEXT",
