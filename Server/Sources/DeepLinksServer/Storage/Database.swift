@@ -57,13 +57,17 @@ public final class Database: Sendable {
             configuration.coreConfiguration.options.connectTimeout = .seconds(5)
             // A statement that runs longer fails (and its request answers 503) instead of holding a connection.
             configuration.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "15000"))
-            pool = Pool(
-                pool: EventLoopConnectionPool(
+            // About 8 connections, spread over the event loops (on one loop, every query's I/O shared one core).
+            let group = MultiThreadedEventLoopGroup.singleton
+            let loops = Array(group.makeIterator()).count
+            pool = GroupPool(
+                pool: EventLoopGroupConnectionPool(
                     source: PostgresConnectionSource(sqlConfiguration: configuration),
-                    maxConnections: 8,
+                    maxConnectionsPerEventLoop: max(1, 8 / loops),
                     requestTimeout: .seconds(10),
+                    pruneInterval: nil,
                     logger: logger,
-                    on: eventLoop
+                    on: group
                 ),
                 sql: { $0.sql(queryLogLevel: nil) }
             )
@@ -176,8 +180,8 @@ private protocol ConnectionLeasing: Sendable {
     func close() async throws
 }
 
-/// An AsyncKit pool of either driver; `sql` wraps a driver connection in SQLKit with query logging off.
-/// The pool hops to its event loop itself, so the wrapper only forwards.
+/// An AsyncKit pool on one event loop (SQLite's one connection); `sql` wraps a driver connection in SQLKit
+/// with query logging off. The pool hops to its event loop itself, so the wrapper only forwards.
 private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked Sendable {
     let pool: EventLoopConnectionPool<Source>
     let sql: @Sendable (Source.Connection) -> any SQLDatabase
@@ -185,17 +189,41 @@ private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked
     func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await pool.requestConnection().get()
         defer { pool.releaseConnection(connection) }
-        // Closing the connection fails the query waiting on it; the pool then discards it.
-        let deadline = limit.map { limit in
-            connection.eventLoop.scheduleTask(in: TimeAmount(limit)) {
-                _ = connection.close()
-            }
-        }
-        defer { deadline?.cancel() }
-        return try await body(sql(connection))
+        return try await lease(connection, limit: limit, sql: sql, body)
     }
 
     func close() async throws {
         try await pool.close().get()
     }
+}
+
+/// An AsyncKit pool over every event loop of a group (PostgreSQL): each request takes a connection of the next loop.
+private struct GroupPool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<Source>
+    let sql: @Sendable (Source.Connection) -> any SQLDatabase
+
+    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await pool.requestConnection().get()
+        defer { pool.releaseConnection(connection) }
+        return try await lease(connection, limit: limit, sql: sql, body)
+    }
+
+    func close() async throws {
+        try await pool.shutdownAsync()
+    }
+}
+
+/// Runs `body` on a leased connection; with a `limit`, the connection is closed if `body` holds it longer.
+private func lease<Connection: ConnectionPoolItem, T: Sendable>(
+    _ connection: Connection, limit: Duration?, sql: (Connection) -> any SQLDatabase,
+    _ body: @Sendable (any SQLDatabase) async throws -> T
+) async throws -> T {
+    // Closing the connection fails the query waiting on it; the pool then discards it.
+    let deadline = limit.map { limit in
+        connection.eventLoop.scheduleTask(in: TimeAmount(limit)) {
+            _ = connection.close()
+        }
+    }
+    defer { deadline?.cancel() }
+    return try await body(sql(connection))
 }
