@@ -60,7 +60,7 @@ public final class Database: Sendable {
             // About 8 connections, spread over the event loops (on one loop, every query's I/O shared one core).
             let group = MultiThreadedEventLoopGroup.singleton
             let loops = Array(group.makeIterator()).count
-            pool = GroupPool(
+            pool = Pool(
                 pool: EventLoopGroupConnectionPool(
                     source: PostgresConnectionSource(sqlConfiguration: configuration),
                     maxConnectionsPerEventLoop: max(1, 8 / loops),
@@ -180,41 +180,45 @@ private protocol ConnectionLeasing: Sendable {
     func close() async throws
 }
 
-/// An AsyncKit pool on one event loop (SQLite's one connection); `sql` wraps a driver connection in SQLKit
-/// with query logging off. The pool hops to its event loop itself, so the wrapper only forwards.
-private struct Pool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked Sendable {
-    let pool: EventLoopConnectionPool<Source>
-    let sql: @Sendable (Source.Connection) -> any SQLDatabase
-
-    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let connection = try await pool.requestConnection().get()
-        defer { pool.releaseConnection(connection) }
-        return try await lease(connection, limit: limit, sql: sql, body)
-    }
-
-    func close() async throws {
-        try await pool.close().get()
-    }
+/// The two AsyncKit pools the server uses: one event loop (SQLite's one connection), or every loop of a group
+/// (PostgreSQL: each request takes a connection of the next loop). Both hop to their loops themselves.
+private protocol AsyncKitPool {
+    associatedtype Source: ConnectionPoolSource
+    func requestConnection() -> EventLoopFuture<Source.Connection>
+    func release(_ connection: Source.Connection)
+    func shutDown() async throws
 }
 
-/// An AsyncKit pool over every event loop of a group (PostgreSQL): each request takes a connection of the next loop.
-private struct GroupPool<Source: ConnectionPoolSource>: ConnectionLeasing, @unchecked Sendable {
-    let pool: EventLoopGroupConnectionPool<Source>
-    let sql: @Sendable (Source.Connection) -> any SQLDatabase
+extension EventLoopConnectionPool: AsyncKitPool {
+    func release(_ connection: Source.Connection) { releaseConnection(connection) }
+    func shutDown() async throws { try await close().get() }
+}
+
+extension EventLoopGroupConnectionPool: AsyncKitPool {
+    func requestConnection() -> EventLoopFuture<Source.Connection> { requestConnection(logger: nil, on: nil) }
+    func release(_ connection: Source.Connection) { releaseConnection(connection) }
+    func shutDown() async throws { try await shutdownAsync() }
+}
+
+/// A pool of either driver; `sql` wraps a driver connection in SQLKit with query logging off. The AsyncKit pools
+/// lock their own state, hence `@unchecked Sendable`.
+private struct Pool<Leasing: AsyncKitPool>: ConnectionLeasing, @unchecked Sendable where Leasing.Source.Connection: Sendable {
+    let pool: Leasing
+    let sql: @Sendable (Leasing.Source.Connection) -> any SQLDatabase
 
     func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await pool.requestConnection().get()
-        defer { pool.releaseConnection(connection) }
+        defer { pool.release(connection) }
         return try await lease(connection, limit: limit, sql: sql, body)
     }
 
     func close() async throws {
-        try await pool.shutdownAsync()
+        try await pool.shutDown()
     }
 }
 
 /// Runs `body` on a leased connection; with a `limit`, the connection is closed if `body` holds it longer.
-private func lease<Connection: ConnectionPoolItem, T: Sendable>(
+private func lease<Connection: ConnectionPoolItem & Sendable, T: Sendable>(
     _ connection: Connection, limit: Duration?, sql: (Connection) -> any SQLDatabase,
     _ body: @Sendable (any SQLDatabase) async throws -> T
 ) async throws -> T {
