@@ -7,8 +7,8 @@ import SQLKit
 import Synchronization
 import Testing
 
-/// Several servers on one database, faults and abuse (issue: production on more than one machine). Each test
-/// failed before its fix; the cluster test (Tests/Cluster/run) checks the same with real processes and nginx.
+/// Several servers on one database, faults and abuse (issue: production on more than one machine). The cluster
+/// test (Server/Tests/Cluster/run) checks the same with real processes and nginx.
 @Suite struct ProductionTests {
     static let password = ResetTokenTests.password
 
@@ -392,10 +392,9 @@ import Testing
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve { api in
                 try await api.signUp("sessions@example.com", Self.password)
-                let idle = try #require(try await api.signIn("sessions@example.com", Self.password))
+                let used = try #require(try await api.signIn("sessions@example.com", Self.password))
                 world.clock.advance(seconds: 29 * 86_400)
-                #expect(try await api.me(idle) == .ok)
-                let used = idle
+                #expect(try await api.me(used) == .ok)
                 world.clock.advance(seconds: 29 * 86_400)
                 #expect(try await api.me(used) == .ok, "used 29 days ago: still live")
                 world.clock.advance(seconds: 31 * 86_400)

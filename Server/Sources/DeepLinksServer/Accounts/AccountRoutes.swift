@@ -24,30 +24,24 @@ struct AccountRoutes: Sendable {
         passwordChanges = SharedRateLimiter(database: database, name: "password-change", capacity: 5, perMinute: 1)
     }
 
-    /// 429 with `Retry-After` when the bucket of `key` is empty.
-    private func admit(_ limiter: SharedRateLimiter, _ key: String) async throws {
-        if let wait = try await limiter.take(key, now: accounts.clock.milliseconds()) {
-            throw APIError.tooManyRequests(retryAfter: wait)
-        }
-    }
-
     private func network(_ request: Request, _ context: AppRequestContext) -> String {
         ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
     }
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/accounts") { request, context -> Response in
-            try await admit(signUps, network(request, context))
+            try await signUps.admit(network(request, context), now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             let account = try await accounts.signUp(email: try body.string("email"), password: try body.string("password"))
             return JSONResponse.make(.created, ["email": .string(account.display)])
         }
         router.post("/v1/sessions") { request, context -> Response in
-            try await admit(signIns, network(request, context))
+            try await signIns.admit(network(request, context), now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             let email = try body.string("email")
             if let address = try? EmailAddress(email) {
-                try await admit(signInsPerAddress, accounts.keys.digest(address.normalized, purpose: "sign-in address", key: accounts.keys.current))
+                let bucket = accounts.keys.digest(address.normalized, purpose: "sign-in address", key: accounts.keys.current)
+                try await signInsPerAddress.admit(bucket, now: accounts.clock.milliseconds())
             }
             let token = try await accounts.signIn(email: email, password: try body.string("password"))
             return JSONResponse.make(.created, ["token": .string(token)])
@@ -58,7 +52,7 @@ struct AccountRoutes: Sendable {
         }
         router.post("/v1/me/password") { request, context -> Response in
             guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
-            try await admit(passwordChanges, String(account.id))
+            try await passwordChanges.admit(String(account.id), now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             try await accounts.changePassword(
                 account: account, session: token, current: try body.string("currentPassword"), new: try body.string("newPassword")

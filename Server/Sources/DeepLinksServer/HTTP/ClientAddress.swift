@@ -54,7 +54,7 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A network: an address and a prefix length (`10.0.0.0/8`, `fd00::/8`); a bare address is a network of one.
-struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+struct IPNetwork: Sendable, Hashable {
     let address: IPAddress
     let prefixLength: Int
 
@@ -90,8 +90,6 @@ struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         }
         return true
     }
-
-    var description: String { "\(address)/\(prefixLength)" }
 }
 
 /// Which address a request comes from, for throttles and audit: the TCP peer, unless the peer is a

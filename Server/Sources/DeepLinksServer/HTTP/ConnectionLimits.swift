@@ -25,27 +25,26 @@ final class ConnectionLimiter: Sendable {
         Handler(limiter: self)
     }
 
-    /// Counts a connection from `address`; false when the cap is reached (the connection is not counted).
-    func admit(_ address: String) -> Bool {
-        if proxies.trusts(address) { return true }
-        let key = ClientNetwork.key(address)
-        return open.withLock { open in
+    /// The key a connection from `address` counts under, or nil for a trusted proxy (not counted).
+    func key(_ address: String) -> String? {
+        proxies.trusts(address) ? nil : ClientNetwork.key(address)
+    }
+
+    /// Counts a connection under `key`; false when the cap is reached (the connection is not counted).
+    func admit(_ key: String) -> Bool {
+        open.withLock { open in
             guard open[key, default: 0] < perPeer else { return false }
             open[key, default: 0] += 1
             return true
         }
     }
 
-    func release(_ address: String) {
-        if proxies.trusts(address) { return }
-        let key = ClientNetwork.key(address)
+    func release(_ key: String) {
         open.withLock { open in
             open[key, default: 1] -= 1
             if open[key] == 0 { open[key] = nil }
         }
     }
-
-    var openConnections: Int { open.withLock { $0.values.reduce(0, +) } }
 
     final class Handler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPRequestPart
@@ -57,9 +56,9 @@ final class ConnectionLimiter: Sendable {
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
-            guard let address = context.channel.remoteAddress?.ipAddress else { return }
-            if limiter.admit(address) {
-                counted = address
+            guard let address = context.channel.remoteAddress?.ipAddress, let key = limiter.key(address) else { return }
+            if limiter.admit(key) {
+                counted = key
             } else {
                 context.close(promise: nil)
             }

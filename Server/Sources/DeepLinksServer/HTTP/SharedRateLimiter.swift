@@ -9,7 +9,7 @@ import SQLKit
 /// the same as no bucket, so ``Pruning`` deletes rows idle for an hour (every bucket here refills sooner).
 struct SharedRateLimiter: Sendable {
     let database: Database
-    /// Prefixes every key: `reset-request`, `sign-in-account`...
+    /// Prefixes every key: `reset-request`, `sign-in-address`...
     let name: String
     let capacity: Int
     let perMinute: Int
@@ -35,6 +35,11 @@ struct SharedRateLimiter: Sendable {
             if taken != nil { return nil }
             return try await wait(bucket, now: now, on: sql) ?? 1
         }
+    }
+
+    /// Takes a token from the bucket of `key`, or throws 429 with `Retry-After`.
+    func admit(_ key: String, now: Int64) async throws {
+        if let wait = try await take(key, now: now) { throw APIError.tooManyRequests(retryAfter: wait) }
     }
 
     /// The seconds to wait before the bucket of `key` has a token, or nil when it has one now; takes nothing.

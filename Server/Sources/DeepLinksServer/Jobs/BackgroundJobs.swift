@@ -22,25 +22,31 @@ public final class BackgroundJobs: Service, Sendable {
 
     /// Wakes the jobs; made before them, so the code that leaves work (built first) can hold it.
     final class Trigger: Sendable {
-        private let continuations = Mutex<[AsyncStream<Void>.Continuation]>([])
-        private let finished = Mutex(false)
+        /// One continuation per job loop; nil once finished.
+        private let continuations = Mutex<[AsyncStream<Void>.Continuation]?>([])
 
-        /// A stream of wake-ups for one job loop: at most one pending.
+        /// A stream of wake-ups for one job loop: at most one pending. Already finished after ``finish()``.
         func subscribe() -> AsyncStream<Void> {
             let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            if finished.withLock({ $0 }) { continuation.finish() }
-            continuations.withLock { $0.append(continuation) }
+            let open = continuations.withLock { list in
+                list?.append(continuation)
+                return list != nil
+            }
+            if !open { continuation.finish() }
             return stream
         }
 
         /// Asks for a run of every job now (after a commit that left work).
         @Sendable func wake() {
-            for continuation in continuations.withLock({ $0 }) { continuation.yield() }
+            for continuation in continuations.withLock({ $0 ?? [] }) { continuation.yield() }
         }
 
         func finish() {
-            finished.withLock { $0 = true }
-            for continuation in continuations.withLock({ $0 }) { continuation.finish() }
+            let list = continuations.withLock { list in
+                defer { list = nil }
+                return list ?? []
+            }
+            for continuation in list { continuation.finish() }
         }
     }
 
@@ -58,7 +64,7 @@ public final class BackgroundJobs: Service, Sendable {
         self.logger = logger
     }
 
-    /// Runs every job once, in order (tests, and the last round at shutdown).
+    /// Runs every job once, in order.
     public func runOnce() async {
         for job in jobs { await run(job) }
     }

@@ -15,6 +15,9 @@ import SQLKit
 /// and the Message-ID is chosen when the row is queued, so the rare duplicate (a crash between the SMTP
 /// server's 250 and the row's update) carries the same Message-ID and receivers can drop it.
 public struct MailOutbox: Sendable {
+    /// `next_attempt_at` of a message that will not be tried again: failed for good, or dropped (body erased).
+    static let never = Int64.max
+
     let keys: SecretKeys
     let clock: WallClock
     /// The right-hand side of Message-IDs.
@@ -134,7 +137,7 @@ struct MailSender: Sendable {
         let id = claimed.id
         do {
             if let hash = claimed.resetTokenHash, !(try await isLive(resetTokenHash: hash, now: now)) {
-                try await finish(id, sentAt: nil, next: Int64.max, error: "not sent: its reset link was superseded, used or expired first", erase: true)
+                try await finish(id, sentAt: nil, next: MailOutbox.never, error: "not sent: its reset link was superseded, used or expired first", erase: true)
                 logger.info("mail dropped: its reset link is no longer live", metadata: ["outbox_id": "\(id)"])
                 metrics?.mailDropped.increment()
                 return
@@ -157,7 +160,7 @@ struct MailSender: Sendable {
             let failure = error as? MailDeliveryError ?? MailDeliveryError(Database.reason(error))
             let attempts = claimed.attempts
             let delay = min(Int64(2_000) << min(attempts - 1, 20), 15 * 60 * 1000)
-            try? await finish(id, sentAt: nil, next: failure.isPermanent ? Int64.max : now + delay, error: failure.reason)
+            try? await finish(id, sentAt: nil, next: failure.isPermanent ? MailOutbox.never : now + delay, error: failure.reason)
             logger.warning(
                 "mail not sent",
                 metadata: ["outbox_id": "\(id)", "attempt": "\(attempts)", "reason": "\(failure.reason)", "retry": "\(failure.isPermanent ? "never (deeplinks outbox requeue)" : "in \(delay / 1000) s")"]

@@ -39,7 +39,7 @@ public struct OutboxAdmin: Sendable {
             let status: String
             if try row.decode(column: "sent_at", as: Int64?.self) != nil {
                 status = "sent"
-            } else if try row.decode(column: "next_attempt_at", as: Int64.self) == Int64.max {
+            } else if try row.decode(column: "next_attempt_at", as: Int64.self) == MailOutbox.never {
                 status = try row.decode(column: "erased", as: Bool.self) ? "dropped" : "failed"
             } else {
                 status = attempts == 0 ? "queued" : "retrying"
@@ -63,7 +63,7 @@ public struct OutboxAdmin: Sendable {
             try await sql.raw(
                 """
                 UPDATE mail_outbox SET next_attempt_at = \(bind: now), last_error = NULL
-                WHERE sent_at IS NULL AND sealed_message <> '' AND next_attempt_at = \(bind: Int64.max) \(which) RETURNING id
+                WHERE sent_at IS NULL AND sealed_message <> '' AND next_attempt_at = \(bind: MailOutbox.never) \(which) RETURNING id
                 """
             ).all().count
         }

@@ -52,9 +52,7 @@ struct PasswordResetRoutes: Sendable {
     /// The client, or 429 with `Retry-After` when the bucket of its network (see ``ClientNetwork``) is empty.
     private func admit(_ request: Request, _ context: AppRequestContext, limiter: SharedRateLimiter) async throws -> PasswordResetService.Client {
         let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
-        if let wait = try await limiter.take(ClientNetwork.key(address), now: service.clock.milliseconds()) {
-            throw APIError.tooManyRequests(retryAfter: wait)
-        }
+        try await limiter.admit(ClientNetwork.key(address), now: service.clock.milliseconds())
         return .init(address: address, userAgent: request.headers[.userAgent])
     }
 }

@@ -206,28 +206,19 @@ private struct Pool<Leasing: AsyncKitPool>: ConnectionLeasing, @unchecked Sendab
     let pool: Leasing
     let sql: @Sendable (Leasing.Source.Connection) -> any SQLDatabase
 
+    /// With a `limit`, the connection is closed if `body` holds it longer: that fails the query waiting on it,
+    /// and the pool then discards the connection.
     func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await pool.requestConnection().get()
         defer { pool.release(connection) }
-        return try await lease(connection, limit: limit, sql: sql, body)
+        let deadline = limit.map { limit in
+            connection.eventLoop.scheduleTask(in: TimeAmount(limit)) { _ = connection.close() }
+        }
+        defer { deadline?.cancel() }
+        return try await body(sql(connection))
     }
 
     func close() async throws {
         try await pool.shutDown()
     }
-}
-
-/// Runs `body` on a leased connection; with a `limit`, the connection is closed if `body` holds it longer.
-private func lease<Connection: ConnectionPoolItem & Sendable, T: Sendable>(
-    _ connection: Connection, limit: Duration?, sql: (Connection) -> any SQLDatabase,
-    _ body: @Sendable (any SQLDatabase) async throws -> T
-) async throws -> T {
-    // Closing the connection fails the query waiting on it; the pool then discards it.
-    let deadline = limit.map { limit in
-        connection.eventLoop.scheduleTask(in: TimeAmount(limit)) {
-            _ = connection.close()
-        }
-    }
-    defer { deadline?.cancel() }
-    return try await body(sql(connection))
 }
