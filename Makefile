@@ -26,7 +26,7 @@ test-cluster:
 	python3 Server/Tests/Cluster/run "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 serve:
-	swift run --package-path Server deeplinks serve
+	swift run --package-path Server deeplinks serve --config Server/Examples/demo-app.json
 
 benchmark:
 	cd Benchmarks && swift package --disable-sandbox benchmark

@@ -32,22 +32,26 @@ public enum DeepLinksApplication {
         // The app's name makes a password guessable in context (C3).
         resetSettings.passwordPolicy.contextWords.append(settings.app.displayName)
         let app = settings.app
-        let links = try ResetLinks(app: app)
-        let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: links.host)
+        let host = app.domains[0]
+        let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: host)
         let sender = MailSender(
-            database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: links.host),
-            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(links.host)>", logger: logger, metrics: metrics
+            database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: host),
+            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(host)>", logger: logger, metrics: metrics
         )
         let trigger = BackgroundJobs.Trigger()
         let hashing = HashingGate(limit: 16)
-        let resets = PasswordResetService(
-            database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox, links: links,
-            appName: app.displayName, wake: trigger.wake, logger: logger, metrics: metrics, hashing: hashing
-        )
+        // The reset journey runs when the configuration names the route of the app's reset screen.
+        let resets = try app.passwordReset.map { reset in
+            PasswordResetService(
+                database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox,
+                links: try ResetLinks(app: app, reset: reset), appName: app.displayName, wake: trigger.wake, logger: logger,
+                metrics: metrics, hashing: hashing
+            )
+        }
+        if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
         let clicks = ClickCounter(database: database, metrics: metrics)
         let jobs = BackgroundJobs(
-            [
-                .init(name: "password-reset requests", run: resets.processRequests),
+            (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? []) + [
                 .init(name: "mail", run: sender.drain),
                 .init(name: "click counts", run: clicks.flush, atShutdown: true),
                 .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
@@ -69,8 +73,11 @@ public enum DeepLinksApplication {
         ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
         AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(on: router)
-        PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
-        ResetLandingPage(app: app, links: links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
+        ResetLandingPage.registerAssets(on: router)
+        if let resets {
+            PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
+            ResetLandingPage(app: app, links: resets.links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
+        }
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(
             store: LinkStore(database: database, clock: clock), clicks: clicks,

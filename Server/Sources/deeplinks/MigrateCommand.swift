@@ -12,18 +12,18 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let settings = try options.resolve()
+            let url = try options.database()
             let logger = bootstrapLogging(level: try options.logLevel())
-            let database = try await Database.open(settings.database, logger: logger)
+            let database = try await Database.open(url, logger: logger)
             let migrator = Migrator(database: database, logger: logger)
             do {
                 let applied = try await migrator.migrate()
                 let version = try await migrator.appliedVersions().max() ?? 0
                 if applied.isEmpty {
-                    print("\(settings.database.redacted): up to date at schema version \(version)")
+                    print("\(url.redacted): up to date at schema version \(version)")
                 } else {
                     let list = applied.map(String.init).joined(separator: ", ")
-                    print("\(settings.database.redacted): applied \(applied.count) migration(s) (\(list)); schema version \(version)")
+                    print("\(url.redacted): applied \(applied.count) migration(s) (\(list)); schema version \(version)")
                 }
             } catch {
                 try? await database.close()

@@ -49,9 +49,9 @@ struct OutboxCommand: AsyncParsableCommand {
 
 /// Opens the configured database (migrated), runs `body` on its outbox, closes it.
 private func withOutbox(_ options: ServerOptions, _ body: (OutboxAdmin) async throws -> Void) async throws {
-    let settings = try options.resolve()
+    let url = try options.database()
     let logger = bootstrapLogging(level: try options.logLevel())
-    let database = try await Database.open(settings.database, logger: logger)
+    let database = try await Database.open(url, logger: logger)
     do {
         try await Migrator(database: database, logger: logger).migrate()
         try await body(OutboxAdmin(database: database))

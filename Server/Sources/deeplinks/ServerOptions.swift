@@ -13,7 +13,7 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         name: .customLong("config"),
-        help: "App configuration file (JSON, see Server/Examples/demo-app.json). Env: DEEPLINKS_CONFIG. Default: the built-in demo app."
+        help: "App configuration file (JSON; Server/Examples/demo-app.json is the demo app's). Env: DEEPLINKS_CONFIG. Required."
     )
     var configPath: String?
 
@@ -90,8 +90,19 @@ struct ServerOptions: ParsableArguments {
     var logLevel: String?
 
     /// Flags first, then the environment, then the defaults. Throws a one-line reason.
+    /// The database alone, for the commands that need no app configuration (`migrate`, `outbox`).
+    func database(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DatabaseURL {
+        try DatabaseURL(parsing: databaseURL ?? environment["DEEPLINKS_DATABASE_URL"] ?? DatabaseURL.defaultValue)
+    }
+
     func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerSettings {
-        var settings = ServerSettings()
+        guard let path = configPath ?? environment["DEEPLINKS_CONFIG"] else {
+            throw ConfigurationError(
+                setting: "app configuration",
+                reason: "none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)"
+            )
+        }
+        var settings = ServerSettings(app: try AppConfiguration.load(path: path))
         if let host = host ?? environment["DEEPLINKS_HOST"] {
             guard !host.isEmpty, !host.contains("/") else {
                 throw ConfigurationError(setting: "host", reason: "'\(host)' is not an address to bind")
@@ -103,13 +114,8 @@ struct ServerOptions: ParsableArguments {
         } else if let value = environment["DEEPLINKS_PORT"] {
             settings.port = try Self.port(value, setting: "DEEPLINKS_PORT")
         }
-        settings.database = try DatabaseURL(
-            parsing: databaseURL ?? environment["DEEPLINKS_DATABASE_URL"] ?? DatabaseURL.defaultValue
-        )
+        settings.database = try database(environment: environment)
         settings.mail = try MailURL(parsing: mailURL ?? environment["DEEPLINKS_MAIL_URL"] ?? MailURL.defaultValue)
-        if let path = configPath ?? environment["DEEPLINKS_CONFIG"] {
-            settings.app = try AppConfiguration.load(path: path)
-        }
         // Keys come from the environment only: a flag would show them in `ps`.
         if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
             settings.secretKeys = try SecretKeys(parsing: keys)

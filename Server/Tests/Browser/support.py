@@ -11,6 +11,11 @@ import time
 import urllib.error
 import urllib.request
 
+# The configurations the server runs on: the demo app's, and one that is not (other scheme, domains, route names).
+DEMO_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Examples", "demo-app.json")
+OTHER_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support", "other-app", "app.json")
+
+
 def skip_or_fail(reason):
     if os.environ.get("CI"):
         print(f"browser test: {reason}, but CI must run it", file=sys.stderr)
@@ -67,7 +72,7 @@ def call(base, method, path, body=None, bearer=None):
 class Server:
     """The built `deeplinks serve` on a free loopback port, its database and mail in a temporary folder."""
 
-    def __init__(self, binary, environment=None):
+    def __init__(self, binary, environment=None, config=None):
         self.work = tempfile.mkdtemp(prefix="deeplinks-browser-")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -76,7 +81,7 @@ class Server:
         env = dict(os.environ, DEEPLINKS_SECRET_KEYS="1:" + base64.b64encode(os.urandom(32)).decode(), **(environment or {}))
         self.log_path = os.path.join(self.work, "server.log")
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database-url", f"sqlite:{self.database}", "--mail-url", self.mail],
+            [binary, "serve", "--config", config or DEMO_CONFIG, "--port", str(self.port), "--database-url", f"sqlite:{self.database}", "--mail-url", self.mail],
             stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT, env=env,
         )
         for _ in range(200):

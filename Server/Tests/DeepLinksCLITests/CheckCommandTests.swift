@@ -34,6 +34,29 @@ import Testing
         #expect(!result.stdout.contains("route 'search'"))
     }
 
+    /// The other app's configuration passes; made to carry its reset token in a custom-scheme link, it is refused
+    /// without a server being started, with the reason.
+    @Test func aResetRouteThatLeaksItsTokenIsReportedByCheck() throws {
+        let other = Self.examples.deletingLastPathComponent().appendingPathComponent("Tests/Support/other-app")
+        let good = try CommandRunner.run(["check", "--no-links", "--config", other.appendingPathComponent("app.json").path])
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(good.stdout == "ok: 4 routes, 2 domain(s), 0 links checked\n")
+
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: other.appendingPathComponent("routes.json"), to: folder.appendingPathComponent("routes.json"))
+        var config = try JSONSerialization.jsonObject(with: Data(contentsOf: other.appendingPathComponent("app.json"))) as! [String: Any]
+        var app = config["app"] as! [String: Any]
+        app["passwordReset"] = ["route": "account-reset-in-app", "tokenParameter": "code"]
+        config["app"] = app
+        let path = folder.appendingPathComponent("app.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: path)
+        let bad = try CommandRunner.run(["check", "--no-links", "--config", path.path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("app.passwordReset.route: 'account-reset-in-app' does not accept universal links"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("'code' of route 'account-reset-in-app' is in the query"), "\(bad.stderr)")
+    }
+
     @Test func unreadableLinksEndWithOneLine() throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

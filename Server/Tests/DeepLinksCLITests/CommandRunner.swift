@@ -21,8 +21,12 @@ struct CommandRunner {
         return bundleFolder.appendingPathComponent("deeplinks")
     }()
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws -> Output {
-        let process = try start(arguments, environment: environment, in: folder)
+    /// The demo app's configuration, which commands run on unless a test gives its own.
+    static let demoConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/demo-app.json").path
+
+    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil, demo: Bool = true) throws -> Output {
+        let process = try start(arguments, environment: environment, in: folder, demo: demo)
         let stdout = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
         let stderr = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -33,11 +37,13 @@ struct CommandRunner {
         )
     }
 
-    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws -> Process {
+    /// - Parameter demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
+    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil, demo: Bool = true) throws -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEEPLINKS_") }
+        if demo { env["DEEPLINKS_CONFIG"] = demoConfiguration }
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = folder

@@ -65,9 +65,7 @@ import FoundationNetworking
          "error: cannot open the database at postgres://app:***@127.0.0.1:5432/db?sslmode=sometimes: the URL is not valid (check sslmode and the database name)\n"),
         (["--database-url", "sqlite:/proc/forbidden/db.sqlite"],
          "error: cannot open the database at sqlite:/proc/forbidden/db.sqlite: cannot create the folder /proc/forbidden: "),
-        (["--port", "99999"], "error: --port: '99999' is not a port number (0-65535)\n"),
         (["--log-level", "loud"], "error: log level: 'loud' is not one of trace, debug, info, notice, warning, error, critical\n"),
-        (["--config", "/no/such/file.json"], "error: /no/such/file.json: cannot be read ("),
     ])
     func badSettingsEndWithOneLineAndExitCode1(_ arguments: [String], _ expectedStart: String) throws {
         for command in ["migrate", "serve"] {
@@ -80,10 +78,25 @@ import FoundationNetworking
         }
     }
 
-    @Test func aBadPortInTheEnvironmentIsNamed() throws {
-        let output = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_PORT": "http"])
-        #expect(output.status == 1)
-        #expect(output.stderr == "error: DEEPLINKS_PORT: 'http' is not a port number (0-65535)\n")
+    @Test func serveAndCheckNeedTheAppConfiguration() throws {
+        for command in ["serve", "check"] {
+            let missing = try CommandRunner.run([command], demo: false)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "error: app configuration: none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)\n")
+            let unreadable = try CommandRunner.run([command, "--config", "/no/such/file.json"])
+            #expect(unreadable.status == 1)
+            #expect(unreadable.stderr.hasPrefix("error: /no/such/file.json: cannot be read ("), "\(unreadable.stderr)")
+        }
+    }
+
+    /// `migrate` and `outbox` read only the database and the log level.
+    @Test func aBadPortIsNamed() throws {
+        let flag = try CommandRunner.run(["serve", "--port", "99999"])
+        #expect(flag.status == 1)
+        #expect(flag.stderr == "error: --port: '99999' is not a port number (0-65535)\n")
+        let environment = try CommandRunner.run(["serve"], environment: ["DEEPLINKS_PORT": "http"])
+        #expect(environment.status == 1)
+        #expect(environment.stderr == "error: DEEPLINKS_PORT: 'http' is not a port number (0-65535)\n")
     }
 
     @Test func helpDocumentsEveryOptionAndItsEnvironmentVariable() throws {

@@ -1,5 +1,7 @@
 import AppSiteAssociation
 import DeepLinksServer
+import DemoAppRoutes
+import DeepLinks
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -110,7 +112,9 @@ import Testing
     }
 
     @Test func aConfigurationFileNamesItsRouteManifestAndAndroidApp() throws {
-        #expect(try AppConfiguration.load(path: Self.examples.appendingPathComponent("demo-app.json").path) == .demo)
+        // The example names the demo app's manifest, exported from its Swift route table.
+        #expect(AppConfiguration.demo.routes == DemoRoute.table.manifest)
+        #expect(AppConfiguration.demo.passwordReset == PasswordResetRoute(route: "reset-password", path: "/reset-password", emailParameter: "email"))
         let json = #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "routes": "missing.json", "android": {"packageName": "1bad"}}}"#
         do {
             _ = try AppConfiguration.decode(Data(json.utf8), source: "c.json", folder: Self.examples)

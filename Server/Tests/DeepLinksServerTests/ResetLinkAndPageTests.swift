@@ -99,20 +99,40 @@ import Testing
         #expect(throws: EmailAddress.Problem.controlCharacter) { try EmailAddress("ada@example.com\r\nBcc: eve@example.com") }
     }
 
-    @Test func L6_L7_theMessageHasAClickableHTTPSLinkOnTheConfiguredHostBesideTheSchemeLink() async throws {
+    @Test func L6_theMessageHasOneClickableHTTPSLinkOnTheConfiguredHost() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve { api in
                 try await api.signUp(Self.email, Self.password)
                 _ = try await api.resetToken(for: Self.email)
                 let message = try #require(await world.mail.messages.first)
                 let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
-                #expect(hrefs.count == 2)
+                // No custom-scheme link unless the configuration opts in: any app can register a scheme.
+                try #require(hrefs.count == 1)
                 #expect(hrefs[0].hasPrefix("https://links.example.com/reset-password#token="))
-                #expect(hrefs[1].hasPrefix("demoapp://reset-password?token="))
+                #expect(!message.text.contains("demoapp:"))
                 #expect(message.html.contains("clicktracking=\"off\""))
                 #expect(message.text.contains("https://links.example.com/reset-password#token="))
                 let rendered = try #require(await world.mail.renderedMessages.first)
                 #expect(rendered.contains("multipart/alternative"))
+            }
+        }
+    }
+
+    @Test func L7_aCustomSchemeLinkIsOptIn() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.app.passwordReset?.customSchemeRoute = "reset-password-scheme" }) { api in
+                try await api.signUp(Self.email, Self.password)
+                _ = try await api.resetToken(for: Self.email)
+                let message = try #require(await world.mail.messages.first)
+                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+                try #require(hrefs.count == 2)
+                #expect(hrefs[0].hasPrefix("https://links.example.com/reset-password#token="))
+                #expect(hrefs[1].hasPrefix("demoapp://reset-password?token="))
+                guard case .resetPassword(_, let email) = try DemoRoute.table.destination(for: hrefs[1].replacingOccurrences(of: "&amp;", with: "&")) else {
+                    Issue.record("the custom-scheme link does not reach the reset screen")
+                    return
+                }
+                #expect(email == Self.email)
             }
         }
     }

@@ -1,4 +1,5 @@
 import DeepLinksServer
+import DemoAppRoutes
 import Foundation
 import Logging
 import Testing
@@ -90,9 +91,10 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples/demo-app.json").path
 
-    @Test func theShippedExampleIsTheBuiltInDemo() throws {
-        #expect(try AppConfiguration.load(path: Self.examplePath) == .demo)
+    @Test func theShippedExampleIsTheDemoApp() throws {
         #expect(AppConfiguration.demo.appID == "ABCDE12345.com.example.demo")
+        #expect(AppConfiguration.demo.customScheme == DemoRoute.scheme)
+        #expect(AppConfiguration.demo.domains == [DemoRoute.host])
     }
 
     @Test(arguments: [

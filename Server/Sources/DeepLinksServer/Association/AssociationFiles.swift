@@ -29,10 +29,10 @@ public struct AssociationFiles: Sendable {
     /// Paths of the server's own, never claimed on the link domain; and, since an AASA `*` also matches `/`,
     /// every path of two segments or more (`/*/?*`: a code is one segment, and a trailing slash does not
     /// count, specs/aasa.md PA3).
-    static let serverPaths = [
-        "/v1/*", "/assets/*", "/healthz", "/metrics", "/robots.txt", "/favicon.ico", "/reset-password",
-        "/.well-known/*", "/apple-app-site-association", "/*/?*",
-    ]
+    static func serverPaths(resetPath: String?) -> [String] {
+        ["/v1/*", "/assets/*", "/healthz", "/metrics", "/robots.txt", "/favicon.ico"] + (resetPath.map { [$0] } ?? [])
+            + ["/.well-known/*", "/apple-app-site-association", "/*/?*"]
+    }
 
     /// Generated files that fail validation, with every error.
     public struct InvalidFile: Error, Sendable, CustomStringConvertible {
@@ -60,7 +60,7 @@ public struct AssociationFiles: Sendable {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
         if let linkDomain, !apps.contains(where: { $0.domains.contains(linkDomain) }) {
-            let links = AASAConfiguration(apps: [.init(appID: app.appID, paths: ["/?*"], exclusions: Self.serverPaths)])
+            let links = AASAConfiguration(apps: [.init(appID: app.appID, paths: ["/?*"], exclusions: Self.serverPaths(resetPath: app.passwordReset?.path))])
             do {
                 linkDomainAssociation = (linkDomain, File(try AASAGenerator.generate(links)))
             } catch {

@@ -1,13 +1,12 @@
 import AppSiteAssociation
 import DeepLinks
-import DemoAppRoutes
 import Foundation
 
 /// The validated description of the app the server links to: who it is (team and bundle ID), how
 /// links reach it (custom scheme, universal-link domains) and where to send users without it (App Store).
 ///
 /// Built from ``AppConfigurationFile`` (the on-disk JSON) by ``init(file:)``, which reports every
-/// problem at once. When no file is given, the server runs on ``demo``.
+/// problem at once (`Server/Examples/demo-app.json` describes the demo app).
 public struct AppConfiguration: Sendable, Equatable {
     /// The Apple Developer Team ID: ten upper-case letters or digits.
     public var teamID: String
@@ -31,6 +30,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The file's `links` section: smart-link domains and the destination allowlist (flags and the
     /// environment override them).
     public var links = SmartLinkSettings()
+    /// The route that opens the reset screen, and the parameters that carry its secrets: every reset link
+    /// the server prints comes from it. Nil turns the reset journey off (only the primary app has one).
+    public var passwordReset: PasswordResetRoute?
     /// The configuration's other apps (its `apps` after the first). Each has its own routes, association
     /// entries and store listings; a smart link names the one it opens.
     public var additionalApps: [AppConfiguration] = []
@@ -62,21 +64,6 @@ public struct AppConfiguration: Sendable, Equatable {
 
     /// `TEAMID.bundle.id`, as in an apple-app-site-association file.
     public var appID: String { "\(teamID).\(bundleID)" }
-
-    /// The demo app of `Server/Examples/demo-app.json`.
-    public static let demo: AppConfiguration = {
-        var demo = AppConfiguration(
-            teamID: "ABCDE12345",
-            bundleID: "com.example.demo",
-            customScheme: "demoapp",
-            domains: ["links.example.com"],
-            appStoreID: "1234567890",
-            displayName: "Demo"
-        )
-        demo.routes = DemoRoute.table.manifest
-        demo.excludedPaths = ["/account/*"]
-        return demo
-    }()
 
     public init(
         teamID: String,
@@ -132,12 +119,17 @@ public struct AppConfiguration: Sendable, Equatable {
         if let landing = links.landingDomain, landing == (links.linkDomain ?? apps.first?.domains.first) {
             problems.append("links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap")
         }
+        for entry in entries.dropFirst() where entry.app.passwordReset != nil {
+            problems.append("\(entry.key).passwordReset: only the first app has the reset journey")
+        }
         guard problems.isEmpty, let primary = apps.first else {
             throw ConfigurationFileError(source: source, problems: problems)
         }
         self = primary
         self.links = links
         self.additionalApps = Array(apps.dropFirst())
+        problems = resetRouteProblems()
+        guard problems.isEmpty else { throw ConfigurationFileError(source: source, problems: problems) }
     }
 
     /// The file's apps with the key each is reported under: `app`, or `apps[i]`.
@@ -215,6 +207,10 @@ public struct AppConfiguration: Sendable, Equatable {
         configuration.routes = routes
         configuration.excludedPaths = app.excludedPaths ?? []
         configuration.android = android
+        if let reset = app.passwordReset {
+            configuration.passwordReset = PasswordResetRoute.validated(reset, key: "\(key).passwordReset", app: configuration, problems: &problems)
+        }
+        guard problems.count == before else { return nil }
         return configuration
     }
 

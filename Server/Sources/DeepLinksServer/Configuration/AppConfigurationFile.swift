@@ -13,6 +13,21 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         /// Paths the app must never open as universal links (`/account/*`), before every route.
         public var excludedPaths: [String]?
         public var android: Android?
+        /// The route of ``routes`` that opens the reset screen; without it, the reset journey is off.
+        public var passwordReset: PasswordReset?
+    }
+
+    /// Which route of the manifest a reset link uses, and which of its parameters carry the secrets.
+    public struct PasswordReset: Codable, Sendable, Equatable {
+        /// The name of a universal-link route whose token travels in the fragment.
+        public var route: String?
+        /// The parameter that carries the token: `token` when absent.
+        public var tokenParameter: String?
+        /// The parameter that carries the address, when the route has one.
+        public var emailParameter: String?
+        /// Opt-in: a custom-scheme route for a second link in the mail. Off by default: any app can register
+        /// a custom scheme, and the token would travel in its link.
+        public var customSchemeRoute: String?
     }
 
     public struct Android: Codable, Sendable, Equatable {

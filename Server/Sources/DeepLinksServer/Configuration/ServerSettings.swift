@@ -8,7 +8,8 @@ public struct ServerSettings: Sendable {
     public var port: Int = 8080
     public var database: DatabaseURL = .sqliteFile(path: "var/deeplinks.sqlite")
     public var mail: MailURL = .folder(path: "var/mail/")
-    public var app: AppConfiguration = .demo
+    /// The app the server links to: every link it prints comes from its configuration.
+    public var app: AppConfiguration
     /// The keys reset and session tokens are hashed under. `serve` loads or creates a development key
     /// when none is configured; ``DeepLinksApplication/make`` makes a random one (tokens then die with it).
     public var secretKeys: SecretKeys?
@@ -26,5 +27,7 @@ public struct ServerSettings: Sendable {
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
     public var metricsAllowedFrom: [String]? = []
 
-    public init() {}
+    public init(app: AppConfiguration) {
+        self.app = app
+    }
 }

@@ -276,7 +276,6 @@ struct PasswordResetService: Sendable {
         let hash = try await hashing.run { try await settings.hasher.hash(password) }
         let now = clock.milliseconds()
         let cap = Int64(settings.failedAttemptCap)
-        let resetPage = "https://\(links.host)/reset-password"
         let won: Bool = try await database.transaction { sql in
             let consumed = try await sql.raw(
                 """
@@ -295,7 +294,7 @@ struct PasswordResetService: Sendable {
             guard updated.count == 1 else { throw Self.invalidToken }
             try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
             try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
-            try await outbox.enqueue(ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: resetPage), kind: "password-changed", on: sql)
+            try await outbox.enqueue(ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page), kind: "password-changed", on: sql)
             try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
             return true
         }

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 
-/// `GET /reset-password`: the universal link's web side, for a phone without the app, a desktop, or a
+/// `GET` the reset route's path (`/reset-password` for the demo app): the universal link's web side, for a phone without the app, a desktop, or a
 /// mail scanner. GET and HEAD change nothing (P1): the token is consumed only by the confirm POST the
 /// form sends when a person submits a password, and nothing submits on load.
 ///
-/// The script reads the token from the fragment (or the query), removes it from the address bar, checks
+/// The script reads the token from the fragment (or the query), under the parameter names of the configured
+/// route (``PasswordResetRoute``, given to it as the form's `data-` attributes), removes it from the address bar, checks
 /// it (``PasswordResetService/verify(token:email:client:)``) so an expired link says so before a
 /// password is typed (P4), and posts the form as JSON. Headers keep the page out of caches, indexes and
 /// Referer headers, and allow no script, style or request but the server's own (P2).
@@ -13,6 +14,8 @@ struct ResetLandingPage: Sendable {
     let app: AppConfiguration
     let links: ResetLinks
     let minimumLength: Int
+
+    var reset: PasswordResetRoute { links.reset }
 
     static let securityHeaders: HTTPFields = [
         .init("Referrer-Policy")!: "no-referrer",
@@ -25,13 +28,19 @@ struct ResetLandingPage: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/reset-password", method: method) { request, _ -> Response in
+            router.on(RouterPath(reset.path), method: method) { request, _ -> Response in
                 var headers = Self.securityHeaders
                 headers[.contentType] = "text/html; charset=utf-8"
-                let html = page(queryToken: request.uri.queryParameters["token"].map(String.init))
+                let html = page(queryToken: request.uri.queryParameters[Substring(reset.tokenParameter)].map(String.init))
                 headers[.contentLength] = String(html.utf8.count)
                 return Response(status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html)))
             }
+        }
+    }
+
+    /// The pages' script and style sheet, served whether the reset journey is on or not (smart-link pages use them).
+    static func registerAssets(on router: Router<AppRequestContext>) {
+        for method in [HTTPRequest.Method.get, .head] {
             let assets = [
                 ("/assets/reset-password.js", "text/javascript; charset=utf-8", Self.script),
                 ("/assets/deferred.js", "text/javascript; charset=utf-8", SmartLinkPages.deferredScript),
@@ -54,7 +63,7 @@ struct ResetLandingPage: Sendable {
     /// every reflected or configured value is escaped.
     func page(queryToken: String?) -> String {
         let token = queryToken.flatMap { SecretToken.isWellFormed($0) ? $0 : nil } ?? ""
-        let canonical = "https://\(links.host)/reset-password"
+        let canonical = links.page
         let name = HTML.escape(app.displayName)
         let banner = app.appStoreID.map { #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(canonical))">"# } ?? ""
         let store = app.appStoreID.map { #"<p class="store">No app yet? <a href="https://apps.apple.com/app/id\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"# } ?? ""
@@ -76,7 +85,7 @@ struct ResetLandingPage: Sendable {
             <h1>Choose a new password</h1>
             <p id="status" role="status" aria-live="polite">Checking your link…</p>
             <p><a id="open-app" class="button secondary" href="\(HTML.escape(canonical))" rel="noreferrer noopener">Open in the \(name) app</a></p>
-            <form id="reset" method="post" action="/reset-password" novalidate>
+            <form id="reset" method="post" action="\(HTML.escape(reset.path))" data-token-parameter="\(HTML.escape(reset.tokenParameter))" data-email-parameter="\(HTML.escape(reset.emailParameter ?? ""))" novalidate>
             <input type="hidden" name="token" value="\(HTML.escape(token))">
             <input type="hidden" name="email" value="">
             <input type="email" name="username" autocomplete="username" hidden>
@@ -89,7 +98,7 @@ struct ResetLandingPage: Sendable {
             <section id="expired" hidden>
             <h2>This link has expired or was already used</h2>
             <p>Ask for a new one: it arrives in a minute.</p>
-            <form id="again" method="post" action="/reset-password">
+            <form id="again" method="post" action="\(HTML.escape(reset.path))">
             <label for="again-email">Email address</label>
             <input id="again-email" name="email" type="email" autocomplete="email" required>
             <button type="submit">Send me a new link</button>
@@ -123,8 +132,10 @@ struct ResetLandingPage: Sendable {
           var link = pairs(location.hash.slice(1));
           var query = pairs(location.search.slice(1));
           var form = document.getElementById('reset');
-          var token = link.token || query.token || form.elements.token.value;
-          var email = link.email || query.email || '';
+          // The configured route's parameter names (the demo app's are token and email).
+          var tokenName = form.dataset.tokenParameter, emailName = form.dataset.emailParameter;
+          var token = link[tokenName] || query[tokenName] || form.elements.token.value;
+          var email = (emailName && (link[emailName] || query[emailName])) || '';
           // The secret leaves the address bar, the history and any later Referer.
           if (location.hash || location.search) history.replaceState(null, '', location.pathname);
           var status = document.getElementById('status');
@@ -144,7 +155,8 @@ struct ResetLandingPage: Sendable {
             document.getElementById('again-email').value = email;
           }
           if (!/^[A-Za-z0-9_-]{43,128}$/.test(token)) { showExpired(); return; }
-          openApp.href = openApp.href + '#token=' + encodeURIComponent(token) + (email ? '&email=' + encodeURIComponent(email) : '');
+          openApp.href = openApp.href + '#' + encodeURIComponent(tokenName) + '=' + encodeURIComponent(token) +
+            (email ? '&' + encodeURIComponent(emailName) + '=' + encodeURIComponent(email) : '');
           form.elements.token.value = token;
           form.elements.email.value = email;
           form.elements.username.value = email;

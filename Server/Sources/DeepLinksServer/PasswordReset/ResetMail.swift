@@ -1,53 +1,69 @@
 import DeepLinks
-import DemoAppRoutes
 import Foundation
 
-/// The two links of a reset message, printed from the app's shared route table with the configured scheme
-/// and domain (never from a request's `Host`, L1): the universal link, token in the fragment, and the
-/// custom-scheme link beside it (L7), every value percent-encoded outside RFC 3986's unreserved set (L2).
+/// The links of a reset message, printed from the configured app's route manifest (``PasswordResetRoute``)
+/// with the configured scheme and first domain (never from a request's `Host`): the universal link, token in
+/// the fragment, and, when the configuration opts in, the custom-scheme link beside it; every value
+/// percent-encoded outside RFC 3986's unreserved set, and parsed back before it is used.
 struct ResetLinks: Sendable {
-    let table: RouteTable<DemoRoute>
+    let table: RouteTable<ManifestDestination>
+    let reset: PasswordResetRoute
     let host: String
     let scheme: String
 
-    init(app: AppConfiguration) throws {
-        table = try RouteTable(schemes: [app.customScheme], hosts: app.domains, routes: DemoRoute.routes)
+    init(app: AppConfiguration, reset: PasswordResetRoute) throws {
+        guard var manifest = app.routes else {
+            throw ConfigurationError(setting: "passwordReset", reason: "the app names no route manifest")
+        }
+        manifest.schemes = [app.customScheme]
+        manifest.hosts = app.domains
+        table = try RouteTable(manifest: manifest)
+        self.reset = reset
         host = app.domains[0]
         scheme = app.customScheme
     }
 
+    /// The web form without a token: where the "not you?" notice sends people.
+    var page: String { "https://\(host)\(reset.path)" }
+
     func universal(token: String, email: String?) throws -> String {
-        try table.url(for: .resetPassword(token: token, email: email), as: .universalLink(host: host))
+        try table.url(for: destination(reset.route, token: token, email: email), as: .universalLink(host: host))
     }
 
-    func customScheme(token: String, email: String?) throws -> String {
-        try table.url(for: .resetPassword(token: token, email: email), as: .customScheme(scheme))
+    /// Nil unless the configuration names a custom-scheme route.
+    func customScheme(token: String, email: String?) throws -> String? {
+        guard let route = reset.customSchemeRoute else { return nil }
+        return try table.url(for: destination(route, token: token, email: email), as: .customScheme(scheme))
+    }
+
+    private func destination(_ route: String, token: String, email: String?) -> ManifestDestination {
+        var parameters = [reset.tokenParameter: [token]]
+        if let name = reset.emailParameter, let email { parameters[name] = [email] }
+        return ManifestDestination(route: route, parameters: parameters)
     }
 }
 
 /// The reset message and the "your password was changed" notice. Subjects are static; the only
 /// user-controlled text (the stored address) is HTML-escaped in the HTML part.
 enum ResetMail {
-    static func reset(to address: String, universal: String, scheme: String, appName: String, lifetimeMinutes: Int64) -> OutgoingMail {
-        OutgoingMail(
+    static func reset(to address: String, universal: String, scheme: String?, appName: String, lifetimeMinutes: Int64) -> OutgoingMail {
+        let schemeText = scheme.map { "\n\nIn the app already? This link opens it directly:\n\($0)" } ?? ""
+        let schemeHTML = scheme.map { "\n<p>In the app already? <a href=\"\(HTML.escape($0))\" clicktracking=\"off\">Open it directly</a>.</p>" } ?? ""
+        return OutgoingMail(
             to: address,
             subject: "Reset your \(appName) password",
             text: """
                 Someone (hopefully you) asked to reset the password of the \(appName) account for \(address).
 
                 Open this link on your phone to choose a new password (it works for \(lifetimeMinutes) minutes, once):
-                \(universal)
-
-                In the app already? This link opens it directly:
-                \(scheme)
+                \(universal)\(schemeText)
 
                 If you did not ask, ignore this message: your password stays as it is.
                 """,
             html: """
                 <!doctype html><html><body>
                 <p>Someone (hopefully you) asked to reset the password of the \(HTML.escape(appName)) account for \(HTML.escape(address)).</p>
-                <p><a href="\(HTML.escape(universal))" clicktracking="off">Choose a new password</a> (the link works for \(lifetimeMinutes) minutes, once).</p>
-                <p>In the app already? <a href="\(HTML.escape(scheme))" clicktracking="off">Open it directly</a>.</p>
+                <p><a href="\(HTML.escape(universal))" clicktracking="off">Choose a new password</a> (the link works for \(lifetimeMinutes) minutes, once).</p>\(schemeHTML)
                 <p>If you did not ask, ignore this message: your password stays as it is.</p>
                 </body></html>
                 """

@@ -71,11 +71,17 @@ struct SmartLinkValidator: Sendable {
         self.manifests = manifests
         primary = apps[0].bundleID
         self.allowedHosts = allowedHosts
+        // A one-segment reset path (`/reset-password`) is served by the server: no code may take it.
+        let resetSegments = apps[0].passwordReset?.path.split(separator: "/") ?? []
+        resetCode = resetSegments.count == 1 ? resetSegments[0].lowercased() : nil
     }
+
+    /// The reset page's path when it is one segment, lower-cased.
+    let resetCode: String?
 
     /// Paths the server answers itself: no code may take them.
     static let reservedCodes: Set<String> = [
-        "healthz", "metrics", "v1", "assets", "reset-password", ".well-known", "apple-app-site-association", "favicon.ico", "robots.txt",
+        "healthz", "metrics", "v1", "assets", ".well-known", "apple-app-site-association", "favicon.ico", "robots.txt",
     ]
 
     /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.
@@ -88,7 +94,7 @@ struct SmartLinkValidator: Sendable {
 
     func problems(_ link: SmartLink) -> [String] {
         var problems: [String] = []
-        if !Self.isCode(link.code) {
+        if !Self.isCode(link.code) || link.code.lowercased() == resetCode {
             problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
         }
         if !link.route.hasPrefix("/") {

@@ -22,6 +22,9 @@ enum SmartLinkPages {
         let apps = policy.apps.map { app in
             "<li><strong>\(HTML.escape(app.displayName))</strong>: <code>\(HTML.escape(app.appID))</code> on \(app.domains.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", "))</li>"
         }.joined(separator: "\n")
+        let reset = policy.primary.passwordReset.map {
+            "<li><a href=\"\(HTML.escape($0.path))\">\(HTML.escape($0.path))</a>: the reset page people reach without the app</li>\n"
+        } ?? ""
         return page(
             title: "deeplinks",
             body: """
@@ -33,8 +36,7 @@ enum SmartLinkPages {
                 <li><a href="/.well-known/apple-app-site-association">apple-app-site-association</a> and <a href="/.well-known/assetlinks.json">assetlinks.json</a>, as iOS and Android fetch them</li>
                 <li><a href="/healthz">/healthz</a>: the database (with a write), the mail queue, warnings</li>
                 <li><a href="/metrics">/metrics</a>: Prometheus text (loopback and allowed networks only)</li>
-                <li><a href="/reset-password">/reset-password</a>: the reset page people reach without the app</li>
-                </ul>
+                \(reset)</ul>
                 <h2>Docs</h2>
                 <p>The repository's README (running, replicas, backups, key rotation), and <code>deeplinks --help</code>:
                 <code>deeplinks aasa match --explain</code> tells whether a URL opens the app, and why.</p>

@@ -95,10 +95,11 @@ struct SmartLinkRoutes: Sendable {
             return JSONResponse.make(.ok, ["code": .string(link.code), "route": .string(link.route), "url": .string(policy.appURL(link))])
         }
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
+        let robots = "User-agent: *\nDisallow: /v1/\n" + (policy.primary.passwordReset.map { "Disallow: \($0.path)\n" } ?? "") + "Disallow: /assets/\n"
         router.get("/robots.txt") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=86400"],
-                body: .init(byteBuffer: ByteBuffer(string: "User-agent: *\nDisallow: /v1/\nDisallow: /reset-password\nDisallow: /assets/\n"))
+                body: .init(byteBuffer: ByteBuffer(string: robots))
             )
         }
         // Browsers ask for it on every page; no icon, and no 404 in their console.
