@@ -1,11 +1,15 @@
 # The test command of the README and of .ci/run: starts the services the tests use (scripts/with-services:
 # PostgreSQL, SMTP, Chromium, nginx), then runs every test of both packages, the browser tests and the cluster test.
-.PHONY: test test-all test-core test-server test-browser test-cluster serve benchmark
+.PHONY: test test-all apple-typecheck test-core test-server test-browser test-cluster serve benchmark
 
 test:
 	bash scripts/with-services $(MAKE) test-all
 
-test-all: test-core test-server test-browser test-cluster
+test-all: apple-typecheck test-core test-server test-browser test-cluster
+
+# The UIKit and SwiftUI code (adapters and reference apps) against stand-in declarations of Apple's API, per platform.
+apple-typecheck:
+	bash Tools/AppleTypecheck/run
 
 test-core:
 	swift test

@@ -1,4 +1,5 @@
 #if canImport(SwiftUI)
+import Combine  // ObservableObject and @Published: SwiftUI imports Combine without re-exporting it
 import DeepLinks
 import SwiftUI
 
@@ -27,13 +28,11 @@ struct DeepLinksModifier<Destination: Sendable>: ViewModifier {
             .onContinueUserActivity(NSUserActivityTypeBrowsingWeb) { activity in
                 coordinator.receive(activityType: activity.activityType, webpageURL: activity.webpageURL?.absoluteString, via: .onContinueUserActivity)
             }
-            .onAppear {
-                // onChange reports changes only: a scene already active when the view appears says so here.
-                if scenePhase == .active { coordinator.setActive(true) }
-            }
-            .onChange(of: scenePhase) { phase in
-                // `.inactive` is not a boundary (Control Center, a call banner): only active and background are.
-                switch phase {
+            // When the view appears (a scene already active says so here) and at every change of the phase: one
+            // call on every platform, where `onChange(of:perform:)` is deprecated from iOS 17 and on visionOS 1.
+            // `.inactive` is not a boundary (Control Center, a call banner): only active and background are.
+            .task(id: scenePhase) {
+                switch scenePhase {
                 case .active: coordinator.setActive(true)
                 case .background: coordinator.setActive(false)
                 default: break
@@ -43,8 +42,8 @@ struct DeepLinksModifier<Destination: Sendable>: ViewModifier {
 }
 
 /// The app's navigation as SwiftUI observes it, moved by ``NavigationPlan``s: bind a `TabView` to
-/// `$model.selectedTab`, each tab's stack to `NavigationStack(path: $model.state.stacks[tab, default: []])`
-/// (a path of screen identifiers), and a sheet to `.sheet(item: $model.modal)`.
+/// `$model.selectedTab`, each tab's stack to `NavigationStack(path: $model[stack: tab])` (a path of screen
+/// identifiers), and a sheet to `.sheet(item: $model.modal)`.
 @MainActor
 public final class NavigationModel: ObservableObject {
     @Published public var state: NavigationState
@@ -62,6 +61,13 @@ public final class NavigationModel: ObservableObject {
     public var selectedTab: String {
         get { state.selectedTab ?? "" }
         set { state.selectedTab = newValue }
+    }
+
+    /// A tab's stack of screen identifiers, empty when the tab has none yet: `NavigationStack(path: $model[stack: tab])`.
+    /// (A binding to `state.stacks[tab, default: []]` does not compile: a key path cannot hold the autoclosure.)
+    public subscript(stack tab: String) -> [String] {
+        get { state.stacks[tab] ?? [] }
+        set { state.stacks[tab] = newValue }
     }
 
     /// A presented screen, for `.sheet(item: $model.modal)`.

@@ -1,3 +1,4 @@
+import Combine  // ObservableObject and @Published: SwiftUI does not re-export Combine
 import DeepLinks
 import DeepLinksSwiftUI
 import DemoAppRoutes

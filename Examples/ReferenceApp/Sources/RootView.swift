@@ -31,7 +31,7 @@ struct RootView: View {
     }
 
     private func stack<Root: View>(_ tab: String, @ViewBuilder root: () -> Root) -> some View {
-        NavigationStack(path: $navigation.state.stacks[tab, default: []]) {
+        NavigationStack(path: $navigation[stack: tab]) {
             root().navigationDestination(for: String.self) { ScreenView(screen: $0) }
         }
     }
