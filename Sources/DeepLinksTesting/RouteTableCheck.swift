@@ -26,7 +26,9 @@ public enum RouteTableCheck {
                 case .success(let match) where match.destination == destination:
                     break
                 case .success(let match):
-                    failures.append("destination #\(index) printed as \(table.redact(url)) but parses to \(match)")
+                    failures.append(
+                        "destination #\(index) printed as \(table.redact(url)) parses back to another destination, by route '\(match.routeName)' (its parse and print disagree, or it is shadowed)"
+                    )
                 case .failure(let rejection):
                     failures.append("destination #\(index) printed as \(table.redact(url)) but is refused: \(rejection)")
                 }

@@ -111,3 +111,20 @@ extension DemoRoute {
 }
 
 extension SettingsTab: RouteValueConvertible {}
+
+/// Each destination names its route: printing looks it up by name instead of asking every route.
+extension DemoRoute: RouteNamedDestination {
+    public func routeName(for form: LinkForm) -> String? {
+        switch self {
+        case .home: "home"
+        case .post: "post"
+        case .newPost: "new-post"
+        case .comments: "comments"
+        case .resetPassword: if case .customScheme = form { "reset-password-scheme" } else { "reset-password" }
+        case .search: "search"
+        case .profile: "profile"
+        case .file: "file"
+        case .settings: "settings"
+        }
+    }
+}

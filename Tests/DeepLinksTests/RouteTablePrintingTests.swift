@@ -1,4 +1,5 @@
-import DeepLinks
+@testable import DeepLinks
+import DeepLinksTesting
 import DemoAppRoutes
 import Foundation
 import Testing
@@ -53,14 +54,38 @@ import Testing
         }
     }
 
-    @Test func printingChecksThatTheURLParsesBack() throws {
+    @Test func theRoundTripCheckCatchesParseAndPrintDrift() throws {
         enum Bad: Sendable, Equatable { case value(String) }
         // parse lower-cases what print does not: the check catches the drift.
         let table = try RouteTable<Bad>(schemes: ["app"], routes: [
             Route("v", "/v/:x", parse: { p in try .value((p("x") as String).lowercased()) }, print: { if case .value(let x) = $0 { ["x": x] } else { nil } })
         ])
-        #expect(try table.url(for: .value("abc"), as: .customScheme()) == "app://v/abc")
-        #expect(throws: PrintError.self) { try table.url(for: .value("ABC"), as: .customScheme()) }
+        #expect(RouteTableCheck.roundTripFailures(table, [.value("abc")]).isEmpty)
+        #expect(RouteTableCheck.roundTripFailures(table, [.value("ABC")]) == ["destination #0 printed as app://v/ABC parses back to another destination, by route 'v' (its parse and print disagree, or it is shadowed)"])
+    }
+
+    @Test func aNamedDestinationIsPrintedByItsRouteAndFallsBackWhenItRefuses() throws {
+        // Every demo destination prints through the route it names, in both forms, as the linear path does.
+        struct Unnamed: Sendable { let route: DemoRoute }
+        let unnamed = try RouteTable<Unnamed>(schemes: [DemoRoute.scheme], hosts: [DemoRoute.host], routes: DemoRoute.routes.map { route in
+            Route(route.name, route.pattern.description, parameters: route.parameters, sources: route.sources,
+                  parse: { Unnamed(route: try route.parse($0)) }, print: { route.print($0.route) })
+        })
+        let reset = DemoRoute.resetPassword(token: Self.token, email: "user+tag@example.com")
+        for destination in [DemoRoute.home, .post(id: 7), .newPost, .comments(postID: 3), reset, .search(query: "café", tags: ["a"], page: 2), .settings(tab: .privacy)] {
+            for form in [LinkForm.universalLink(), .customScheme()] {
+                let named = try? DemoRoute.table.url(for: destination, as: form)
+                #expect(named == (try? unnamed.url(for: Unnamed(route: destination), as: form)), "\(destination) as \(form)")
+                if case .universalLink = form { #expect(named != nil) }
+            }
+        }
+        // A name whose route does not print the destination: every route is asked.
+        struct Misnamed: Sendable, RouteNamedDestination { func routeName(for form: LinkForm) -> String? { "b" } }
+        let table = try RouteTable<Misnamed>(schemes: ["app"], routes: [
+            Route("a", "/a", parse: { _ in Misnamed() }, print: { _ in [:] }),
+            Route("b", "/b", parse: { _ in Misnamed() }, print: { _ in nil }),
+        ])
+        #expect(try table.url(for: Misnamed(), as: .customScheme()) == "app://a")
     }
 
     @Test func aParameterInTheFirstSegmentPrintsInTheTripleSlashForm() throws {

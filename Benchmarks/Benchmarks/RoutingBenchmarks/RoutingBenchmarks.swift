@@ -11,9 +11,15 @@ import RoutingKit
 /// Matching is measured two ways, both routers alike: in samples of 1,000 URLs (`--scale` prints the time per
 /// URL: the harness's own cost, about 0.2 µs a sample, is spread over the batch), and, at 1,000 routes, one URL
 /// per sample ("single"), where the harness's cost stays in every figure and the caches are colder.
-struct Item: Sendable, Equatable {
+struct Item: Sendable, Equatable, RouteNamedDestination {
     var section: Int
     var id: Int
+    func routeName(for form: LinkForm) -> String? { "s\(section)" }
+}
+
+/// The same destination without a route name: printing asks each route in turn.
+struct UnnamedItem: Sendable, Equatable {
+    var item: Item
 }
 
 /// A deterministic pool of inputs (SplitMix64, fixed seed), so every run and every router sees the same URLs.
@@ -48,11 +54,17 @@ struct Inputs {
 }
 
 func deepLinksTable(routes: Int) -> RouteTable<Item> {
+    deepLinksTable(routes: routes, wrap: { $0 }, unwrap: \.self)
+}
+
+func deepLinksTable<Destination: Sendable>(
+    routes: Int, wrap: @escaping @Sendable (Item) -> Destination, unwrap: KeyPath<Destination, Item> & Sendable
+) -> RouteTable<Destination> {
     let list = (0..<routes).map { section in
-        Route<Item>(
+        Route<Destination>(
             "s\(section)", "/s\(section)/items/:id", parameters: [.path("id", Int.self)],
-            parse: { p in try Item(section: section, id: p("id")) },
-            print: { $0.section == section ? ["id": $0.id] : nil }
+            parse: { p in wrap(Item(section: section, id: try p("id"))) },
+            print: { $0[keyPath: unwrap].section == section ? ["id": $0[keyPath: unwrap].id] : nil }
         )
     }
     return try! RouteTable(schemes: ["bench"], hosts: ["example.com"], routes: list)
@@ -99,6 +111,7 @@ let benchmarks: @Sendable () -> Void = {
     for size in [10, 100, 1_000, 10_000] {
         let inputs = Inputs(routes: size)
         let table = deepLinksTable(routes: size)
+        let unnamedTable = deepLinksTable(routes: size, wrap: UnnamedItem.init, unwrap: \.item)
         let router = routingKitRouter(routes: size)
         let logger = Logger(label: "bench")
 
@@ -134,13 +147,19 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("DeepLinks match miss, \(size) routes", closure: deepLinks(inputs.misses))
         Benchmark("routing-kit match miss (reference), \(size) routes", closure: routingKit(inputs.misses))
         Benchmark("DeepLinks print, \(size) routes", configuration: .init(scalingFactor: .one)) { benchmark in
-            // Printing finds the route by asking each route's print closure: linear in the table size.
-            // It also parses the URL back to check it (RouteTable.url(for:as:) where Destination: Equatable).
+            // The destination names its route: a dictionary lookup, whatever the table's size.
+            let cursor = Cursor.named(benchmark.name)
+            for _ in benchmark.scaledIterations {
+                blackHole(try? table.url(for: inputs.items[cursor.next(inputs.items.count)]))
+            }
+        }
+        Benchmark("DeepLinks print, unnamed (fallback), \(size) routes", configuration: .init(scalingFactor: .one)) { benchmark in
+            // Without a name, printing asks each route's print closure: linear in the table size.
+            let unnamed = unnamedTable
             let cursor = Cursor.named(benchmark.name)
             let count = size >= 1_000 ? 100 : inputs.items.count
             for _ in benchmark.scaledIterations {
-                let index = cursor.next(count)
-                blackHole(try? table.url(for: inputs.items[index]))
+                blackHole(try? unnamed.url(for: UnnamedItem(item: inputs.items[cursor.next(count)])))
             }
         }
     }

@@ -23,6 +23,8 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     }
     /// Names of parameters any route marks sensitive: redacted in every description.
     public let sensitiveNames: Set<String>
+    /// Each route's index by name, for printing a ``RouteNamedDestination``.
+    let routeIndex: [String: Int]
 
     public init(
         schemes: [String],
@@ -44,6 +46,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         matcher = RouteMatcher(schemes: self.schemes, hosts: self.hosts, routes: routes)
         parsers = routes.map { Parser(parse: $0.parse) }
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
+        routeIndex = Dictionary(routes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: Matching

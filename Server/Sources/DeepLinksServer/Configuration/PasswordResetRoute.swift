@@ -102,12 +102,26 @@ public struct PasswordResetRoute: Sendable, Equatable {
         let route = PasswordResetRoute(
             route: name, path: path, tokenParameter: token, emailParameter: file.emailParameter, customSchemeRoute: file.customSchemeRoute
         )
-        // Printed once as the server will print every link: a token of the server's shape and an address with
-        // the characters that need encoding must fit the parameters' constraints.
+        // Printed once as the server will print every link, and matched back as the app will: a token of the
+        // server's shape and an address with characters that need encoding must fit the parameters'
+        // constraints, and reach the reset route with both intact (no earlier route shadowing it).
+        let sample = SecretToken.generate()
+        let email = "first.last+tag@example.com"
         do {
             let links = try ResetLinks(app: app, reset: route)
-            _ = try links.universal(token: SecretToken.generate(), email: "first.last+tag@example.com")
-            _ = try links.customScheme(token: SecretToken.generate(), email: "first.last+tag@example.com")
+            let printed: [(route: String, url: String?)] = [
+                (name, try links.universal(token: sample, email: email)),
+                (file.customSchemeRoute ?? "", try links.customScheme(token: sample, email: email)),
+            ]
+            for (name, url) in printed {
+                guard let url else { continue }
+                guard case .success(let match) = links.table.match(url), match.destination.route == name,
+                    match.destination.parameters[route.tokenParameter] == [sample]
+                else {
+                    problems.append("\(key): a reset link printed from route '\(name)' does not route back to it with its token (another route shadows it)")
+                    return nil
+                }
+            }
         } catch {
             problems.append("\(key): a reset link cannot be printed from the manifest: \(error)")
             return nil
