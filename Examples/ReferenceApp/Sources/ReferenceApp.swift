@@ -4,7 +4,7 @@ import DeepLinksSwiftUI
 import DemoAppRoutes
 import SwiftUI
 
-/// The reference app: a SwiftUI `App` (life cycle C of specs/ios-delivery.md). Every link reaches the
+/// The reference app: a SwiftUI `App` (life cycle C of the DocC article "How iOS delivers a link to an app"). Every link reaches the
 /// `LinkCoordinator` through one modifier on the root view; the coordinator holds links until the UI is
 /// mounted and, for routes behind sign-in, until the user is signed in.
 @main

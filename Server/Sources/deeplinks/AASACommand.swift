@@ -33,7 +33,7 @@ struct AASACommand: AsyncParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Report every diagnostic (specs/aasa.md §20). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
+            abstract: "Report every diagnostic (codes: AppSiteAssociation's article "How iOS reads an association file"). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
         )
 
         @Argument(help: "The apple-app-site-association file.")

@@ -11,7 +11,7 @@ public struct AASADecision: Sendable, Hashable {
 }
 
 /// A compiled apple-app-site-association file: compile once, then ask ``decide(appID:url:domain:)``
-/// for each URL. It reads the file the way iOS does (§17): what it does not understand is ignored, never fatal.
+/// for each URL. It reads the file the way iOS does (§4–§16): what it does not understand is ignored, never fatal.
 public struct AASAMatcher: Sendable {
     struct Rule: Sendable {
         var pointer: String

@@ -1,5 +1,5 @@
 /// An app's `com.apple.developer.associated-domains` entitlement, and which site's file governs a URL host
-/// (specs/aasa.md §2).
+/// (<doc:HowIOSReadsAssociationFiles>, E1–E8).
 public struct AssociatedDomains: Sendable, Hashable {
     public struct Entry: Sendable, Hashable {
         public var service: String

@@ -1,4 +1,4 @@
-/// An apple-app-site-association file as iOS reads it (specs/aasa.md §3): every service, both shapes of
+/// An apple-app-site-association file as iOS reads it (<doc:HowIOSReadsAssociationFiles>, "Document structure"): every service, both shapes of
 /// `details`, legacy `paths` and `apps`, `defaults` at both levels and substitution variables.
 ///
 /// ``init(_:)`` reads leniently, as iOS does: a value of the wrong type is left out (the validator reports it),

@@ -1,4 +1,4 @@
-/// One finding of the validator: a stable code (specs/aasa.md §20), its severity, where (a JSON pointer)
+/// One finding of the validator: a stable code (listed in <doc:HowIOSReadsAssociationFiles>), its severity, where (a JSON pointer)
 /// and a message for a person.
 public struct AASADiagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Validates an apple-app-site-association file against specs/aasa.md §20, reporting every diagnostic
+/// Validates an apple-app-site-association file against the diagnostics of <doc:HowIOSReadsAssociationFiles>, reporting every diagnostic
 /// (not the first), each with its JSON pointer.
 public enum AASAValidator {
     /// Size limits of H5: an error above 131,072 bytes, a warning above 128,000.

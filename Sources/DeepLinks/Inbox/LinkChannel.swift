@@ -1,4 +1,4 @@
-/// The callbacks through which iOS hands an app a link (specs/ios-delivery.md §2).
+/// The callbacks through which iOS hands an app a link (<doc:LinkDelivery>).
 public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
     /// `launchOptions[.url]` in `willFinishLaunching` / `didFinishLaunching` (life cycle A).
     case launchOptionsURL

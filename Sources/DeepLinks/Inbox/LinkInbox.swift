@@ -162,7 +162,7 @@ public struct LinkInbox: Sendable {
     /// The app became active (`didBecomeActive`, `sceneDidBecomeActive`, `scenePhase == .active`) or stopped
     /// being active (`didEnterBackground`, `sceneDidEnterBackground`, `sceneDidDisconnect`). Either is a
     /// user-visible boundary: a link seen after it is a new delivery, not the twin of one seen before
-    /// (specs/ios-delivery.md §5.6). Becoming active keeps launch-option and scene-connection sightings: their
+    /// (<doc:LinkDelivery>, oracle 6). Becoming active keeps launch-option and scene-connection sightings: their
     /// twin (`open` after launch, SwiftUI's publish after the scene connected) may come after it.
     public mutating func setActive(_ active: Bool, at time: Duration) -> [Action] {
         isActive = active

@@ -1,4 +1,4 @@
-/// Stage 2 of specs/ios-delivery.md §5.4: the exact callback sequence iOS produces for one cell, with the
+/// The simulator's second stage: the exact callback sequence iOS produces for one cell, with the
 /// scenario's knobs applied.
 public enum DeliveryPlanner {
     /// An activity that is not a link (a Handoff-style activity with a web page): never to be handled (P8).

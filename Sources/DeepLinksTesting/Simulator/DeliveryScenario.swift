@@ -1,4 +1,4 @@
-/// One cell of the delivery table (specs/ios-delivery.md §2) with its knobs (§5.5).
+/// One cell of the delivery table of the DocC article "How iOS delivers a link to an app" (DeepLinks), with its knobs.
 public struct DeliveryScenario: Sendable, Hashable, CustomStringConvertible {
     public enum Lifecycle: String, Sendable, Hashable, CaseIterable {
         /// UIKit, app delegate only.
@@ -75,7 +75,7 @@ public struct DeliveryScenario: Sendable, Hashable, CustomStringConvertible {
     public var urlShape: Int = 0
     public var readyAt: ReadyAt = .afterLastEvent
     public var universalLinkChannel: UniversalLinkChannel = .openURL
-    /// Ticks between SwiftUI's first render and its publish (§5.5 swiftUIDelay).
+    /// Ticks between SwiftUI's first render and its publish.
     public var swiftUIDelay: Int = 1
     /// The same link opened again as a second, genuine delivery (goal 5).
     public var repeatLink: Bool = false
@@ -192,7 +192,7 @@ public struct DeliveryScenario: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension DeliveryScenario {
-    /// The sweep of §5.7: every cell × every set size and order × every `readyAt` × interleave × repeat ×
+    /// The full sweep: every cell × every set size and order × every `readyAt` × interleave × repeat ×
     /// each knob where it applies (scene, restoration, launch returning false, handler mount, dropped
     /// publish, extra activity, universal-link channel); the URL shape, SwiftUI delay, sender and opening
     /// drawn from a seeded generator for each scenario, so a seed reproduces the sweep.

@@ -1,6 +1,6 @@
 import DeepLinks
 
-/// Several user actions in a row, with the app changing state between them (specs/ios-delivery.md §5.7):
+/// Several user actions in a row, with the app changing state between them:
 /// ordering and repeats across launches, backgrounding and foreground taps.
 public struct DeliverySequence: Sendable, CustomStringConvertible {
     public var lifecycle: DeliveryScenario.Lifecycle

@@ -1,6 +1,6 @@
 import DeepLinks
 
-/// Runs a scenario against a wiring and checks the oracles of specs/ios-delivery.md §5.6: every delivered
+/// Runs a scenario against a wiring and checks the oracles of the DocC article "How iOS delivers a link to an app" (DeepLinks): every delivered
 /// link handled exactly once, in order, never before the app is ready, byte for byte; cross-channel
 /// duplicates merged; genuine repeats kept.
 public struct DeliverySimulator: Sendable {

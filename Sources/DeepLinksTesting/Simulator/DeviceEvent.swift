@@ -1,8 +1,8 @@
 import DeepLinks
 
 /// What the simulated device does to the app, mirroring UIKit's and SwiftUI's callbacks
-/// (specs/ios-delivery.md §5.2). Each link carries a hidden ground-truth `deliveryID`: the wiring under test
-/// must not read it; the oracle does.
+/// of the delivery table. Each link carries a hidden ground-truth `deliveryID`: the wiring under test must not
+/// read it; the oracle does.
 public enum DeviceEvent: Sendable, Hashable {
     public struct Link: Sendable, Hashable {
         public var url: String

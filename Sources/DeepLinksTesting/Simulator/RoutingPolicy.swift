@@ -1,4 +1,4 @@
-/// How the user opens a link: stage 1 of specs/ios-delivery.md §5.3, the rows of §2.8.
+/// How the user opens a link: the simulator's first stage: whether a universal link reaches the app at all (pitfall P15 of the DocC article "How iOS delivers a link to an app" (DeepLinks)).
 public enum LinkOpening: String, Sendable, Hashable, CaseIterable {
     /// A tap in Mail, Messages, Notes or another app.
     case tapInAnotherApp

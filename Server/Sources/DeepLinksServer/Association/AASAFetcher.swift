@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Fetches a site's apple-app-site-association file by the hosting rules of specs/aasa.md §1 (https, no
+/// Fetches a site's apple-app-site-association file by the hosting rules H1–H12 (AppSiteAssociation's article "How iOS reads an association file") (https, no
 /// redirect followed, at most 128 KB, `application/json`), reports what iOS would refuse, then validates it.
 public struct AASAFetcher: Sendable {
     public struct Report: Sendable {

@@ -28,7 +28,7 @@ public struct AssociationFiles: Sendable {
 
     /// Paths of the server's own, never claimed on the link domain; and, since an AASA `*` also matches `/`,
     /// every path of two segments or more (`/*/?*`: a code is one segment, and a trailing slash does not
-    /// count, specs/aasa.md PA3).
+    /// count: rule PA3).
     static func serverPaths(resetPath: String?) -> [String] {
         ["/v1/*", "/assets/*", "/healthz", "/metrics", "/robots.txt", "/favicon.ico"] + (resetPath.map { [$0] } ?? [])
             + ["/.well-known/*", "/apple-app-site-association", "/*/?*"]

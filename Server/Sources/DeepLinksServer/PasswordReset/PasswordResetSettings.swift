@@ -1,4 +1,4 @@
-/// The reset journey's policy. Every default is the secure one (specs/reset-security.md).
+/// The reset journey's policy. Every default is the secure one (<doc:ResetSecurity>).
 public struct PasswordResetSettings: Sendable {
     /// How long a reset link lives: 30 minutes by default, 5 to 120 allowed (T4).
     public var tokenLifetimeSeconds: Int64 = 30 * 60

@@ -52,7 +52,7 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
 }
 
 /// The social apps whose own in-app browser shows a link: iOS does not hand a universal link tapped there to
-/// the app it belongs to, so the landing page says how to reach Safari (specs/smart-links.md §5 item 9).
+/// the app it belongs to, so the landing page says how to reach Safari: in-app browsers do not hand universal links to apps.
 public enum InAppBrowser: String, Sendable, CaseIterable {
     case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat", line = "LINE"
 

@@ -2,7 +2,7 @@ import DeepLinks
 import Foundation
 import SQLKit
 
-/// Deferred deep links without fingerprinting (specs/smart-links.md §5, item 4). Someone without the app
+/// Deferred deep links without fingerprinting (no IP address or device traits matched). Someone without the app
 /// taps "Get the app" on a landing page: the page asks for a one-time token and leaves
 /// `https://LINK_DOMAIN/CODE#deferred=TOKEN` on the pasteboard on the way to the App Store. Once installed,
 /// the app reads it (through `UIPasteControl`, so iOS asks nothing and nothing is read without a tap) and
