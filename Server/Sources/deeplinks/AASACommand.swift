@@ -26,14 +26,10 @@ struct AASACommand: AsyncParsableCommand {
         print(diagnostics.isValid ? "valid" : "invalid", "(\(errors) errors, \(diagnostics.count - errors) warnings)")
     }
 
-    static func printJSON(_ object: Any) {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
-    }
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Report every diagnostic (codes: AppSiteAssociation's article "How iOS reads an association file"). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
+            abstract: "Report every diagnostic (stable codes, listed in AppSiteAssociation's article 'How iOS reads an association file'). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
         )
 
         @Argument(help: "The apple-app-site-association file.")
@@ -45,7 +41,7 @@ struct AASACommand: AsyncParsableCommand {
         func run() throws {
             let diagnostics = AASAValidator.validate(data: try AASACommand.read(file))
             if json {
-                AASACommand.printJSON([
+                printJSON([
                     "valid": diagnostics.isValid,
                     "diagnostics": diagnostics.map { ["code": $0.code, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
                 ] as [String: Any])
@@ -132,7 +128,7 @@ struct AASACommand: AsyncParsableCommand {
             for url in urls {
                 let decision = matcher.decide(appID: app, url: url, domain: domain, entitlements: associatedDomains)
                 if json {
-                    AASACommand.printJSON(["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any])
+                    printJSON(["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any])
                 } else {
                     print("\(decision.verdict.rawValue) \(url)")
                     if explain {

@@ -70,9 +70,4 @@ struct RouteCommand: ParsableCommand {
             throw ConfigurationError(setting: path, reason: error.diagnostics.map(\.description).joined(separator: "; "))
         }
     }
-
-    private func printJSON(_ object: [String: Any]) {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        print(String(decoding: data, as: UTF8.self))
-    }
 }

@@ -57,6 +57,83 @@ import Testing
         #expect(bad.stderr.contains("'code' of route 'account-reset-in-app' is in the query"), "\(bad.stderr)")
     }
 
+    static let referenceApp = examples.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/ReferenceApp")
+
+    /// The reference app's Info.plist and entitlements pass against the demo configuration, in XML and in binary.
+    @Test func theReferenceAppsFilesPassInXMLAndBinary() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let info = Self.referenceApp.appendingPathComponent("Info-URLTypes.plist").path
+        let entitlements = Self.referenceApp.appendingPathComponent("ReferenceApp.entitlements").path
+        let xml = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", info, "--entitlements", entitlements])
+        #expect(xml.status == 0, "\(xml.stdout)\(xml.stderr)")
+        #expect(xml.stdout == "ok: 10 routes, 1 domain(s), 0 links checked\n")
+        let binary = folder.appendingPathComponent("Info.plist")
+        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: info)), format: nil)
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0).write(to: binary)
+        #expect(try Data(contentsOf: binary).starts(with: Data("bplist".utf8)))
+        let fromBinary = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", binary.path, "--json"])
+        #expect(fromBinary.status == 0, "\(fromBinary.stdout)\(fromBinary.stderr)")
+        #expect(fromBinary.stdout == #"{"ok":true,"problems":[],"warnings":[]}"# + "\n")
+    }
+
+    @Test func aMissingSchemeNameRoleOrDomainIsAProblem() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ object: [String: Any], _ name: String) throws -> String {
+            let url = folder.appendingPathComponent(name)
+            try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0).write(to: url)
+            return url.path
+        }
+        let info = try write(["CFBundleIdentifier": "com.example.other", "CFBundleURLTypes": [["CFBundleURLSchemes": ["demoapp"], "CFBundleTypeRole": "Owner"]]], "Info.plist")
+        let entitlements = try write(["com.apple.developer.associated-domains": ["applinks:links.example.com?mode=developer", "applinks:elsewhere.example.org"]], "app.entitlements")
+        let bad = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", info, "--entitlements", entitlements, "--json"])
+        #expect(bad.status == 1)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(bad.stdout.utf8)) as? [String: Any])
+        #expect(report["ok"] as? Bool == false)
+        #expect(report["problems"] as? [String] == [
+            "Info.plist: CFBundleIdentifier is 'com.example.other', the configuration's bundle ID is 'com.example.demo'",
+            "Info.plist: the URL type of 'demoapp' has no CFBundleURLName (a unique reverse-DNS name, such as com.example.demo)",
+            "Info.plist: the URL type of 'demoapp' has the role 'Owner' (Editor, Viewer, Shell or None)",
+        ])
+        let warnings = report["warnings"] as? [String] ?? []
+        #expect(warnings.count == 2, "\(warnings)")
+        #expect(warnings.first?.hasPrefix("entitlements: 'applinks:links.example.com?mode=developer' is for development") == true)
+        #expect(warnings.last == "entitlements: applinks:elsewhere.example.org is not a configured domain: this server does not serve its association file")
+
+        let none = try write(["CFBundleURLTypes": [["CFBundleURLName": "x", "CFBundleURLSchemes": ["other"]]]], "None.plist")
+        let noDomain = try write(["com.apple.developer.associated-domains": ["webcredentials:links.example.com"]], "none.entitlements")
+        let missing = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", none, "--entitlements", noDomain])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("problem: Info.plist: no URL type registers the scheme 'demoapp' (CFBundleURLTypes ▸ CFBundleURLSchemes)\n"))
+        #expect(missing.stdout.contains("problem: entitlements: applinks:links.example.com is missing: iOS opens no universal link of links.example.com in the app\n"))
+    }
+
+    /// `applinks:*.example.com` makes iOS read example.com's file for links.example.com, which this server does not
+    /// serve there: the matcher, given the entitlement, says so.
+    @Test func aWildcardEntitlementThatMovesTheFileIsAProblem() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("app.entitlements")
+        try PropertyListSerialization.data(fromPropertyList: ["com.apple.developer.associated-domains": ["applinks:*.example.com"]], format: .xml, options: 0).write(to: url)
+        let result = try CommandRunner.run(["check", "--no-links", "--landing-domain", "go.example.com", "--entitlements", url.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("problem: entitlements: with these entries, iOS would not open the app for https://links.example.com/reset-password"), "\(result.stdout)")
+    }
+
+    @Test func anUnreadableProjectFileExitsWith2() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let garbage = folder.appendingPathComponent("Info.plist")
+        try Data("not a plist".utf8).write(to: garbage)
+        for path in [garbage.path, "/no/such/Info.plist"] {
+            let result = try CommandRunner.run(["check", "--no-links", "--info-plist", path])
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("error: \(path): "), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
     @Test func unreadableLinksEndWithOneLine() throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

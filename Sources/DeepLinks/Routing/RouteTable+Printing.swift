@@ -77,35 +77,31 @@ extension RouteTable {
             }
             return given
         }
-        let specs = Dictionary(route.parameters.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var segments: [String] = []
-        for segment in route.pattern.segments {
+        // One string, built in place: the path from the route's pre-encoded literals and its parameters' values.
+        var path = ""
+        path.reserveCapacity(64)
+        for segment in route.printSegments {
+            if !path.isEmpty { path += "/" }
             switch segment {
-            case .literal(let text):
-                segments.append(PercentEncoding.encode(text))
-            case .parameter(let name):
-                let value = try checked(specs[name]!)[0]
-                guard !value.isEmpty else { throw PrintError(reason: "route '\(route.name)': path parameter '\(name)' is empty") }
-                segments.append(PercentEncoding.encode(value))
-            case .catchAll(let name):
-                let pieces = try checked(specs[name]!)[0].split(separator: "/", omittingEmptySubsequences: false)
+            case .literal(let encoded):
+                path += encoded
+            case .parameter(let index):
+                let spec = route.parameters[index]
+                let value = try checked(spec)[0]
+                guard !value.isEmpty else { throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty") }
+                PercentEncoding.append(value, to: &path)
+            case .catchAll(let index):
+                let spec = route.parameters[index]
+                let pieces = try checked(spec)[0].split(separator: "/", omittingEmptySubsequences: false)
                 guard !pieces.contains(where: \.isEmpty) else {
-                    throw PrintError(reason: "route '\(route.name)': catch-all '\(name)' has an empty segment")
+                    throw PrintError(reason: "route '\(route.name)': catch-all '\(spec.name)' has an empty segment")
                 }
-                segments += pieces.map { PercentEncoding.encode(String($0)) }
-            }
-        }
-        func items(_ location: ParameterSpec.Location) throws(PrintError) -> String {
-            var parts: [String] = []
-            for spec in route.parameters where spec.location == location {
-                for value in try checked(spec) {
-                    parts.append(PercentEncoding.encode(spec.name) + "=" + PercentEncoding.encode(value))
+                for (position, piece) in pieces.enumerated() {
+                    if position > 0 { path += "/" }
+                    PercentEncoding.append(piece, to: &path)
                 }
             }
-            return parts.joined(separator: "&")
         }
-        let query = try items(.query)
-        let fragment = try items(.fragment)
         var url: String
         switch form {
         case .customScheme(let scheme):
@@ -113,21 +109,25 @@ extension RouteTable {
                 throw PrintError(reason: "the table has no custom scheme \(scheme.map { "'\($0)'" } ?? "")")
             }
             // The host position is case-insensitive: use it only for a literal that survives lower-casing.
-            if segments.isEmpty {
-                url = scheme + "://"
-            } else if case .literal(let first) = route.pattern.segments.first, first == first.lowercased() {
-                url = scheme + "://" + segments.joined(separator: "/")
-            } else {
-                url = scheme + ":///" + segments.joined(separator: "/")
-            }
+            url = scheme + (path.isEmpty || route.printsHostPosition ? "://" : ":///") + path
         case .universalLink(let host):
             guard let host = (host?.lowercased() ?? hosts.first), hosts.contains(host) else {
                 throw PrintError(reason: "the table has no universal-link host \(host.map { "'\($0)'" } ?? "")")
             }
-            url = "https://" + host + "/" + segments.joined(separator: "/")
+            url = "https://" + host + "/" + path
         }
-        if !query.isEmpty { url += "?" + query }
-        if !fragment.isEmpty { url += "#" + fragment }
+        for (location, separator) in [(ParameterSpec.Location.query, "?"), (.fragment, "#")] {
+            var first = true
+            for spec in route.parameters where spec.location == location {
+                for value in try checked(spec) {
+                    url += first ? separator : "&"
+                    first = false
+                    PercentEncoding.append(spec.name, to: &url)
+                    url += "="
+                    PercentEncoding.append(value, to: &url)
+                }
+            }
+        }
         guard url.utf8.count <= limits.maxURLLength else {
             throw PrintError(reason: "route '\(route.name)': the URL would be \(url.utf8.count) bytes, over the limit of \(limits.maxURLLength)")
         }

@@ -4,7 +4,18 @@ public enum PercentEncoding {
     public static func encode(_ string: String) -> String {
         var output = ""
         output.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
+        append(string, to: &output)
+        return output
+    }
+
+    /// Appends `text` to `output`, encoded: the printer builds a URL in one string this way.
+    static func append(_ text: some StringProtocol, to output: inout String) {
+        // Most values need no escape: append them whole.
+        if text.utf8.allSatisfy(isUnreserved) {
+            output += text
+            return
+        }
+        for byte in text.utf8 {
             if isUnreserved(byte) {
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
@@ -13,7 +24,6 @@ public enum PercentEncoding {
                 output.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte & 0xF)]))
             }
         }
-        return output
     }
 
     @inline(__always)
