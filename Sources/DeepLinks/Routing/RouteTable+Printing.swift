@@ -36,7 +36,7 @@ extension RouteTable {
     /// checked once in tests by `RouteTableCheck.roundTripFailures` of DeepLinksTesting, not on every print.
     public func url(for destination: Destination, as form: LinkForm = .universalLink()) throws(PrintError) -> String {
         let wanted: RouteSources = if case .customScheme = form { .customScheme } else { .universalLink }
-        if let name = (destination as? any RouteNamedDestination)?.routeName(for: form), let index = routeIndex[name] {
+        if let name = routeName?(destination, form), let index = routeIndex[name] {
             let route = routes[index]
             if let values = route.print(destination) {
                 guard route.sources.contains(wanted) else { throw Self.formRefused(route, wanted) }
@@ -52,6 +52,11 @@ extension RouteTable {
         }
         if let claimed { throw Self.formRefused(claimed, wanted) }
         throw PrintError(reason: "no route prints this destination")
+    }
+
+    /// `routeName(for:)` of a `Destination` that is `Named`, which the caller has checked.
+    static func routeNamer<Named: RouteNamedDestination>(_: Named.Type) -> @Sendable (Destination, LinkForm) -> String? {
+        { destination, form in unsafeBitCast(destination, to: Named.self).routeName(for: form) }
     }
 
     private static func formRefused(_ route: Route<Destination>, _ wanted: RouteSources) -> PrintError {
@@ -116,7 +121,7 @@ extension RouteTable {
             }
             url = "https://" + host + "/" + path
         }
-        for (location, separator) in [(ParameterSpec.Location.query, "?"), (.fragment, "#")] {
+        for (location, separator) in itemSections {
             var first = true
             for spec in route.parameters where spec.location == location {
                 for value in try checked(spec) {
@@ -163,6 +168,9 @@ extension RouteTable {
         return result
     }
 }
+
+/// Where a printed URL's items go, in order: built once, not on every print.
+private let itemSections: [(ParameterSpec.Location, String)] = [(.query, "?"), (.fragment, "#")]
 
 extension StringProtocol {
     var removingPercentEncodingOrSelf: String {

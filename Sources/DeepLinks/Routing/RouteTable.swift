@@ -25,6 +25,9 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     public let sensitiveNames: Set<String>
     /// Each route's index by name, for printing a ``RouteNamedDestination``.
     let routeIndex: [String: Int]
+    /// `routeName(for:)` when `Destination` is a ``RouteNamedDestination``: the conformance is looked up
+    /// once, here, not by a dynamic cast on every print.
+    let routeName: (@Sendable (Destination, LinkForm) -> String?)?
 
     public init(
         schemes: [String],
@@ -46,6 +49,7 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         matcher = RouteMatcher(schemes: self.schemes, hosts: self.hosts, routes: routes)
         parsers = routes.map { Parser(parse: $0.parse) }
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
+        routeName = (Destination.self as? any RouteNamedDestination.Type).map { Self.routeNamer($0) }
         routeIndex = Dictionary(routes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
