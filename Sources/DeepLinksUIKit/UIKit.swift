@@ -103,13 +103,38 @@ public final class UIKitNavigator {
         return state
     }
 
-    /// Moves the controllers to `target` by the fewest steps.
+    /// Moves the controllers to `target` by the fewest steps, with one animation per controller: a dismissal,
+    /// a tab selection, one `setViewControllers` for the stack (the screens it keeps, then the new ones: never a
+    /// pop-to-root and a push in the same turn), then a presentation.
     public func go(to target: NavigationTarget, animated: Bool = true) {
-        let plan = NavigationPlan(from: state, to: target)
-        // A dismissal still animating would refuse the presentation that follows it.
+        let before = state
+        let plan = NavigationPlan(from: before, to: target)
+        guard !plan.steps.isEmpty else { return }
+        let after = plan.applied(to: before)
         let presents = plan.steps.contains { if case .present = $0 { true } else { false } }
-        for step in plan.steps {
-            perform(step, animated: animated && !(step == .dismissAll && presents))
+        if plan.steps.contains(.dismissAll) {
+            // A dismissal still animating would refuse the presentation that follows it.
+            window.rootViewController?.dismiss(animated: animated && !presents)
+        }
+        for case .selectTab(let id) in plan.steps {
+            guard let tabs = window.rootViewController as? UITabBarController,
+                let tab = tabs.viewControllers?.first(where: { $0.restorationIdentifier == id })
+            else { continue }
+            tabs.selectedViewController = tab
+        }
+        if let stack = currentStack {
+            let wanted = after.stacks[after.selectedTab ?? ""] ?? []
+            let shown = Array(stack.viewControllers.dropFirst())
+            let kept = zip(shown, wanted).prefix { $0.restorationIdentifier == $1 }.count
+            if kept < shown.count || kept < wanted.count {
+                let controllers = Array(stack.viewControllers.prefix(1 + kept)) + wanted.dropFirst(kept).map(screen)
+                stack.setViewControllers(controllers, animated: animated)
+            }
+        }
+        for case .present(let id) in plan.steps {
+            var top = window.rootViewController
+            while let next = top?.presentedViewController { top = next }
+            top?.present(screen(id), animated: animated)
         }
     }
 
@@ -128,30 +153,6 @@ public final class UIKitNavigator {
         let controller = makeScreen(id)
         controller.restorationIdentifier = id
         return controller
-    }
-
-    private func perform(_ step: NavigationStep, animated: Bool) {
-        switch step {
-        case .dismissAll:
-            window.rootViewController?.dismiss(animated: animated)
-        case .selectTab(let id):
-            guard let tabs = window.rootViewController as? UITabBarController,
-                let tab = tabs.viewControllers?.first(where: { $0.restorationIdentifier == id })
-            else { return }
-            tabs.selectedViewController = tab
-        case .popToRoot:
-            currentStack?.popToRootViewController(animated: animated)
-        case .pop(let count):
-            guard let stack = currentStack, stack.viewControllers.count > count + 1 else { return }
-            stack.popToViewController(stack.viewControllers[count], animated: animated)
-        case .push(let screens):
-            guard let stack = currentStack else { return }
-            stack.setViewControllers(stack.viewControllers + screens.map(screen), animated: animated)
-        case .present(let id):
-            var top = window.rootViewController
-            while let next = top?.presentedViewController { top = next }
-            top?.present(screen(id), animated: animated)
-        }
     }
 }
 #endif

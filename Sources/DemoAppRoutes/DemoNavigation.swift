@@ -21,7 +21,7 @@ extension DemoRoute {
         case .newPost: NavigationTarget(tab: Tab.posts, present: "new-post")
         case .comments(let id): NavigationTarget(tab: Tab.posts, path: [DemoRoute.post(id: id).screen, screen])
         // Over whatever tab is shown: the user came from a mail, not from a place in the app.
-        case .resetPassword: NavigationTarget(present: "reset-password")
+        case .resetPassword: .over(present: "reset-password")
         case .search: NavigationTarget(tab: Tab.search, path: [screen])
         case .settings: NavigationTarget(tab: Tab.settings, path: [screen])
         case .post, .profile, .file: NavigationTarget(tab: Tab.posts, path: [screen])

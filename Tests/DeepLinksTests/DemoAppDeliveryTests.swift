@@ -55,7 +55,7 @@ import Foundation
         guard case .success(let match) = DemoRoute.table.match(link) else { Issue.record("no match"); return }
         #expect(match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com"))
         #expect(match.destination.requirements.isEmpty)
-        #expect(match.destination.navigationTarget == NavigationTarget(present: "reset-password"), "no token in a screen identifier")
+        #expect(match.destination.navigationTarget == .over(present: "reset-password"), "no token in a screen identifier")
     }
 
     @Test func everyScreenIdentifierParsesBackToItsDestination() throws {

@@ -35,6 +35,21 @@ import Testing
         #expect(plan.applied(to: state).presented == ["reset-password"])
     }
 
+    @Test func aModalOverWhateverIsShownTouchesNeitherTabNorStack() {
+        let state = NavigationState(selectedTab: "search", stacks: ["search": ["results:café"], "feed": ["post:1"]])
+        let reset = NavigationTarget.over(present: "reset-password")
+        let plan = NavigationPlan(from: state, to: reset)
+        #expect(plan.steps == [.present("reset-password")])
+        let after = plan.applied(to: state)
+        #expect(after.selectedTab == "search" && after.stacks == state.stacks && after.presented == ["reset-password"])
+        #expect(after.isShowing(reset))
+        #expect(NavigationPlan(from: after, to: reset).steps.isEmpty, "already shown: nothing to do")
+        // Another modal is replaced, the place kept.
+        var composing = state
+        composing.presented = ["new-post"]
+        #expect(NavigationPlan(from: composing, to: reset).steps == [.dismissAll, .present("reset-password")])
+    }
+
     @Test func anAppWithoutTabsUsesItsOneStack() {
         let state = NavigationState(stacks: ["": ["home", "post:1"]])
         let plan = NavigationPlan(from: state, to: NavigationTarget(path: ["home", "post:2"]))

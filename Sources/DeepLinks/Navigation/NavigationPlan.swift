@@ -16,6 +16,7 @@ extension NavigationState {
     /// Whether this state shows `target`: its tab selected, exactly its path in that tab's stack, and its
     /// modal (or none) presented.
     public func isShowing(_ target: NavigationTarget) -> Bool {
+        if target.keepsPlace { return presented == (target.present.map { [$0] } ?? []) }
         let tab = target.tab ?? selectedTab
         return (target.tab == nil || selectedTab == target.tab)
             && (stacks[tab ?? ""] ?? []) == target.path
@@ -24,16 +25,26 @@ extension NavigationState {
 }
 
 /// Where a destination lives: a tab (nil in an app without tabs), the screens to show in its stack from
-/// the root, and optionally a modal to present over them.
+/// the root, and optionally a modal to present over them; or (``over(present:)``) a modal over whatever is shown.
 public struct NavigationTarget: Sendable, Hashable {
     public var tab: String?
     public var path: [String]
     public var present: String?
+    /// The modal goes over whatever is shown: no tab is selected, no screen popped or pushed.
+    public var keepsPlace = false
 
     public init(tab: String? = nil, path: [String] = [], present: String? = nil) {
         self.tab = tab
         self.path = path
         self.present = present
+    }
+
+    /// A modal over whatever tab and screen are shown (a reset screen opened from a mail: the user came from
+    /// outside the app, so nothing they were looking at is taken away).
+    public static func over(present modal: String) -> NavigationTarget {
+        var target = NavigationTarget(present: modal)
+        target.keepsPlace = true
+        return target
     }
 }
 
@@ -59,6 +70,16 @@ public struct NavigationPlan: Sendable, Hashable {
     /// select the tab, pop to the longest common prefix of the stack and the target path, push the rest,
     /// then present. Already on the destination: no step at all.
     public init(from state: NavigationState, to target: NavigationTarget) {
+        if target.keepsPlace {
+            // Only the modals change: the one asked for, over the tab and stack as they are.
+            let wanted = target.present.map { [$0] } ?? []
+            guard state.presented != wanted else {
+                steps = []
+                return
+            }
+            steps = (state.presented.isEmpty ? [] : [.dismissAll]) + (target.present.map { [.present($0)] } ?? [])
+            return
+        }
         var steps: [NavigationStep] = []
         let tab = target.tab ?? state.selectedTab
         let stack = tab.flatMap { state.stacks[$0] } ?? (target.tab == nil ? state.stacks[""] ?? [] : [])
