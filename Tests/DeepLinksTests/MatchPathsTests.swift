@@ -2,8 +2,9 @@ import DeepLinks
 import DemoAppRoutes
 import Testing
 
-/// `RouteTable.match(_: String)` runs the URL policy and the trie over the string's bytes; `match(_: LinkURL)`
-/// works on a parsed URL. Both must say the same thing about every input.
+/// `RouteTable.match(_: String)` runs the URL policy and the trie over the string's bytes, the one match path;
+/// `match(_: LinkURL)` hands it the parsed URL's text (`LinkURL.string`). Both must say the same thing about every
+/// input: parsing, printing a parsed URL and parsing it again loses or changes nothing.
 @Suite struct MatchPathsTests {
     /// A result both paths can be compared on: the destination, route, source and parameters, or the rejection.
     static func outcome<Destination>(_ result: Result<RouteMatch<Destination>, LinkRejection>) -> String {

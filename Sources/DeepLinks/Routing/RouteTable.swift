@@ -63,10 +63,14 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         resolve { matcher.match(string, limits: limits, accept: $0) }
     }
 
-    /// The destination of an already parsed URL.
+    /// The destination of an already parsed URL: matched as its ``LinkURL/string``, by the one match path, under
+    /// the table's limits but the length (the text may be longer than the one it was parsed from: `+` is
+    /// written `%2B`).
     @inlinable
     public func match(_ url: LinkURL) -> Result<RouteMatch<Destination>, LinkRejection> {
-        resolve { matcher.match(url, accept: $0) }
+        var relaxed = limits
+        relaxed.maxURLLength = .max
+        return resolve { matcher.match(url.string, limits: relaxed, accept: $0) }
     }
 
     /// Runs `matching` with the step that builds the destination of a candidate route through its `parse`.

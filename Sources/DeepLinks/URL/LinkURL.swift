@@ -55,6 +55,24 @@ public struct LinkURL: Sendable, Hashable {
         self.fragmentItems = fragmentItems
     }
 
+    /// The URL as text, every component percent-encoded outside RFC 3986's unreserved set (a `/` inside a
+    /// segment as `%2F`): parsing it gives this URL back. A fragment is written as its items.
+    public var string: String {
+        let path = pathSegments.map(PercentEncoding.encode).joined(separator: "/")
+        var text = scheme + ":"
+        if let host {
+            text += "//" + PercentEncoding.encode(host) + (port.map { ":\($0)" } ?? "") + (path.isEmpty ? "" : "/" + path)
+        } else {
+            text += path  // yourapp:post/10
+        }
+        func items(_ items: [QueryItem]) -> String {
+            items.map { PercentEncoding.encode($0.name) + ($0.value.map { "=" + PercentEncoding.encode($0) } ?? "") }.joined(separator: "&")
+        }
+        if !queryItems.isEmpty { text += "?" + items(queryItems) }
+        if let fragment { text += "#" + (fragmentItems.isEmpty ? PercentEncoding.encode(fragment) : items(fragmentItems)) }
+        return text
+    }
+
     /// Parses `string` under `limits`. Never traps, whatever the input.
     public init(parsing string: String, limits: URLLimits = .default) throws(URLDiagnostic) {
         var string = string

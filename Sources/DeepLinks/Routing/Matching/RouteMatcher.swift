@@ -146,7 +146,9 @@ final class RouteMatcher: @unchecked Sendable {
     }
 
     /// The URL policy and the match in one pass over the bytes of `string`: no string is built but the
-    /// parameters of the candidate routes. Otherwise as ``match(_:accept:)-(LinkURL,_)``.
+    /// parameters of the candidate routes. Walks the candidates, most specific first, and offers each one whose
+    /// parameters are valid to `accept`, which returns nil to take it or a rejection to go on. Returns nil once a
+    /// route is taken, otherwise the most useful rejection.
     @usableFromInline
     func match(_ string: String, limits: URLLimits, accept: Accept) -> LinkRejection? {
         var string = string
@@ -209,38 +211,6 @@ final class RouteMatcher: @unchecked Sendable {
                 let segments = URLSegments(bytes: UnsafeBufferPointer(buffer), bounds: UnsafeBufferPointer(rebasing: bounds[...count]))
                 return match(segments, frames: frames, captures: captures, source: source, queryItems: items.query, fragmentItems: items.fragment, accept: accept)
             }
-        }
-    }
-
-    /// Walks the candidates for `url`, most specific first, and offers each one whose parameters are valid to
-    /// `accept`, which returns nil to take it or a rejection to go on. Returns nil once a route is taken,
-    /// otherwise the most useful rejection.
-    @usableFromInline
-    func match(_ url: LinkURL, accept: Accept) -> LinkRejection? {
-        let source: Int32
-        do throws(LinkRejection) {
-            source = try self.source(
-                isWeb: url.isWebURL, isHTTPS: url.scheme == "https", scheme: { url.scheme },
-                schemeIs: { schemes[$0] == url.scheme }, hostIs: { hosts[$0] == url.host }
-            )
-        } catch {
-            return error
-        }
-        // A custom scheme's host is the first route segment (`yourapp://post/10` as `yourapp:///post/10`).
-        var all = url.pathSegments
-        if !url.isWebURL, let host = url.host, !host.isEmpty { all.insert(host, at: 0) }
-        let length = all.reduce(0) { $0 + $1.utf8.count }
-        return withScratch(segments: all.count, bytes: length) { buffer, bounds, frames, captures in
-            var offset = 0
-            for (index, segment) in all.enumerated() {
-                for byte in segment.utf8 {
-                    buffer[offset] = byte
-                    offset += 1
-                }
-                bounds[index + 1] = Int32(offset)
-            }
-            let segments = URLSegments(bytes: UnsafeBufferPointer(buffer), bounds: UnsafeBufferPointer(rebasing: bounds[...all.count]))
-            return match(segments, frames: frames, captures: captures, source: source, queryItems: url.queryItems, fragmentItems: url.fragmentItems, accept: accept)
         }
     }
 
