@@ -1,4 +1,5 @@
 import DeepLinks
+import Foundation
 import DemoAppRoutes
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         #expect(await delivered.all == [.post(id: 1)])
         let events = await coordinator.events.map(\.description)
         #expect(events == [
-            "dropped demoapp://post/1: duplicate",
+            "dropped post /post/:id id=1: duplicate",
             "rejected otherapp://x: scheme_not_accepted: the scheme 'otherapp' is not one of this app's (demoapp)",
             "delivered post /post/:id id=1 to post",
         ])
@@ -79,6 +80,83 @@ import Testing
         #expect(await delivered.all.isEmpty)
         let events = await coordinator.events.map(\.description)
         #expect(events == ["resolution timed out for post /post/:id id=1", "resolution failed for post /post/:id id=2"])
+    }
+
+    actor Unhandled {
+        private(set) var all: [String] = []
+        func append(_ url: String, _ reason: LinkCoordinator<DemoRoute>.Unhandled) {
+            let why = switch reason {
+            case .rejected(let rejection): "rejected \(rejection.code.rawValue)"
+            case .expired: "expired"
+            case .cancelled: "cancelled"
+            case .resolutionFailed: "resolution failed"
+            case .timedOut: "timed out"
+            }
+            all.append("\(url) \(why)")
+        }
+    }
+
+    /// Seed 002: a link the app cannot carry out reaches the app's hook, the URL as it came (to open in Safari).
+    @Test func rejectedExpiredCancelledAndFailedLinksReachTheHook() async {
+        let unhandled = Unhandled()
+        struct Offline: Error {}
+        let coordinator = LinkCoordinator(
+            table: DemoRoute.table,
+            configuration: .init(expiry: .milliseconds(50)),
+            timeout: .milliseconds(100),
+            resolve: { destination in
+                if case .post(1) = destination { try await Task.sleep(for: .seconds(5)) }
+                if case .post(3) = destination { throw Offline() }
+                return destination
+            },
+            onUnhandled: { await unhandled.append($0, $1) }
+        ) { _ in }
+        coordinator.receive("https://links.example.com/nowhere", via: .onOpenURL)
+        coordinator.receive("demoapp://post/9", via: .onOpenURL)  // held, never ready in time
+        try? await Task.sleep(for: .milliseconds(120))
+        coordinator.setReady(true)
+        await coordinator.settle()
+        coordinator.receive("demoapp://post/1", via: .onOpenURL)
+        coordinator.receive("demoapp://post/2", via: .onOpenURL)  // cancels post/1's resolution
+        await coordinator.settle()
+        coordinator.receive("demoapp://post/3", via: .onOpenURL)
+        await coordinator.settle()
+        #expect(await unhandled.all == [
+            "https://links.example.com/nowhere rejected no_route",
+            "demoapp://post/9 expired",
+            "demoapp://post/1 cancelled",
+            "demoapp://post/3 resolution failed",
+        ])
+    }
+
+    /// Each link is matched once, when it arrives, however long it is held.
+    @Test func eachLinkIsMatchedOnce() async {
+        final class Count: @unchecked Sendable {
+            private let lock = NSLock()
+            private var value = 0
+            func add() { lock.withLock { value += 1 } }
+            var current: Int { lock.withLock { value } }
+        }
+        let parses = Count()
+        let table = try! RouteTable<Int>(schemes: ["app"], routes: [
+            Route("n", "/n/:n", parameters: [.path("n", Int.self)], parse: { p in parses.add(); return try p("n") }, print: { ["n": $0] }),
+        ])
+        let coordinator = LinkCoordinator(table: table) { _ in }
+        for n in 1...5 { coordinator.receive("app://n/\(n)", via: .onOpenURL) }
+        coordinator.setReady(true)
+        await coordinator.settle()
+        #expect(parses.current == 5)
+        #expect(await coordinator.events.count == 5)
+    }
+
+    @Test func theEventLogKeepsTheLatest() async {
+        let coordinator = LinkCoordinator(table: DemoRoute.table, eventLimit: 3) { _ in }
+        coordinator.setReady(true)
+        for id in 1...10 {
+            coordinator.receive("demoapp://post/\(id)", via: .onOpenURL)
+            await coordinator.settle()
+        }
+        #expect(await coordinator.events.map(\.description) == (8...10).map { "delivered post /post/:id id=\($0) to post" })
     }
 
     @Test func secretsStayRedactedInEvents() async {

@@ -6,25 +6,41 @@
 /// its `open`, a link before `setReady`). So every input method is synchronous and callable from any context:
 /// it stamps the time and queues the input, and the actor applies inputs strictly in the order they were made.
 public actor LinkCoordinator<Destination: Sendable> {
-    /// What happened to each link, in order: for logs (sensitive values are already redacted) and tests.
+    /// What happened to each link, in order: for logs and tests. A `link` is the route, pattern and parameters
+    /// the table read (`post /post/:id id=7`), a `redactedURL` the URL no route took; sensitive values are
+    /// redacted in both.
     public enum Event: Sendable, CustomStringConvertible {
-        case delivered(route: String, url: String)
-        case rejected(url: String, LinkRejection)
-        case dropped(url: String, LinkInbox.DropReason)
-        case resolutionFailed(url: String)
-        case timedOut(url: String)
-        case cancelled(url: String)
+        case delivered(route: String, link: String)
+        case rejected(redactedURL: String, LinkRejection)
+        case dropped(link: String, LinkInbox.DropReason)
+        case resolutionFailed(link: String)
+        case timedOut(link: String)
+        case cancelled(link: String)
 
         public var description: String {
             switch self {
-            case .delivered(let route, let url): "delivered \(url) to \(route)"
+            case .delivered(let route, let link): "delivered \(link) to \(route)"
             case .rejected(let url, let rejection): "rejected \(url): \(rejection)"
-            case .dropped(let url, let reason): "dropped \(url): \(reason.rawValue)"
-            case .resolutionFailed(let url): "resolution failed for \(url)"
-            case .timedOut(let url): "resolution timed out for \(url)"
-            case .cancelled(let url): "resolution cancelled for \(url) by a newer link"
+            case .dropped(let link, let reason): "dropped \(link): \(reason.rawValue)"
+            case .resolutionFailed(let link): "resolution failed for \(link)"
+            case .timedOut(let link): "resolution timed out for \(link)"
+            case .cancelled(let link): "resolution cancelled for \(link) by a newer link"
             }
         }
+    }
+
+    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:requirements:resolve:onUnhandled:deliver:)``'s
+    /// `onUnhandled`: open it in Safari when the app cannot, say what failed, or ignore it.
+    public enum Unhandled: Sendable {
+        /// No route takes it (another app's scheme, a path the app does not know, a bad parameter).
+        case rejected(LinkRejection)
+        /// Held longer than the inbox's expiry (the app never became ready, or a condition never held).
+        case expired
+        /// A newer link replaced it while it was held or being resolved.
+        case cancelled
+        /// The resolution failed or timed out.
+        case resolutionFailed
+        case timedOut
     }
 
     private let table: RouteTable<Destination>
@@ -32,13 +48,21 @@ public actor LinkCoordinator<Destination: Sendable> {
     private let requirements: @Sendable (Destination) -> Set<String>
     private let resolve: @Sendable (Destination) async throws -> Destination
     private let deliver: @Sendable (Destination) async -> Void
+    private let onUnhandled: @Sendable (_ url: String, Unhandled) async -> Void
     private let timeout: Duration
+    private let eventLimit: Int
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
     private let inputs: AsyncStream<(Input, Duration)>.Continuation
-    /// The release being resolved: its task and the links it has not finished yet.
-    private var inFlight: (id: Int, urls: [String], task: Task<Void, Never>)?
+    /// The release being resolved: its task and the links (URL and description) it has not finished yet.
+    private var inFlight: (id: Int, links: [(url: String, link: String)], task: Task<Void, Never>)?
     private var nextID = 0
+    /// Calls of `onUnhandled` not finished yet, by number: ``settle()`` waits for them.
+    private var reports: [Int: Task<Void, Never>] = [:]
+    private var nextReport = 0
+    /// Each URL's match, made once when it arrives, with the number of its deliveries the inbox still holds.
+    private var matches: [String: (match: RouteMatch<Destination>, held: Int)] = [:]
+    /// The latest events, at most `eventLimit` of them.
     public private(set) var events: [Event] = []
 
     private enum Input: Sendable {
@@ -51,22 +75,30 @@ public actor LinkCoordinator<Destination: Sendable> {
     }
 
     /// - Parameters:
+    ///   - eventLimit: how many of the latest ``events`` are kept.
     ///   - requirements: conditions a destination needs before it is handled (`["signedIn"]`).
     ///   - resolve: work before navigating (a fetch); it may refine the destination. Default: none.
+    ///   - onUnhandled: a link that was not carried out, with why: the URL as it came (it may hold a secret:
+    ///     open it, never log it). A universal link the app cannot route belongs in Safari (`UIApplication`'s
+    ///     `open(_:)` with `universalLinksOnly: false` sends it there). Twins of a handled link are not reported.
     ///   - deliver: carries the destination out (compute a ``NavigationPlan``, hand it to the adapter).
     public init(
         table: RouteTable<Destination>,
         configuration: LinkInbox.Configuration = .init(),
         timeout: Duration = .seconds(10),
+        eventLimit: Int = 1_000,
         requirements: @escaping @Sendable (Destination) -> Set<String> = { _ in [] },
         resolve: @escaping @Sendable (Destination) async throws -> Destination = { $0 },
+        onUnhandled: @escaping @Sendable (_ url: String, Unhandled) async -> Void = { _, _ in },
         deliver: @escaping @Sendable (Destination) async -> Void
     ) {
         self.table = table
         self.inbox = LinkInbox(configuration: configuration)
         self.timeout = timeout
+        self.eventLimit = max(1, eventLimit)
         self.requirements = requirements
         self.resolve = resolve
+        self.onUnhandled = onUnhandled
         self.deliver = deliver
         self.start = clock.now
         var continuation: AsyncStream<(Input, Duration)>.Continuation!
@@ -112,13 +144,16 @@ public actor LinkCoordinator<Destination: Sendable> {
         send(.active(active))
     }
 
-    /// Waits until every input made before the call is applied and the resolution in flight, if any, has
-    /// finished (for tests and orderly shutdown).
+    /// Waits until every input made before the call is applied, and the resolution in flight and the calls of
+    /// `onUnhandled`, if any, have finished (for tests and orderly shutdown).
     public func settle() async {
         await withCheckedContinuation { inputs.yield((.flush($0), .zero)) }
         while let task = inFlight?.task {
             await task.value
             if inFlight?.task == task { inFlight = nil }
+        }
+        while let report = reports.values.first {
+            await report.value
         }
     }
 
@@ -127,8 +162,11 @@ public actor LinkCoordinator<Destination: Sendable> {
         case .link(let url, let channel):
             switch table.match(url) {
             case .failure(let rejection):
-                events.append(.rejected(url: table.redact(url), rejection))
+                record(.rejected(redactedURL: table.redact(url), rejection))
+                report(url, .rejected(rejection))
             case .success(let match):
+                // Matched once: the inbox answers each delivery with exactly one handle or drop, which uses it.
+                matches[url] = (match, (matches[url]?.held ?? 0) + 1)
                 perform(inbox.receive(url, via: channel, at: time, requires: requirements(match.destination)))
             }
         case .ready(let ready): perform(inbox.setReady(ready, at: time))
@@ -139,28 +177,39 @@ public actor LinkCoordinator<Destination: Sendable> {
     }
 
     private func perform(_ actions: [LinkInbox.Action]) {
-        var released: [RouteMatch<Destination>] = []
+        var released: [(url: String, match: RouteMatch<Destination>)] = []
         for action in actions {
+            let delivery = switch action { case .drop(let delivery, _), .handle(let delivery): delivery }
+            guard let entry = matches[delivery.url] else { continue }
+            matches[delivery.url] = entry.held > 1 ? (entry.match, entry.held - 1) : nil
             switch action {
-            case .drop(let delivery, let reason):
-                events.append(.dropped(url: table.redact(delivery.url), reason))
-            case .handle(let delivery):
-                if case .success(let match) = table.match(delivery.url) { released.append(match) }
+            case .drop(_, let reason):
+                record(.dropped(link: "\(entry.match)", reason))
+                switch reason {
+                case .duplicate: break  // its twin is the one handled
+                case .expired: report(delivery.url, .expired)
+                case .superseded: report(delivery.url, .cancelled)
+                }
+            case .handle:
+                released.append((delivery.url, entry.match))
             }
         }
         if !released.isEmpty { start(released) }
     }
 
-    /// Starts resolving and delivering `matches`, released together, one after another in their order; it
+    /// Starts resolving and delivering `released` links together, one after another in their order; it
     /// cancels what is still in flight from an earlier release: a newer link wins.
-    private func start(_ matches: [RouteMatch<Destination>]) {
+    private func start(_ released: [(url: String, match: RouteMatch<Destination>)]) {
         if let previous = inFlight {
             previous.task.cancel()
-            events += previous.urls.map { .cancelled(url: $0) }
+            for (url, link) in previous.links {
+                record(.cancelled(link: link))
+                report(url, .cancelled)
+            }
         }
         nextID += 1
         let id = nextID
-        let items = matches.map { (destination: $0.destination, route: $0.routeName, url: "\($0)") }
+        let items = released.map { (destination: $0.match.destination, route: $0.match.routeName, url: $0.url, link: "\($0.match)") }
         let (resolve, deliver, timeout) = (self.resolve, self.deliver, self.timeout)
         let task = Task {
             for item in items {
@@ -170,23 +219,44 @@ public actor LinkCoordinator<Destination: Sendable> {
                 case .success(let resolved):
                     await deliver(resolved)
                     guard !Task.isCancelled else { return }
-                    self.finish(id, .delivered(route: item.route, url: item.url))
+                    self.finish(id, .delivered(route: item.route, link: item.link))
                 case .failure(.timedOut):
-                    self.finish(id, .timedOut(url: item.url))
+                    self.finish(id, .timedOut(link: item.link), unhandled: .timedOut)
                 case .failure(.failed):
-                    self.finish(id, .resolutionFailed(url: item.url))
+                    self.finish(id, .resolutionFailed(link: item.link), unhandled: .resolutionFailed)
                 }
             }
         }
-        inFlight = (id, items.map(\.url), task)
+        inFlight = (id, items.map { ($0.url, $0.link) }, task)
     }
 
     /// Records how the first pending link of release `id` ended.
-    private func finish(_ id: Int, _ event: Event) {
+    private func finish(_ id: Int, _ event: Event, unhandled: Unhandled? = nil) {
+        record(event)
+        guard inFlight?.id == id, let first = inFlight?.links.first else { return }
+        if let unhandled { report(first.url, unhandled) }
+        inFlight?.links.removeFirst()
+        if inFlight?.links.isEmpty == true { inFlight = nil }
+    }
+
+    private func reportFinished(_ number: Int) {
+        reports[number] = nil
+    }
+
+    private func record(_ event: Event) {
         events.append(event)
-        guard inFlight?.id == id else { return }
-        inFlight?.urls.removeFirst()
-        if inFlight?.urls.isEmpty == true { inFlight = nil }
+        if events.count > eventLimit { events.removeFirst(events.count - eventLimit) }
+    }
+
+    /// Hands an unhandled link to the app's hook, off the actor's input order (the hook may take its time).
+    private func report(_ url: String, _ reason: Unhandled) {
+        let onUnhandled = self.onUnhandled
+        nextReport += 1
+        let number = nextReport
+        reports[number] = Task {
+            await onUnhandled(url, reason)
+            self.reportFinished(number)
+        }
     }
 
     enum ResolutionFailure: Error { case timedOut, failed }

@@ -26,6 +26,18 @@
         @available(iOS 8.0, *) public static let userActivityDictionary = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityDictionaryKey")
     }
 
+    @available(iOS 10.0, tvOS 10.0, visionOS 1.0, *)
+    open func open(
+        _ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
+        completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil
+    ) {}
+
+    public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        @available(iOS 10.0, *) public static let universalLinksOnly = OpenExternalURLOptionsKey(rawValue: "UIApplicationOpenURLOptionUniversalLinksOnly")
+    }
+
     public struct OpenURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
