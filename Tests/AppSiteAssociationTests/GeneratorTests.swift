@@ -32,7 +32,7 @@ import Testing
         try Self.golden(text, "demo-legacy.json")
         let diagnostics = AASAValidator.validate(data: Data(text.utf8))
         #expect(diagnostics.isValid)
-        #expect(Set(diagnostics.map(\.code)) == ["AASA_PATHS_IGNORED", "AASA_BOTH_APPID_FORMS"])
+        #expect(Set(diagnostics.map(\.code.rawValue)) == ["AASA_PATHS_IGNORED", "AASA_BOTH_APPID_FORMS"])
     }
 
     @Test func theGeneratedFileMatchesAsConfigured() throws {
@@ -54,7 +54,7 @@ import Testing
             _ = try AASAGenerator.generate(bad)
             Issue.record("should be refused")
         } catch {
-            #expect(error.diagnostics.map(\.code) == ["AASA_APPID_FORMAT", "AASA_SUBST_UNDEFINED"])
+            #expect(error.diagnostics.map(\.code.rawValue) == ["AASA_APPID_FORMAT", "AASA_SUBST_UNDEFINED"])
         }
     }
 
@@ -90,7 +90,7 @@ import Testing
     func eachProblemHasItsCodeSeverityAndPointer(_ json: String, _ code: String, _ severity: AASADiagnostic.Severity, _ pointer: String) {
         let realJSON = json.replacingOccurrences(of: "\"FP\"", with: "\"\(Self.fingerprint)\"")
         let found = AssetLinksValidator.validate(data: Data(realJSON.utf8))
-        let match = found.first { $0.code == code }
+        let match = found.first { $0.code.rawValue == code }
         #expect(match?.severity == severity, "\(found)")
         #expect(match?.pointer == pointer, "\(found)")
     }
@@ -98,7 +98,7 @@ import Testing
     @Test func aLowerCaseFingerprintIsAWarning() {
         let json = #"[{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app", "package_name": "com.x", "sha256_cert_fingerprints": ["\#(Self.fingerprint.lowercased())"]}}]"#
         let found = AssetLinksValidator.validate(data: Data(json.utf8))
-        #expect(found.map(\.code) == ["ASSETLINKS_FINGERPRINT"])
+        #expect(found.map(\.code.rawValue) == ["ASSETLINKS_FINGERPRINT"])
         #expect(found.isValid)
     }
 }

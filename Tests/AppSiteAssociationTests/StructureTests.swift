@@ -11,7 +11,7 @@ import Testing
     }
 
     static func codes(_ json: String) -> [String] {
-        AASAValidator.validate(data: Data(json.utf8)).map(\.code)
+        AASAValidator.validate(data: Data(json.utf8)).map(\.code.rawValue)
     }
 
     @Test func S1_the_root_is_an_object_with_case_sensitive_service_keys() {

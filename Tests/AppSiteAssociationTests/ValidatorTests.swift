@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: cases)
     func eachDiagnosticHasItsCodeSeverityAndPointer(_ case_: Case) {
         let found = Self.diagnostics(case_.json)
-        let match = found.first { $0.code == case_.code }
+        let match = found.first { $0.code.rawValue == case_.code }
         #expect(match?.severity == case_.severity, "\(found)")
         #expect(match?.pointer == case_.pointer, "\(found)")
         #expect(found.isValid == !found.contains { $0.severity == .error })
@@ -79,15 +79,15 @@ import Testing
             return head + String(repeating: "x", count: size - head.utf8.count - tail.utf8.count) + tail
         }
         let big = Self.diagnostics(sized(140_000))
-        #expect(big.first { $0.code == "AASA_TOO_LARGE" }?.severity == .error)
+        #expect(big.first { $0.code.rawValue == "AASA_TOO_LARGE" }?.severity == .error)
         let near = Self.diagnostics(sized(129_000))
-        #expect(near.first { $0.code == "AASA_TOO_LARGE" }?.severity == .warning)
-        #expect(Self.diagnostics(sized(127_000)).allSatisfy { $0.code != "AASA_TOO_LARGE" })
+        #expect(near.first { $0.code.rawValue == "AASA_TOO_LARGE" }?.severity == .warning)
+        #expect(Self.diagnostics(sized(127_000)).allSatisfy { $0.code.rawValue != "AASA_TOO_LARGE" })
     }
 
     @Test func AASA_BOM_is_a_warning_and_the_file_is_still_read() {
         let found = AASAValidator.validate(data: Data([0xEF, 0xBB, 0xBF]) + Data(Self.entry(#"{"appIDs": ["\#(Self.app)"], "components": [{"/": "*"}]}"#).utf8))
-        #expect(found.map(\.code) == ["AASA_BOM"])
+        #expect(found.map(\.code.rawValue) == ["AASA_BOM"])
         #expect(found.isValid)
     }
 
@@ -108,7 +108,7 @@ import Testing
 
     @Test func everyProblemIsReportedNotJustTheFirst() {
         let json = Self.entry(#"{"appIDs": ["bad"], "components": [{"/": 1, "?": {"x": 2}, "exclude": "no"}]}"#)
-        let codes = Self.diagnostics(json).map(\.code)
+        let codes = Self.diagnostics(json).map(\.code.rawValue)
         #expect(codes.filter { $0 == "AASA_TYPE" }.count == 2)
         #expect(codes.contains("AASA_APPID_FORMAT"))
         #expect(codes.contains("AASA_QUERY_PREDICATE_TYPE"))

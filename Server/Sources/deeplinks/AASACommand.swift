@@ -43,7 +43,7 @@ struct AASACommand: AsyncParsableCommand {
             if json {
                 printJSON([
                     "valid": diagnostics.isValid,
-                    "diagnostics": diagnostics.map { ["code": $0.code, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
+                    "diagnostics": diagnostics.map { ["code": $0.code.rawValue, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
                 ] as [String: Any])
             } else {
                 AASACommand.printReport(diagnostics)

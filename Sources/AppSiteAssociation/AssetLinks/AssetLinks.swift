@@ -47,83 +47,83 @@ public enum AssetLinksValidator {
 
     public static func validate(data: Data) -> [AASADiagnostic] {
         guard let value = try? JSONValue.parse(data) else {
-            return [.init("ASSETLINKS_INVALID_JSON", .error, "", "the file is not valid JSON")]
+            return [.init(.assetLinksInvalidJson, .error, "", "the file is not valid JSON")]
         }
         return validate(value)
     }
 
     public static func validate(_ document: JSONValue) -> [AASADiagnostic] {
         var found: [AASADiagnostic] = []
-        func report(_ code: String, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
+        func report(_ code: AASADiagnostic.Code, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
             found.append(.init(code, severity, pointer, message))
         }
         guard let statements = document.array else {
-            report("ASSETLINKS_ROOT_NOT_ARRAY", .error, "", "the top level must be an array of statements, not \(document.typeName)")
+            report(.assetLinksRootNotArray, .error, "", "the top level must be an array of statements, not \(document.typeName)")
             return found
         }
         var grantsAppLinks = false
         for (index, statement) in statements.enumerated() {
             let pointer = "/\(index)"
             guard let object = statement.object else {
-                report("ASSETLINKS_TYPE", .error, pointer, "a statement must be an object, not \(statement.typeName)")
+                report(.assetLinksWrongType, .error, pointer, "a statement must be an object, not \(statement.typeName)")
                 continue
             }
             for key in object.keys.sorted() where !["relation", "target"].contains(key) {
-                report("ASSETLINKS_UNKNOWN_KEY", .warning, JSONPointer.append(pointer, key), "'\(key)' is not part of a statement; it is ignored")
+                report(.assetLinksUnknownKey, .warning, JSONPointer.append(pointer, key), "'\(key)' is not part of a statement; it is ignored")
             }
             let relations = object["relation"]?.array
             if relations == nil || relations!.isEmpty {
-                report("ASSETLINKS_RELATION", .error, pointer + "/relation", "a statement needs a non-empty 'relation' array")
+                report(.assetLinksRelation, .error, pointer + "/relation", "a statement needs a non-empty 'relation' array")
             }
             for (relationIndex, relation) in (relations ?? []).enumerated() {
                 let relationPointer = "\(pointer)/relation/\(relationIndex)"
                 guard let text = relation.string else {
-                    report("ASSETLINKS_TYPE", .error, relationPointer, "a relation must be a string, not \(relation.typeName)")
+                    report(.assetLinksWrongType, .error, relationPointer, "a relation must be a string, not \(relation.typeName)")
                     continue
                 }
                 if text == AssetLinksStatement.handleAllURLs { grantsAppLinks = true }
                 if !knownRelations.contains(text) {
                     let wellFormed = text.split(separator: "/").count == 2 && text.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." || $0 == "/" }
-                    report("ASSETLINKS_RELATION", wellFormed ? .warning : .error, relationPointer, wellFormed ? "'\(text)' is not a relation Android defines for apps" : "'\(text)' is not a relation string (namespace/name)")
+                    report(.assetLinksRelation, wellFormed ? .warning : .error, relationPointer, wellFormed ? "'\(text)' is not a relation Android defines for apps" : "'\(text)' is not a relation string (namespace/name)")
                 }
             }
             guard let target = object["target"]?.object else {
-                report("ASSETLINKS_TYPE", .error, pointer + "/target", "a statement needs a 'target' object")
+                report(.assetLinksWrongType, .error, pointer + "/target", "a statement needs a 'target' object")
                 continue
             }
             switch target["namespace"]?.string {
             case "android_app":
                 if let name = target["package_name"]?.string {
                     if !isPackageName(name) {
-                        report("ASSETLINKS_PACKAGE_NAME", .error, pointer + "/target/package_name", "'\(name)' is not an Android package name (at least two dot-separated parts, each a letter then letters, digits or '_')")
+                        report(.assetLinksPackageName, .error, pointer + "/target/package_name", "'\(name)' is not an Android package name (at least two dot-separated parts, each a letter then letters, digits or '_')")
                     }
                 } else {
-                    report("ASSETLINKS_PACKAGE_NAME", .error, pointer + "/target/package_name", "an android_app target needs 'package_name'")
+                    report(.assetLinksPackageName, .error, pointer + "/target/package_name", "an android_app target needs 'package_name'")
                 }
                 let fingerprints = target["sha256_cert_fingerprints"]?.array ?? []
                 if fingerprints.isEmpty {
-                    report("ASSETLINKS_FINGERPRINT", .error, pointer + "/target/sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 certificate fingerprint")
+                    report(.assetLinksFingerprint, .error, pointer + "/target/sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 certificate fingerprint")
                 }
                 for (fingerprintIndex, fingerprint) in fingerprints.enumerated() {
                     let fingerprintPointer = "\(pointer)/target/sha256_cert_fingerprints/\(fingerprintIndex)"
                     guard let text = fingerprint.string, isFingerprint(text.uppercased()) else {
-                        report("ASSETLINKS_FINGERPRINT", .error, fingerprintPointer, "not a SHA-256 fingerprint: 32 bytes as upper-case hex pairs joined by ':'")
+                        report(.assetLinksFingerprint, .error, fingerprintPointer, "not a SHA-256 fingerprint: 32 bytes as upper-case hex pairs joined by ':'")
                         continue
                     }
                     if text != text.uppercased() {
-                        report("ASSETLINKS_FINGERPRINT", .warning, fingerprintPointer, "write the fingerprint in upper case, as keytool prints it")
+                        report(.assetLinksFingerprint, .warning, fingerprintPointer, "write the fingerprint in upper case, as keytool prints it")
                     }
                 }
             case "web":
                 if target["site"]?.string == nil {
-                    report("ASSETLINKS_TYPE", .error, pointer + "/target/site", "a web target needs 'site'")
+                    report(.assetLinksWrongType, .error, pointer + "/target/site", "a web target needs 'site'")
                 }
             case let other:
-                report("ASSETLINKS_NAMESPACE", .error, pointer + "/target/namespace", "namespace must be android_app or web, not \(other.map { "'\($0)'" } ?? "missing")")
+                report(.assetLinksNamespace, .error, pointer + "/target/namespace", "namespace must be android_app or web, not \(other.map { "'\($0)'" } ?? "missing")")
             }
         }
         if !grantsAppLinks {
-            report("ASSETLINKS_NO_APP_LINKS", .warning, "", "no statement grants \(AssetLinksStatement.handleAllURLs): Android App Links will not open an app")
+            report(.assetLinksNoAppLinks, .warning, "", "no statement grants \(AssetLinksStatement.handleAllURLs): Android App Links will not open an app")
         }
         return found
     }

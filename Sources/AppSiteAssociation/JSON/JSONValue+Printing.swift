@@ -6,8 +6,7 @@ extension JSONValue {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
-        case .number(let value):
-            return value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        case .number(let value): return Self.number(value)
         case .string(let value): return Self.quote(value)
         case .array(let items):
             guard !items.isEmpty else { return "[]" }
@@ -16,6 +15,24 @@ extension JSONValue {
             guard !members.isEmpty else { return "{}" }
             return "{\n" + members.keys.sorted().map { inner + Self.quote($0) + ": " + members[$0]!.prettyPrinted(indent: inner) }.joined(separator: ",\n") + "\n" + indent + "}"
         }
+    }
+
+    /// Compact JSON, keys sorted: the same value always gives the same bytes (the server's HTTP bodies).
+    public var compactJSON: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .number(let value): Self.number(value)
+        case .string(let value): Self.quote(value)
+        case .array(let values): "[" + values.map(\.compactJSON).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.keys.sorted().map { Self.quote($0) + ":" + members[$0]!.compactJSON }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// A whole number without a fraction (`3`, not `3.0`), anything else as Swift prints a `Double`.
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     static func quote(_ text: String) -> String {

@@ -11,18 +11,18 @@ public enum AASAValidator {
     public static func validate(data: Data) -> [AASADiagnostic] {
         var found: [AASADiagnostic] = []
         if data.count > maximumSize {
-            found.append(.init("AASA_TOO_LARGE", .error, "", "the file is \(data.count) bytes; iOS reads at most 128 KB (131,072 bytes) uncompressed"))
+            found.append(.init(.tooLarge, .error, "", "the file is \(data.count) bytes; iOS reads at most 128 KB (131,072 bytes) uncompressed"))
         } else if data.count > warningSize {
-            found.append(.init("AASA_TOO_LARGE", .warning, "", "the file is \(data.count) bytes, close to iOS's 128 KB limit (read as 128,000 bytes by some)"))
+            found.append(.init(.tooLarge, .warning, "", "the file is \(data.count) bytes, close to iOS's 128 KB limit (read as 128,000 bytes by some)"))
         }
         if data.starts(with: [0xEF, 0xBB, 0xBF]) {
-            found.append(.init("AASA_BOM", .warning, "", "the file starts with a UTF-8 byte-order mark; remove it"))
+            found.append(.init(.bom, .warning, "", "the file starts with a UTF-8 byte-order mark; remove it"))
         }
         let value: JSONValue
         do {
             value = try JSONValue.parse(data)
         } catch {
-            found.append(.init("AASA_INVALID_JSON", .error, "", data.isEmpty ? "the file is empty" : "the file is not valid JSON (no comments, trailing commas or single quotes)"))
+            found.append(.init(.invalidJson, .error, "", data.isEmpty ? "the file is empty" : "the file is not valid JSON (no comments, trailing commas or single quotes)"))
             return found
         }
         return found + validate(value)
@@ -52,28 +52,28 @@ public enum AASAValidator {
         var found: [AASADiagnostic] = []
         var variables: Set<String> = []
 
-        mutating func report(_ code: String, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
+        mutating func report(_ code: AASADiagnostic.Code, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
             found.append(.init(code, severity, pointer, message))
         }
 
         mutating func type(_ pointer: String, _ expected: String, _ value: JSONValue) {
-            report("AASA_TYPE", .error, pointer, "expected \(expected), found \(value.typeName)")
+            report(.wrongType, .error, pointer, "expected \(expected), found \(value.typeName)")
         }
 
         mutating func unknownKeys(_ object: [String: JSONValue], _ known: Set<String>, _ pointer: String) {
             for key in object.keys.sorted() where !known.contains(key) {
                 let hint = known.first { $0.lowercased() == key.lowercased() }.map { " (did you mean '\($0)'?)" } ?? ""
-                report("AASA_UNKNOWN_KEY", .warning, JSONPointer.append(pointer, key), "'\(key)' is not a key iOS reads here; it is ignored\(hint)")
+                report(.unknownKey, .warning, JSONPointer.append(pointer, key), "'\(key)' is not a key iOS reads here; it is ignored\(hint)")
             }
         }
 
         mutating func root(_ document: JSONValue) {
             guard let root = document.object else {
-                report("AASA_ROOT_NOT_OBJECT", .error, "", "the top level must be an object, not \(document.typeName)")
+                report(.rootNotObject, .error, "", "the top level must be an object, not \(document.typeName)")
                 return
             }
             if !root.keys.contains(where: AASAValidator.serviceKeys.contains) {
-                report("AASA_NO_SERVICE", .error, "", "none of applinks, webcredentials, appclips or activitycontinuation is present")
+                report(.noService, .error, "", "none of applinks, webcredentials, appclips or activitycontinuation is present")
             }
             unknownKeys(root, AASAValidator.serviceKeys, "")
             for service in ["webcredentials", "appclips", "activitycontinuation"] {
@@ -99,7 +99,7 @@ public enum AASAValidator {
         mutating func appID(_ value: JSONValue, _ pointer: String) {
             guard let text = value.string else { return type(pointer, "a string", value) }
             if !AASAValidator.isAppID(text) {
-                report("AASA_APPID_FORMAT", .error, pointer, "'\(text)' is not TEAMID.bundle.id (ten upper-case letters or digits, a dot, then letters, digits, '.' or '-')")
+                report(.appidFormat, .error, pointer, "'\(text)' is not TEAMID.bundle.id (ten upper-case letters or digits, a dot, then letters, digits, '.' or '-')")
             }
         }
 
@@ -109,7 +109,7 @@ public enum AASAValidator {
             unknownKeys(applinks, AASAValidator.applinksKeys, pointer)
             if let apps = applinks["apps"] {
                 if let array = apps.array {
-                    if !array.isEmpty { report("AASA_APPS_NOT_EMPTY", .error, "/applinks/apps", "the legacy 'apps' key must be an empty array") }
+                    if !array.isEmpty { report(.appsNotEmpty, .error, "/applinks/apps", "the legacy 'apps' key must be an empty array") }
                 } else {
                     type("/applinks/apps", "an empty array", apps)
                 }
@@ -117,18 +117,18 @@ public enum AASAValidator {
             substitutionVariables(applinks["substitutionVariables"])
             if let defaults = applinks["defaults"] { component(defaults, "/applinks/defaults", isDefaults: true) }
             guard let details = applinks["details"] else {
-                report("AASA_MISSING_DETAILS", .error, pointer, "applinks has no 'details': no app gets universal links")
+                report(.missingDetails, .error, pointer, "applinks has no 'details': no app gets universal links")
                 return
             }
             var seen: [String: String] = [:]
             switch details {
             case .array(let entries):
-                if entries.isEmpty { report("AASA_EMPTY_DETAILS", .warning, "/applinks/details", "'details' is empty: no app gets universal links") }
+                if entries.isEmpty { report(.emptyDetails, .warning, "/applinks/details", "'details' is empty: no app gets universal links") }
                 for (index, entry) in entries.enumerated() {
                     self.entry(entry, "/applinks/details/\(index)", legacyAppID: nil, seen: &seen)
                 }
             case .object(let dictionary):
-                report("AASA_LEGACY_DETAILS_DICT", .warning, "/applinks/details", "'details' as a dictionary keyed by app ID is the oldest form; use an array of objects with appIDs")
+                report(.legacyDetailsDict, .warning, "/applinks/details", "'details' as a dictionary keyed by app ID is the oldest form; use an array of objects with appIDs")
                 for key in dictionary.keys.sorted() {
                     let pointer = JSONPointer.append("/applinks/details", key)
                     appID(.string(key), pointer)
@@ -147,24 +147,24 @@ public enum AASAValidator {
                 let itemPointer = JSONPointer.append(pointer, name)
                 variables.insert(name)
                 if name.contains(where: { "$()".contains($0) }) {
-                    report("AASA_SUBST_NAME", .error, itemPointer, "a variable name may not contain '$', '(' or ')'")
+                    report(.substName, .error, itemPointer, "a variable name may not contain '$', '(' or ')'")
                 }
                 if AASAPattern.predefinedNames.contains(name) {
-                    report("AASA_SUBST_SHADOWS_PREDEFINED", .warning, itemPointer, "'\(name)' is also a predefined variable; which one iOS uses is undocumented")
+                    report(.substShadowsPredefined, .warning, itemPointer, "'\(name)' is also a predefined variable; which one iOS uses is undocumented")
                 }
                 guard let values = object[name]!.array else {
                     type(itemPointer, "an array of strings", object[name]!)
                     continue
                 }
-                if values.isEmpty { report("AASA_SUBST_EMPTY", .warning, itemPointer, "the variable has no values: patterns using it never match") }
+                if values.isEmpty { report(.substEmpty, .warning, itemPointer, "the variable has no values: patterns using it never match") }
                 for (index, item) in values.enumerated() {
                     let valuePointer = JSONPointer.append(itemPointer, index)
                     guard let text = item.string else {
                         type(valuePointer, "a string", item)
                         continue
                     }
-                    if text.isEmpty { report("AASA_SUBST_EMPTY_VALUE", .warning, valuePointer, "an empty alternative matches the empty string") }
-                    if text.contains("$(") { report("AASA_SUBST_NESTED", .error, valuePointer, "a value may not use another variable") }
+                    if text.isEmpty { report(.substEmptyValue, .warning, valuePointer, "an empty alternative matches the empty string") }
+                    if text.contains("$(") { report(.substNested, .error, valuePointer, "a value may not use another variable") }
                 }
             }
         }
@@ -180,17 +180,17 @@ public enum AASAValidator {
             if let appIDs = entry["appIDs"] {
                 appIDList(appIDs, JSONPointer.append(pointer, "appIDs"))
                 names += appIDs.array?.compactMap(\.string) ?? []
-                if appIDs.array?.isEmpty == true { report("AASA_MISSING_APPID", .error, JSONPointer.append(pointer, "appIDs"), "'appIDs' is empty: the entry applies to no app") }
+                if appIDs.array?.isEmpty == true { report(.missingAppid, .error, JSONPointer.append(pointer, "appIDs"), "'appIDs' is empty: the entry applies to no app") }
             }
             if entry["appID"] != nil, entry["appIDs"] != nil {
-                report("AASA_BOTH_APPID_FORMS", .warning, pointer, "both 'appID' and 'appIDs': read as their union, which iOS does not document")
+                report(.bothAppidForms, .warning, pointer, "both 'appID' and 'appIDs': read as their union, which iOS does not document")
             }
             if legacyAppID == nil, entry["appID"] == nil, entry["appIDs"] == nil {
-                report("AASA_MISSING_APPID", .error, pointer, "the entry names no app (appID or appIDs): it applies to none")
+                report(.missingAppid, .error, pointer, "the entry names no app (appID or appIDs): it applies to none")
             }
             for name in Set(names).sorted() {
                 if let first = seen[name] {
-                    report("AASA_DUPLICATE_APPID", .warning, pointer, "\(name) is already named at \(first); the first matching rule across entries decides")
+                    report(.duplicateAppid, .warning, pointer, "\(name) is already named at \(first); the first matching rule across entries decides")
                 } else {
                     seen[name] = pointer
                 }
@@ -199,10 +199,10 @@ public enum AASAValidator {
             let components = entry["components"]
             let paths = entry["paths"]
             if components == nil, paths == nil {
-                report("AASA_NO_RULES", .warning, pointer, "the entry has neither 'components' nor 'paths': nothing matches")
+                report(.noRules, .warning, pointer, "the entry has neither 'components' nor 'paths': nothing matches")
             }
             if components != nil, paths != nil {
-                report("AASA_PATHS_IGNORED", .warning, JSONPointer.append(pointer, "paths"), "iOS 13 and later ignore 'paths' when 'components' is present")
+                report(.pathsIgnored, .warning, JSONPointer.append(pointer, "paths"), "iOS 13 and later ignore 'paths' when 'components' is present")
             }
             if let components {
                 if let array = components.array {
@@ -210,7 +210,7 @@ public enum AASAValidator {
                     for (index, component) in array.enumerated() {
                         let componentPointer = "\(pointer)/components/\(index)"
                         if let first = unconditionalAt {
-                            report("AASA_UNREACHABLE_RULE", .warning, componentPointer, "rule \(first) matches every URL, so this rule is never reached")
+                            report(.unreachableRule, .warning, componentPointer, "rule \(first) matches every URL, so this rule is never reached")
                         }
                         self.component(component, componentPointer, isDefaults: false)
                         if unconditionalAt == nil, let object = component.object, Self.isUnconditional(object) { unconditionalAt = index }
@@ -229,13 +229,13 @@ public enum AASAValidator {
                         continue
                     }
                     if let first = unconditionalAt {
-                        report("AASA_UNREACHABLE_RULE", .warning, itemPointer, "path \(first) matches every URL, so this path is never reached")
+                        report(.unreachableRule, .warning, itemPointer, "path \(first) matches every URL, so this path is never reached")
                     }
                     let pattern = text.hasPrefix("NOT ") ? String(text.dropFirst(4)) : text
                     self.pattern(pattern, itemPointer)
-                    if pattern.contains("#") { report("AASA_HASH_IN_PATH", .warning, itemPointer, "a path never contains '#': the fragment cannot be matched here") }
+                    if pattern.contains("#") { report(.hashInPath, .warning, itemPointer, "a path never contains '#': the fragment cannot be matched here") }
                     if let question = pattern.firstIndex(of: "?"), pattern[question...].contains("=") {
-                        report("AASA_QUERY_IN_PATH", .warning, itemPointer, "'?' is a one-character wildcard in a path, not the start of a query; legacy paths ignore the query")
+                        report(.queryInPath, .warning, itemPointer, "'?' is a one-character wildcard in a path, not the start of a query; legacy paths ignore the query")
                     }
                     if unconditionalAt == nil, pattern == "*" || pattern == "/*" { unconditionalAt = index }
                 }
@@ -262,7 +262,7 @@ public enum AASAValidator {
                 }
                 pattern(text, itemPointer)
                 if key == "/", text.contains("#") {
-                    report("AASA_HASH_IN_PATH", .warning, itemPointer, "a path never contains '#': use the '#' key to match the fragment")
+                    report(.hashInPath, .warning, itemPointer, "a path never contains '#': use the '#' key to match the fragment")
                 }
             }
             if let query = rule["?"] {
@@ -276,7 +276,7 @@ public enum AASAValidator {
                         if let text = items[name]!.string {
                             pattern(text, itemPointer)
                         } else {
-                            report("AASA_QUERY_PREDICATE_TYPE", .error, itemPointer, "query value is \(items[name]!.typeName): iOS then ignores the whole '?' dictionary and the rule matches any query")
+                            report(.queryPredicateType, .error, itemPointer, "query value is \(items[name]!.typeName): iOS then ignores the whole '?' dictionary and the rule matches any query")
                         }
                     }
                 default:
@@ -295,13 +295,13 @@ public enum AASAValidator {
             while let start = rest.range(of: "$(") {
                 let after = rest[start.upperBound...]
                 guard let close = after.firstIndex(of: ")") else {
-                    report("AASA_SUBST_UNTERMINATED", .error, pointer, "'$(' is not closed by ')'")
+                    report(.substUnterminated, .error, pointer, "'$(' is not closed by ')'")
                     return
                 }
                 let name = String(after[..<close])
                 if !variables.contains(name), !AASAPattern.predefinedNames.contains(name) {
                     let detail = name == "any" ? " ($(any) is not an Apple variable; use *)" : name.isEmpty ? " ($() names nothing)" : ""
-                    report("AASA_SUBST_UNDEFINED", .error, pointer, "$(\(name)) is neither a substitution variable of this file nor a predefined one\(detail)")
+                    report(.substUndefined, .error, pointer, "$(\(name)) is neither a substitution variable of this file nor a predefined one\(detail)")
                 }
                 rest = after[after.index(after: close)...]
             }

@@ -45,7 +45,7 @@ extension RouteTable where Destination == ManifestDestination {
     public init(manifest: RouteManifest, limits: URLLimits = .default) throws(RouteTableError) {
         var problems: [RouteTableDiagnostic] = []
         if manifest.version != RouteManifest.currentVersion {
-            problems.append(.init(code: .invalidPattern, severity: .error, routes: [], message: "manifest version \(manifest.version) is not supported (expected \(RouteManifest.currentVersion))"))
+            problems.append(.init(code: .unsupportedManifestVersion, severity: .error, routes: [], message: "manifest version \(manifest.version) is not supported (expected \(RouteManifest.currentVersion))"))
         }
         let routes = manifest.routes.map { entry in
             var sources: RouteSources = []

@@ -22,6 +22,8 @@ public struct RouteTableDiagnostic: Sendable, Hashable, Codable, CustomStringCon
         public static let invalidParameter = Code(rawValue: "invalid_parameter")
         /// A literal and a parameter overlap (`/post/new` and `/post/:id`): the literal wins, as stated.
         public static let overlap = Code(rawValue: "overlapping_routes")
+        /// A route manifest of a version this library does not read.
+        public static let unsupportedManifestVersion = Code(rawValue: "unsupported_manifest_version")
     }
 
     public var code: Code

@@ -81,10 +81,10 @@ public struct AppConfiguration: Sendable, Equatable {
         self.displayName = displayName
     }
 
-    /// Validates a decoded file. Throws ``ConfigurationFileError`` listing every problem.
+    /// Validates a decoded file. Throws ``ConfigurationError`` listing every problem.
     /// - Parameter routes: the route manifest of each app the file names, in order, already read (see
     ///   ``load(path:)``).
-    public init(file: AppConfigurationFile, source: String = "configuration", routes: [RouteManifest?] = []) throws(ConfigurationFileError) {
+    public init(file: AppConfigurationFile, source: String = "configuration", routes: [RouteManifest?] = []) throws(ConfigurationError) {
         var problems: [String] = []
         let entries = Self.appEntries(file, problems: &problems)
         var apps: [AppConfiguration] = []
@@ -123,13 +123,13 @@ public struct AppConfiguration: Sendable, Equatable {
             problems.append("\(entry.key).passwordReset: only the first app has the reset journey")
         }
         guard problems.isEmpty, let primary = apps.first else {
-            throw ConfigurationFileError(source: source, problems: problems)
+            throw ConfigurationError(setting: source, problems: problems)
         }
         self = primary
         self.links = links
         self.additionalApps = Array(apps.dropFirst())
         problems = resetRouteProblems()
-        guard problems.isEmpty else { throw ConfigurationFileError(source: source, problems: problems) }
+        guard problems.isEmpty else { throw ConfigurationError(setting: source, problems: problems) }
     }
 
     /// The file's apps with the key each is reported under: `app`, or `apps[i]`.
@@ -215,29 +215,29 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// Reads and validates a JSON configuration file.
-    public static func load(path: String) throws(ConfigurationFileError) -> AppConfiguration {
+    public static func load(path: String) throws(ConfigurationError) -> AppConfiguration {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationFileError(source: path, problems: ["cannot be read (\(error.localizedDescription))"])
+            throw ConfigurationError(setting: path, problems: ["cannot be read (\(error.localizedDescription))"])
         }
         return try decode(data, source: path, folder: URL(fileURLWithPath: path).deletingLastPathComponent())
     }
 
     /// Decodes and validates JSON configuration bytes.
     /// - Parameter folder: where a relative `routes` path is read from.
-    public static func decode(_ data: Data, source: String, folder: URL? = nil) throws(ConfigurationFileError) -> AppConfiguration {
+    public static func decode(_ data: Data, source: String, folder: URL? = nil) throws(ConfigurationError) -> AppConfiguration {
         guard data.count <= 1 << 20 else {
-            throw ConfigurationFileError(source: source, problems: ["is larger than 1 MiB"])
+            throw ConfigurationError(setting: source, problems: ["is larger than 1 MiB"])
         }
         let file: AppConfigurationFile
         do {
             file = try JSONDecoder().decode(AppConfigurationFile.self, from: data)
         } catch let error as DecodingError {
-            throw ConfigurationFileError(source: source, problems: [error.readableDescription])
+            throw ConfigurationError(setting: source, problems: [error.readableDescription])
         } catch {
-            throw ConfigurationFileError(source: source, problems: ["is not valid JSON"])
+            throw ConfigurationError(setting: source, problems: ["is not valid JSON"])
         }
         var discarded: [String] = []
         var routes: [RouteManifest?] = []
@@ -248,16 +248,16 @@ public struct AppConfiguration: Sendable, Equatable {
             }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (folder ?? URL(fileURLWithPath: ".")).appendingPathComponent(path)
             guard let manifestData = try? Data(contentsOf: url) else {
-                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) cannot be read"])
+                throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) cannot be read"])
             }
             do {
                 let manifest = try JSONDecoder().decode(RouteManifest.self, from: manifestData)
                 _ = try RouteTable<ManifestDestination>(manifest: manifest)
                 routes.append(manifest)
             } catch let error as DecodingError {
-                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
+                throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
             } catch {
-                throw ConfigurationFileError(source: source, problems: ["\(entry.key).routes: \(url.path) is not a valid route table: \(error)"])
+                throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) is not a valid route table: \(error)"])
             }
         }
         return try AppConfiguration(file: file, source: source, routes: routes)

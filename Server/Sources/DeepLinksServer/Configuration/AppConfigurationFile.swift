@@ -52,14 +52,3 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
     public var apps: [App]?
     public var links: Links?
 }
-
-/// A configuration file that cannot be used: where, and every problem found.
-public struct ConfigurationFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var source: String
-    public var problems: [String]
-
-    public var description: String {
-        if problems.count == 1 { return "\(source): \(problems[0])" }
-        return "\(source) has \(problems.count) problems: " + problems.joined(separator: "; ")
-    }
-}

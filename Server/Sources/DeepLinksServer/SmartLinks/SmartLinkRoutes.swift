@@ -4,7 +4,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The links API (`/v1/links`, behind the admin key) and the resolution of `GET /{code}`.
+/// The links API (`/v1/links`, behind the admin key), deferred links, and the routes of `GET /{code}` (resolution in
+/// SmartLinkResolution.swift, Firebase Dynamic Links long links in FirebaseLongLinks.swift).
 struct SmartLinkRoutes: Sendable {
     let store: LinkStore
     let clicks: ClickCounter
@@ -119,136 +120,6 @@ struct SmartLinkRoutes: Sendable {
                 return try firebaseLongLink(request)
             }
         }
-    }
-
-    // MARK: Resolution
-
-    func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
-        let code = try context.parameters.require("code")
-        guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
-        }
-        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
-        var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
-        if query != nil {
-            if request.uri.queryParameters["d"] == "1" {
-                return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
-            }
-            // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
-            if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
-                platform = answer == "ipad" ? .iPad : .desktop
-            }
-        }
-        let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
-        // A click is counted where it lands first (a visit to the landing domain came from the link domain),
-        // once the platform is known.
-        if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
-            clicks.count(code: code, platform: platform, at: clock.milliseconds())
-        }
-        // The probe's answer is for this server, not for the destination.
-        let hop = query
-        query = query.flatMap(Self.removingPlatformAnswer)
-        if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
-            return Self.redirect(expired)
-        }
-        let passed = link.passQuery ? query : nil
-        switch policy.decision(link, platform: platform) {
-        case .preview:
-            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app(for: link).displayName))
-        case .landing(let web):
-            // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
-            // cross-domain tap, which iOS hands to the app.
-            if let landing = policy.settings.landingDomain, !onLandingDomain {
-                return Self.redirect(Self.appending(hop, to: "https://\(landing)/\(code)"))
-            }
-            let page = SmartLinkPages.landing(
-                link, policy: policy, web: web.map { Self.appending(passed, to: $0) }, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
-            )
-            return SmartLinkPages.html(.ok, page)
-        case .redirect(let url):
-            return Self.redirect(Self.appending(passed, to: url))
-        case .probe:
-            return SmartLinkPages.html(.ok, SmartLinkPages.probe(code: code, query: query))
-        }
-    }
-
-    /// Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`): the link opens as for anyone, and the
-    /// click is not counted, not even in the aggregates.
-    static func optsOut(_ request: Request) -> Bool {
-        request.headers[secGPC] == "1" || request.headers[doNotTrack] == "1"
-    }
-
-    static let secGPC = HTTPField.Name("Sec-GPC")!
-    static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
-    static let doNotTrack = HTTPField.Name("DNT")!
-
-    /// `query` without the touch check's `_platform` item; nil when nothing else is left.
-    static func removingPlatformAnswer(_ query: String) -> String? {
-        guard query.contains("_platform=") else { return query }
-        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
-        return kept.isEmpty ? nil : kept.joined(separator: "&")
-    }
-
-    /// A Firebase Dynamic Links long link as a link of its own: `link` is the app destination (on one of
-    /// the apps' domains), `ifl`, `ipfl`, `afl` and `ofl` the iOS, iPad, Android and other fallbacks, `st`,
-    /// `sd` and `si` the preview; `ibi` (or else `apn`) picks the app among the configured ones, and `isi`
-    /// and `apn` must then be that app's. Destinations pass the same allowlist as stored links; nothing is
-    /// counted (there is no code to count under).
-    func firebaseLongLink(_ request: Request) throws -> Response {
-        let query = request.uri.queryParameters
-        // Hummingbird percent-decodes each value once (and leaves `+` alone).
-        func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
-        guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
-              policy.apps.contains(where: { $0.domains.contains(host) })
-        else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
-        }
-        var problems: [String] = []
-        let bundle = value("ibi")
-        let package = value("apn")
-        let app = bundle.map { id in policy.apps.first { $0.bundleID == id } }
-            ?? package.flatMap { id in policy.apps.first { $0.android?.packageName == id } }
-            ?? policy.apps.first { $0.domains.contains(host) }
-        if app == nil { problems.append("ibi: not the bundle ID of a configured app") }
-        if let store = value("isi"), store != app?.appStoreID { problems.append("isi: not the App Store ID of the app") }
-        if let package, package != app?.android?.packageName { problems.append("apn: not the Android package of the app") }
-        if let app, !app.domains.contains(host) { problems.append("link: \(host) is not a domain of \(app.bundleID)") }
-        var link = SmartLink(code: "fdl", route: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
-        if let app, app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
-        link.destinations = .init(ios: value("ifl"), ipad: value("ipfl"), android: value("afl"), desktop: value("ofl"), fallback: target)
-        link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
-        link.passQuery = false
-        problems += policy.validator.problems(link)
-        guard problems.isEmpty else {
-            return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
-        }
-        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
-        switch policy.decision(link, platform: platform) {
-        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
-        case .landing(let web):
-            let page = SmartLinkPages.landing(
-                link, policy: policy, web: web, appArgument: target, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]), stored: false
-            )
-            return SmartLinkPages.html(.ok, page)
-        case .redirect(let url): return Self.redirect(url)
-        case .probe:
-            // No code to come back to: a Mac agent without a hint gets the desktop fallback.
-            return Self.redirect(link.destinations.desktop ?? target)
-        }
-    }
-
-    static func redirect(_ location: String) -> Response {
-        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
-    }
-
-    /// `url` with the click's query added (utm_* and the rest); an intent:// URL is left alone.
-    static func appending(_ query: String?, to url: String) -> String {
-        guard let query, !url.hasPrefix("intent:") else { return url }
-        let hash = url.firstIndex(of: "#")
-        let head = hash.map { String(url[..<$0]) } ?? url
-        let tail = hash.map { String(url[$0...]) } ?? ""
-        return head + (head.contains("?") ? "&" : "?") + query + tail
     }
 
     // MARK: API helpers

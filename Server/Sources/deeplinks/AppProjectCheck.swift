@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksServer
 import Foundation
 
 /// `deeplinks check --info-plist FILE --entitlements FILE`: what the app's own files must say for the

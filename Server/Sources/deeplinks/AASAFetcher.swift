@@ -75,26 +75,26 @@ public struct AASAFetcher: Sendable {
             let status = Int(response.status.code)
             if (300..<400).contains(status) {
                 let location = response.headers.first(name: "Location") ?? "(no Location)"
-                hosting.append(.init("HOSTING_REDIRECT", .error, "", "\(url) answers \(status) to \(location): iOS follows no redirect, serve the file itself"))
+                hosting.append(.init(.hostingRedirect, .error, "", "\(url) answers \(status) to \(location): iOS follows no redirect, serve the file itself"))
                 return Report(url: url, diagnostics: hosting)
             }
             guard status == 200 else {
                 if status == 404, index + 1 < candidates.count { continue }
-                hosting.append(.init("HOSTING_STATUS", .error, "", "\(url) answers \(status), not 200"))
+                hosting.append(.init(.hostingStatus, .error, "", "\(url) answers \(status), not 200"))
                 return Report(url: url, diagnostics: hosting)
             }
             if index > 0 {
-                hosting.append(.init("HOSTING_ROOT_ONLY", .warning, "", "only the root path serves the file; current systems read /.well-known/apple-app-site-association"))
+                hosting.append(.init(.hostingRootOnly, .warning, "", "only the root path serves the file; current systems read /.well-known/apple-app-site-association"))
             }
             let contentType = response.headers.first(name: "Content-Type") ?? "(none)"
             if !contentType.lowercased().hasPrefix("application/json") {
-                hosting.append(.init("HOSTING_CONTENT_TYPE", .warning, "", "Content-Type is \(contentType); serve application/json"))
+                hosting.append(.init(.hostingContentType, .warning, "", "Content-Type is \(contentType); serve application/json"))
             }
             let body: ByteBuffer
             do {
                 body = try await response.body.collect(upTo: AASAValidator.maximumSize + 1)
             } catch is NIOTooManyBytesError {
-                hosting.append(.init("AASA_TOO_LARGE", .error, "", "the file is larger than 128 KB (131,072 bytes): iOS does not read it"))
+                hosting.append(.init(.tooLarge, .error, "", "the file is larger than 128 KB (131,072 bytes): iOS does not read it"))
                 return Report(url: url, diagnostics: hosting)
             } catch {
                 throw FetchError(description: "cannot read \(url): \(error)")
@@ -103,4 +103,12 @@ public struct AASAFetcher: Sendable {
         }
         throw FetchError(description: "no file found at \(candidates.joined(separator: " or "))")
     }
+}
+
+/// The hosting checks of `deeplinks aasa fetch`, beside the document validator's codes.
+extension AASADiagnostic.Code {
+    static let hostingRedirect = Self(rawValue: "HOSTING_REDIRECT")
+    static let hostingStatus = Self(rawValue: "HOSTING_STATUS")
+    static let hostingRootOnly = Self(rawValue: "HOSTING_ROOT_ONLY")
+    static let hostingContentType = Self(rawValue: "HOSTING_CONTENT_TYPE")
 }

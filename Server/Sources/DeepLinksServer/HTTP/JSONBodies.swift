@@ -1,0 +1,97 @@
+import AppSiteAssociation
+import Foundation
+import Hummingbird
+import NIOFoundationCompat
+
+/// A JSON response: compact, keys sorted (the same value gives the same bytes), never cached.
+enum JSONResponse {
+    static func make(_ status: HTTPResponse.Status, _ object: [String: JSONValue], headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON)))
+    }
+}
+
+/// A request body read strictly (C6, R8): `application/json` or 415; one JSON object or 400; no duplicate
+/// keys at any depth (which value would win differs between parsers); fields read by type, never coerced.
+struct JSONBody {
+    let object: [String: JSONValue]
+
+    /// The body decoded as `T`, with a readable reason when a field is missing or of the wrong type.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(JSONValue.object(object).compactJSON.utf8))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw APIError.malformed("'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw APIError.malformed("'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required")
+        } catch {
+            throw APIError.malformed("the body does not describe a link")
+        }
+    }
+
+    static func read(_ request: Request, context: AppRequestContext) async throws -> JSONBody {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw APIError(status: .unsupportedMediaType, code: "unsupported_media_type", fields: ["reason": .string("send application/json")])
+        }
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let data = Data(buffer: buffer)
+        if let duplicate = Self.duplicateKey(in: data) {
+            throw APIError.malformed("the key '\(duplicate.prefix(40))' appears twice in one object")
+        }
+        guard let value = try? JSONValue.parse(data) else { throw APIError.malformed("the body is not JSON") }
+        guard case .object(let object) = value else { throw APIError.malformed("the body must be a JSON object") }
+        return JSONBody(object: object)
+    }
+
+    /// A required string field.
+    func string(_ key: String) throws -> String {
+        guard let value = object[key] else { throw APIError.malformed("'\(key)' is required") }
+        guard case .string(let string) = value else { throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)") }
+        return string
+    }
+
+    /// An optional string field: absent and `null` are nil; any other type is an error.
+    func optionalString(_ key: String) throws -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let string)?: return string
+        case let value?: throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)")
+        }
+    }
+
+    /// The first key seen twice in the same object, scanning the raw bytes (strings decoded for comparison).
+    static func duplicateKey(in data: Data) -> String? {
+        var stack: [(isObject: Bool, keys: Set<String>, expectingKey: Bool)] = []
+        var index = data.startIndex
+        while index < data.endIndex {
+            let byte = data[index]
+            switch byte {
+            case UInt8(ascii: "{"): stack.append((true, [], true))
+            case UInt8(ascii: "["): stack.append((false, [], false))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = stack.popLast()
+            case UInt8(ascii: ","): if let last = stack.indices.last, stack[last].isObject { stack[last].expectingKey = true }
+            case UInt8(ascii: "\""):
+                var end = data.index(after: index)
+                var escaped = false
+                while end < data.endIndex {
+                    if escaped { escaped = false } else if data[end] == UInt8(ascii: "\\") { escaped = true } else if data[end] == UInt8(ascii: "\"") { break }
+                    end = data.index(after: end)
+                }
+                guard end < data.endIndex else { return nil }
+                if let last = stack.indices.last, stack[last].isObject, stack[last].expectingKey {
+                    let raw = data[index...end]
+                    let key = (try? JSONDecoder().decode(String.self, from: raw)) ?? String(decoding: raw, as: UTF8.self)
+                    if !stack[last].keys.insert(key).inserted { return key }
+                    stack[last].expectingKey = false
+                }
+                index = end
+            default: break
+            }
+            index = data.index(after: index)
+        }
+        return nil
+    }
+}

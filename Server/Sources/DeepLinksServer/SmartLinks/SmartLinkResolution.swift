@@ -1,0 +1,89 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `GET /{code}`: a stored link opened, counted, and answered per platform.
+extension SmartLinkRoutes {
+
+    func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
+            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+        }
+        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
+        var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
+        if query != nil {
+            if request.uri.queryParameters["d"] == "1" {
+                return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
+            }
+            // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
+            if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
+                platform = answer == "ipad" ? .iPad : .desktop
+            }
+        }
+        let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
+        // A click is counted where it lands first (a visit to the landing domain came from the link domain),
+        // once the platform is known.
+        if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
+            clicks.count(code: code, platform: platform, at: clock.milliseconds())
+        }
+        // The probe's answer is for this server, not for the destination.
+        let hop = query
+        query = query.flatMap(Self.removingPlatformAnswer)
+        if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
+            return Self.redirect(expired)
+        }
+        let passed = link.passQuery ? query : nil
+        switch policy.decision(link, platform: platform) {
+        case .preview:
+            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app(for: link).displayName))
+        case .landing(let web):
+            // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
+            // cross-domain tap, which iOS hands to the app.
+            if let landing = policy.settings.landingDomain, !onLandingDomain {
+                return Self.redirect(Self.appending(hop, to: "https://\(landing)/\(code)"))
+            }
+            let page = SmartLinkPages.landing(
+                link, policy: policy, web: web.map { Self.appending(passed, to: $0) }, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
+            )
+            return SmartLinkPages.html(.ok, page)
+        case .redirect(let url):
+            return Self.redirect(Self.appending(passed, to: url))
+        case .probe:
+            return SmartLinkPages.html(.ok, SmartLinkPages.probe(code: code, query: query))
+        }
+    }
+
+    /// Global Privacy Control (`Sec-GPC: 1`) or Do Not Track (`DNT: 1`): the link opens as for anyone, and the
+    /// click is not counted, not even in the aggregates.
+    static func optsOut(_ request: Request) -> Bool {
+        request.headers[secGPC] == "1" || request.headers[doNotTrack] == "1"
+    }
+
+    static let secGPC = HTTPField.Name("Sec-GPC")!
+    static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
+    static let doNotTrack = HTTPField.Name("DNT")!
+
+    /// `query` without the touch check's `_platform` item; nil when nothing else is left.
+    static func removingPlatformAnswer(_ query: String) -> String? {
+        guard query.contains("_platform=") else { return query }
+        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
+        return kept.isEmpty ? nil : kept.joined(separator: "&")
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// `url` with the click's query added (utm_* and the rest); an intent:// URL is left alone.
+    static func appending(_ query: String?, to url: String) -> String {
+        guard let query, !url.hasPrefix("intent:") else { return url }
+        let hash = url.firstIndex(of: "#")
+        let head = hash.map { String(url[..<$0]) } ?? url
+        let tail = hash.map { String(url[$0...]) } ?? ""
+        return head + (head.contains("?") ? "&" : "?") + query + tail
+    }
+}
