@@ -1,11 +1,19 @@
 # The test command of the README and of .ci/run: starts the services the tests use (scripts/with-services:
 # PostgreSQL, SMTP, Chromium, nginx), then runs every test of both packages, the browser tests and the cluster test.
-.PHONY: test test-all apple-typecheck test-core test-server test-browser test-cluster serve benchmark
+.PHONY: test test-all lint format apple-typecheck test-core test-server test-browser test-cluster serve benchmark
 
 test:
 	bash scripts/with-services $(MAKE) test-all
 
-test-all: apple-typecheck test-core test-server test-browser test-cluster
+test-all: lint apple-typecheck test-core test-server test-browser test-cluster
+
+# The repository's .swift-format, as `swift format --in-place` leaves the code (fix with: make format).
+SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz
+lint:
+	swift format lint --strict --recursive $(SWIFT_SOURCES)
+
+format:
+	swift format --in-place --recursive $(SWIFT_SOURCES)
 
 # The UIKit and SwiftUI code (adapters and reference apps) against stand-in declarations of Apple's API, per platform.
 apple-typecheck:

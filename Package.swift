@@ -29,7 +29,11 @@ let package = Package(
         .target(name: "AppSiteAssociation", swiftSettings: swiftSettings),
         // The demo app's route table, shared by the demo app, the server's reference journey and the tests.
         .target(name: "DemoAppRoutes", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
-        .testTarget(name: "DeepLinksTests", dependencies: ["DeepLinks", "DeepLinksTesting", "DemoAppRoutes"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DeepLinksTests",
+            dependencies: ["DeepLinks", "DeepLinksTesting", "DemoAppRoutes"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DeepLinksTestingTests",
             dependencies: ["DeepLinksTesting", "DeepLinks"],

@@ -11,7 +11,10 @@ public func fuzzAASA(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let document = try? JSONValue.parse(bytes) {
         _ = document.prettyPrinted()
         let matcher = AASAMatcher(document: document)
-        for url in ["https://example.com/", "https://example.com/buy/42?id=7&id=42#frag", "https://example.com/caf%C3%A9/%2F?q=a+b", "http://EXAMPLE.com/$(x)"] {
+        for url in [
+            "https://example.com/", "https://example.com/buy/42?id=7&id=42#frag",
+            "https://example.com/caf%C3%A9/%2F?q=a+b", "http://EXAMPLE.com/$(x)",
+        ] {
             _ = matcher.decide(appID: "ABCDE12345.com.example.app", url: url, domain: "example.com")
         }
     }

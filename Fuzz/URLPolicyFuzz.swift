@@ -13,7 +13,9 @@ public func fuzzURLPolicy(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let parsed = DemoRoute.table.match(url)
         switch (direct, parsed) {
         case (.success(let a), .success(let b)):
-            guard a.destination == b.destination, a.routeName == b.routeName, a.source == b.source, a.parameters == b.parameters else {
+            guard a.destination == b.destination, a.routeName == b.routeName, a.source == b.source,
+                a.parameters == b.parameters
+            else {
                 fatalError("the string and LinkURL paths matched differently")
             }
         case (.failure(let a), .failure(let b)):

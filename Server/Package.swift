@@ -39,7 +39,7 @@ let package = Package(
             name: "DeepLinksServer",
             dependencies: [
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
-                                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -63,7 +63,7 @@ let package = Package(
             dependencies: [
                 "DeepLinksServer",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
-                                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // AASAFetcher: `deeplinks aasa fetch`.

@@ -1,84 +1,88 @@
 #if canImport(SwiftUI)
-import Combine  // ObservableObject and @Published: SwiftUI imports Combine without re-exporting it
-import DeepLinks
-import SwiftUI
+    import Combine  // ObservableObject and @Published: SwiftUI imports Combine without re-exporting it
+    import DeepLinks
+    import SwiftUI
 
-// Type-checked on Apple platforms only (this file is empty on Linux). It holds no decision: the modifier hands
-// each event to the coordinator untouched, and the model applies plans computed by the core.
+    // Type-checked on Apple platforms only (this file is empty on Linux). It holds no decision: the modifier hands
+    // each event to the coordinator untouched, and the model applies plans computed by the core.
 
-extension View {
-    /// Wires `onOpenURL`, `onContinueUserActivity(NSUserActivityTypeBrowsingWeb)` and the scene phase to
-    /// `coordinator`. Put it on the root view of the `WindowGroup`, which is always on screen, not on a splash
-    /// or a sign-in gate that goes away (P10); listen to both channels, as universal links come through either
-    /// (P11); the inbox merges them, and merges them with your own scene delegate's if you have one (P12).
-    public func deepLinks<Destination: Sendable>(_ coordinator: LinkCoordinator<Destination>) -> some View {
-        modifier(DeepLinksModifier(coordinator: coordinator))
+    extension View {
+        /// Wires `onOpenURL`, `onContinueUserActivity(NSUserActivityTypeBrowsingWeb)` and the scene phase to
+        /// `coordinator`. Put it on the root view of the `WindowGroup`, which is always on screen, not on a splash
+        /// or a sign-in gate that goes away (P10); listen to both channels, as universal links come through either
+        /// (P11); the inbox merges them, and merges them with your own scene delegate's if you have one (P12).
+        public func deepLinks<Destination: Sendable>(_ coordinator: LinkCoordinator<Destination>) -> some View {
+            modifier(DeepLinksModifier(coordinator: coordinator))
+        }
     }
-}
 
-struct DeepLinksModifier<Destination: Sendable>: ViewModifier {
-    let coordinator: LinkCoordinator<Destination>
-    @Environment(\.scenePhase) private var scenePhase
+    struct DeepLinksModifier<Destination: Sendable>: ViewModifier {
+        let coordinator: LinkCoordinator<Destination>
+        @Environment(\.scenePhase) private var scenePhase
 
-    func body(content: Content) -> some View {
-        content
-            .onOpenURL { url in
-                coordinator.receive(url.absoluteString, via: .onOpenURL)
-            }
-            .onContinueUserActivity(NSUserActivityTypeBrowsingWeb) { activity in
-                coordinator.receive(activityType: activity.activityType, webpageURL: activity.webpageURL?.absoluteString, via: .onContinueUserActivity)
-            }
-            // When the view appears (a scene already active says so here) and at every change of the phase: one
-            // call on every platform, where `onChange(of:perform:)` is deprecated from iOS 17 and on visionOS 1.
-            // `.inactive` is not a boundary (Control Center, a call banner): only active and background are.
-            .task(id: scenePhase) {
-                switch scenePhase {
-                case .active: coordinator.setActive(true)
-                case .background: coordinator.setActive(false)
-                default: break
+        func body(content: Content) -> some View {
+            content
+                .onOpenURL { url in
+                    coordinator.receive(url.absoluteString, via: .onOpenURL)
                 }
-            }
-    }
-}
-
-/// The app's navigation as SwiftUI observes it, moved by ``NavigationPlan``s: bind a `TabView` to
-/// `$model.selectedTab`, each tab's stack to `NavigationStack(path: $model[stack: tab])` (a path of screen
-/// identifiers), and a sheet to `.sheet(item: $model.modal)`.
-@MainActor
-public final class NavigationModel: ObservableObject {
-    @Published public var state: NavigationState
-
-    public init(state: NavigationState = NavigationState()) {
-        self.state = state
-    }
-
-    /// Moves to `target` by the fewest steps (see ``NavigationPlan``).
-    public func go(to target: NavigationTarget) {
-        state = NavigationPlan(from: state, to: target).applied(to: state)
-    }
-
-    /// The selected tab's identifier.
-    public var selectedTab: String {
-        get { state.selectedTab ?? "" }
-        set { state.selectedTab = newValue }
+                .onContinueUserActivity(NSUserActivityTypeBrowsingWeb) { activity in
+                    coordinator.receive(
+                        activityType: activity.activityType,
+                        webpageURL: activity.webpageURL?.absoluteString,
+                        via: .onContinueUserActivity
+                    )
+                }
+                // When the view appears (a scene already active says so here) and at every change of the phase: one
+                // call on every platform, where `onChange(of:perform:)` is deprecated from iOS 17 and on visionOS 1.
+                // `.inactive` is not a boundary (Control Center, a call banner): only active and background are.
+                .task(id: scenePhase) {
+                    switch scenePhase {
+                    case .active: coordinator.setActive(true)
+                    case .background: coordinator.setActive(false)
+                    default: break
+                    }
+                }
+        }
     }
 
-    /// A tab's stack of screen identifiers, empty when the tab has none yet: `NavigationStack(path: $model[stack: tab])`.
-    /// (A binding to `state.stacks[tab, default: []]` does not compile: a key path cannot hold the autoclosure.)
-    public subscript(stack tab: String) -> [String] {
-        get { state.stacks[tab] ?? [] }
-        set { state.stacks[tab] = newValue }
-    }
+    /// The app's navigation as SwiftUI observes it, moved by ``NavigationPlan``s: bind a `TabView` to
+    /// `$model.selectedTab`, each tab's stack to `NavigationStack(path: $model[stack: tab])` (a path of screen
+    /// identifiers), and a sheet to `.sheet(item: $model.modal)`.
+    @MainActor
+    public final class NavigationModel: ObservableObject {
+        @Published public var state: NavigationState
 
-    /// A presented screen, for `.sheet(item: $model.modal)`.
-    public struct Modal: Identifiable, Hashable {
-        public let id: String
-        public init(id: String) { self.id = id }
-    }
+        public init(state: NavigationState = NavigationState()) {
+            self.state = state
+        }
 
-    public var modal: Modal? {
-        get { state.presented.last.map(Modal.init) }
-        set { state.presented = newValue.map { [$0.id] } ?? [] }
+        /// Moves to `target` by the fewest steps (see ``NavigationPlan``).
+        public func go(to target: NavigationTarget) {
+            state = NavigationPlan(from: state, to: target).applied(to: state)
+        }
+
+        /// The selected tab's identifier.
+        public var selectedTab: String {
+            get { state.selectedTab ?? "" }
+            set { state.selectedTab = newValue }
+        }
+
+        /// A tab's stack of screen identifiers, empty when the tab has none yet: `NavigationStack(path: $model[stack: tab])`.
+        /// (A binding to `state.stacks[tab, default: []]` does not compile: a key path cannot hold the autoclosure.)
+        public subscript(stack tab: String) -> [String] {
+            get { state.stacks[tab] ?? [] }
+            set { state.stacks[tab] = newValue }
+        }
+
+        /// A presented screen, for `.sheet(item: $model.modal)`.
+        public struct Modal: Identifiable, Hashable {
+            public let id: String
+            public init(id: String) { self.id = id }
+        }
+
+        public var modal: Modal? {
+            get { state.presented.last.map(Modal.init) }
+            set { state.presented = newValue.map { [$0.id] } ?? [] }
+        }
     }
-}
 #endif

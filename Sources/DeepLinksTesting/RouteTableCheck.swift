@@ -30,7 +30,9 @@ public enum RouteTableCheck {
                         "destination #\(index) printed as \(table.redact(url)) parses back to another destination, by route '\(match.routeName)' (its parse and print disagree, or it is shadowed)"
                     )
                 case .failure(let rejection):
-                    failures.append("destination #\(index) printed as \(table.redact(url)) but is refused: \(rejection)")
+                    failures.append(
+                        "destination #\(index) printed as \(table.redact(url)) but is refused: \(rejection)"
+                    )
                 }
             }
             if !printedAny {

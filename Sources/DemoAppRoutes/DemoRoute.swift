@@ -1,9 +1,9 @@
 import DeepLinks
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The destinations of the demo app (`Server/Examples/demo-app.json`): the route table the app parses links
@@ -41,60 +41,79 @@ extension DemoRoute {
     public static let routes: [Route<DemoRoute>] = [
         Route("home", "/", parse: { _ in .home }, print: { $0 == .home ? [:] : nil }),
         Route(
-            "post", "/post/:id", parameters: [.path("id", Int.self)],
+            "post",
+            "/post/:id",
+            parameters: [.path("id", Int.self)],
             parse: { p in try .post(id: p("id")) },
             print: { if case .post(let id) = $0 { ["id": id] } else { nil } }
         ),
         Route("new-post", "/post/new", parse: { _ in .newPost }, print: { $0 == .newPost ? [:] : nil }),
         Route(
-            "comments", "/post/:id/comments", parameters: [.path("id", Int.self)],
+            "comments",
+            "/post/:id/comments",
+            parameters: [.path("id", Int.self)],
             parse: { p in try .comments(postID: p("id")) },
             print: { if case .comments(let id) = $0 { ["id": id] } else { nil } }
         ),
         // The universal link carries the token in the fragment, which browsers never send to a server.
         Route(
-            "reset-password", "/reset-password",
+            "reset-password",
+            "/reset-password",
             parameters: [
                 .fragment("token", sensitive: true, length: tokenLength, characters: .base64URL),
                 .fragment("email", String.self, .optional, sensitive: true, length: 3...254),
             ],
             sources: .universalLink,
             parse: { p in try .resetPassword(token: p("token"), email: p("email")) },
-            print: { if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil } }
+            print: {
+                if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil }
+            }
         ),
         // A custom-scheme URL has no server to hide the token from: it travels in the query.
         Route(
-            "reset-password-scheme", "/reset-password",
+            "reset-password-scheme",
+            "/reset-password",
             parameters: [
                 .query("token", sensitive: true, length: tokenLength, characters: .base64URL),
                 .query("email", String.self, .optional, sensitive: true, length: 3...254),
             ],
             sources: .customScheme,
             parse: { p in try .resetPassword(token: p("token"), email: p("email")) },
-            print: { if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil } }
+            print: {
+                if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil }
+            }
         ),
         Route(
-            "search", "/search",
+            "search",
+            "/search",
             parameters: [
                 .query("q", String.self, .required, length: 1...200),
                 .query("tag", String.self, .list, length: 1...50),
                 .query("page", Int.self, .defaultValue("1")),
             ],
             parse: { p in try .search(query: p("q"), tags: p("tag"), page: p("page")) },
-            print: { if case .search(let q, let tags, let page) = $0 { ["q": q, "tag": tags, "page": page] } else { nil } }
+            print: {
+                if case .search(let q, let tags, let page) = $0 { ["q": q, "tag": tags, "page": page] } else { nil }
+            }
         ),
         Route(
-            "profile", "/u/:id", parameters: [.path("id", UUID.self)], sources: .universalLink,
+            "profile",
+            "/u/:id",
+            parameters: [.path("id", UUID.self)],
+            sources: .universalLink,
             parse: { p in try .profile(id: p("id")) },
             print: { if case .profile(let id) = $0 { ["id": id] } else { nil } }
         ),
         Route(
-            "file", "/files/*path",
+            "file",
+            "/files/*path",
             parse: { p in try .file(path: p("path")) },
             print: { if case .file(let path) = $0 { ["path": path] } else { nil } }
         ),
         Route(
-            "settings", "/settings/:tab", parameters: [.path("tab", SettingsTab.self)],
+            "settings",
+            "/settings/:tab",
+            parameters: [.path("tab", SettingsTab.self)],
             parse: { p in try .settings(tab: p("tab")) },
             print: { if case .settings(let tab) = $0 { ["tab": tab] } else { nil } }
         ),

@@ -22,7 +22,19 @@ import Testing
         #expect(entry.apps == ["ABCDE12345.a.b", "ABCDE12345.c.d"])
         #expect(entry.paths == ["NOT /x", "/y"])
         #expect(entry.defaults?.percentEncoded == false)
-        #expect(entry.components == [.init(path: "/a", query: .items(["k": "v"]), fragment: "f", exclude: true, comment: "c", caseSensitive: true, percentEncoded: true)])
+        #expect(
+            entry.components == [
+                .init(
+                    path: "/a",
+                    query: .items(["k": "v"]),
+                    fragment: "f",
+                    exclude: true,
+                    comment: "c",
+                    caseSensitive: true,
+                    percentEncoded: true
+                )
+            ]
+        )
         #expect(file.webcredentials?.apps == ["ABCDE12345.a.b"])
         #expect(file.appclips?.apps == ["ABCDE12345.a.b.Clip"])
         #expect(file.activitycontinuation?.apps == ["ABCDE12345.a.b"])
@@ -44,13 +56,15 @@ import Testing
     }
 
     @Test func Q9_a_query_dictionary_with_a_non_string_value_is_read_as_ignored() throws {
-        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.a.b"], "components": [{"?": {"a": "1", "b": 2}}]}]}}"#
+        let json =
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.a.b"], "components": [{"?": {"a": "1", "b": 2}}]}]}}"#
         let file = AppleAppSiteAssociation(try JSONValue.parse(Data(json.utf8)))
         #expect(file.applinks?.details.first?.components?.first?.query == .ignored)
     }
 
     @Test func wrongTypesAreLeftOutAsIOSDoes() throws {
-        let json = #"{"applinks": {"details": [{"appIDs": "ABCDE12345.a.b", "components": [{"/": 5, "exclude": "yes"}, 7]}]}}"#
+        let json =
+            #"{"applinks": {"details": [{"appIDs": "ABCDE12345.a.b", "components": [{"/": 5, "exclude": "yes"}, 7]}]}}"#
         let file = AppleAppSiteAssociation(try JSONValue.parse(Data(json.utf8)))
         let entry = try #require(file.applinks?.details.first)
         #expect(entry.appIDs == nil)

@@ -30,37 +30,214 @@ import Testing
         Case(code: "AASA_ROOT_NOT_OBJECT", severity: .error, pointer: "", json: #"[{"applinks": {}}]"#),
         Case(code: "AASA_ROOT_NOT_OBJECT", severity: .error, pointer: "", json: "null"),
         Case(code: "AASA_NO_SERVICE", severity: .error, pointer: "", json: #"{"appLinks": {"details": []}}"#),
-        Case(code: "AASA_UNKNOWN_KEY", severity: .warning, pointer: "/appLinks", json: #"{"appLinks": {}, "webcredentials": {"apps": []}}"#),
-        Case(code: "AASA_UNKNOWN_KEY", severity: .warning, pointer: "/applinks/details/0/components/0/casesensitive", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/a", "casesensitive": false}]}"#)),
-        Case(code: "AASA_TYPE", severity: .error, pointer: "/applinks/details/0/components/0/exclude", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/a", "exclude": "true"}]}"#)),
-        Case(code: "AASA_TYPE", severity: .error, pointer: "/applinks/details/0/components/0/~1", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": 5}]}"#)),
-        Case(code: "AASA_TYPE", severity: .error, pointer: "/applinks/details", json: #"{"applinks": {"details": "all"}}"#),
-        Case(code: "AASA_TYPE", severity: .error, pointer: "/applinks/substitutionVariables/food", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"food": "sushi"}"#)),
-        Case(code: "AASA_MISSING_DETAILS", severity: .error, pointer: "/applinks", json: #"{"applinks": {"apps": []}}"#),
-        Case(code: "AASA_EMPTY_DETAILS", severity: .warning, pointer: "/applinks/details", json: #"{"applinks": {"details": []}}"#),
-        Case(code: "AASA_LEGACY_DETAILS_DICT", severity: .warning, pointer: "/applinks/details", json: #"{"applinks": {"apps": [], "details": {"\#(app)": {"paths": ["*"]}}}}"#),
-        Case(code: "AASA_MISSING_APPID", severity: .error, pointer: "/applinks/details/0", json: entry(#"{"components": [{"/": "*"}]}"#)),
-        Case(code: "AASA_MISSING_APPID", severity: .error, pointer: "/applinks/details/0/appIDs", json: entry(#"{"appIDs": [], "components": [{"/": "*"}]}"#)),
-        Case(code: "AASA_BOTH_APPID_FORMS", severity: .warning, pointer: "/applinks/details/0", json: entry(#"{"appID": "\#(app)", "appIDs": ["\#(app)"], "components": [{"/": "*"}]}"#)),
-        Case(code: "AASA_APPID_FORMAT", severity: .error, pointer: "/applinks/details/0/appIDs/0", json: entry(#"{"appIDs": ["ABCD1234.com.apple.wwdc"], "components": [{"/": "*"}]}"#)),
-        Case(code: "AASA_APPID_FORMAT", severity: .error, pointer: "/webcredentials/apps/0", json: #"{"webcredentials": {"apps": ["abcde12345.com.example.app"]}}"#),
-        Case(code: "AASA_DUPLICATE_APPID", severity: .warning, pointer: "/applinks/details/1", json: #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a"}]}, {"appIDs": ["\#(app)"], "components": [{"/": "/b"}]}]}}"#),
-        Case(code: "AASA_APPS_NOT_EMPTY", severity: .error, pointer: "/applinks/apps", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "*"}]}"#, applinks: #""apps": ["\#(app)"]"#)),
-        Case(code: "AASA_NO_RULES", severity: .warning, pointer: "/applinks/details/0", json: entry(#"{"appIDs": ["\#(app)"]}"#)),
-        Case(code: "AASA_PATHS_IGNORED", severity: .warning, pointer: "/applinks/details/0/paths", json: entry(#"{"appIDs": ["\#(app)"], "paths": ["*"], "components": [{"/": "/a"}]}"#)),
-        Case(code: "AASA_QUERY_PREDICATE_TYPE", severity: .error, pointer: "/applinks/details/0/components/0/?/flag", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"?": {"a": "1", "flag": true}}]}"#)),
-        Case(code: "AASA_SUBST_NAME", severity: .error, pointer: "/applinks/substitutionVariables/a$b", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"a$b": ["x"]}"#)),
-        Case(code: "AASA_SUBST_NESTED", severity: .error, pointer: "/applinks/substitutionVariables/a/0", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"a": ["$(lang)"]}"#)),
-        Case(code: "AASA_SUBST_UNDEFINED", severity: .error, pointer: "/applinks/details/0/components/0/~1", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/$(any)/x"}]}"#)),
-        Case(code: "AASA_SUBST_UNDEFINED", severity: .error, pointer: "/applinks/details/0/components/0/?/f", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"?": {"f": "$(Food)"}}]}"#, applinks: #""substitutionVariables": {"food": ["x"]}"#)),
-        Case(code: "AASA_SUBST_UNTERMINATED", severity: .error, pointer: "/applinks/details/0/components/0/~1", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/$(lang"}]}"#)),
-        Case(code: "AASA_SUBST_EMPTY", severity: .warning, pointer: "/applinks/substitutionVariables/food", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"food": []}"#)),
-        Case(code: "AASA_SUBST_EMPTY_VALUE", severity: .warning, pointer: "/applinks/substitutionVariables/food/1", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"food": ["a", ""]}"#)),
-        Case(code: "AASA_SUBST_SHADOWS_PREDEFINED", severity: .warning, pointer: "/applinks/substitutionVariables/lang", json: entry(#"{"appIDs": ["\#(app)"], "components": []}"#, applinks: #""substitutionVariables": {"lang": ["en"]}"#)),
-        Case(code: "AASA_UNREACHABLE_RULE", severity: .warning, pointer: "/applinks/details/0/components/1", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "*"}, {"/": "/never"}]}"#)),
-        Case(code: "AASA_UNREACHABLE_RULE", severity: .warning, pointer: "/applinks/details/0/paths/1", json: entry(#"{"appIDs": ["\#(app)"], "paths": ["*", "/never"]}"#)),
-        Case(code: "AASA_HASH_IN_PATH", severity: .warning, pointer: "/applinks/details/0/components/0/~1", json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/#/market/*"}]}"#)),
-        Case(code: "AASA_QUERY_IN_PATH", severity: .warning, pointer: "/applinks/details/0/paths/0", json: entry(#"{"appIDs": ["\#(app)"], "paths": ["/services/detail/?id=*"]}"#)),
+        Case(
+            code: "AASA_UNKNOWN_KEY",
+            severity: .warning,
+            pointer: "/appLinks",
+            json: #"{"appLinks": {}, "webcredentials": {"apps": []}}"#
+        ),
+        Case(
+            code: "AASA_UNKNOWN_KEY",
+            severity: .warning,
+            pointer: "/applinks/details/0/components/0/casesensitive",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/a", "casesensitive": false}]}"#)
+        ),
+        Case(
+            code: "AASA_TYPE",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/exclude",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/a", "exclude": "true"}]}"#)
+        ),
+        Case(
+            code: "AASA_TYPE",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/~1",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": 5}]}"#)
+        ),
+        Case(
+            code: "AASA_TYPE",
+            severity: .error,
+            pointer: "/applinks/details",
+            json: #"{"applinks": {"details": "all"}}"#
+        ),
+        Case(
+            code: "AASA_TYPE",
+            severity: .error,
+            pointer: "/applinks/substitutionVariables/food",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"food": "sushi"}"#
+            )
+        ),
+        Case(
+            code: "AASA_MISSING_DETAILS",
+            severity: .error,
+            pointer: "/applinks",
+            json: #"{"applinks": {"apps": []}}"#
+        ),
+        Case(
+            code: "AASA_EMPTY_DETAILS",
+            severity: .warning,
+            pointer: "/applinks/details",
+            json: #"{"applinks": {"details": []}}"#
+        ),
+        Case(
+            code: "AASA_LEGACY_DETAILS_DICT",
+            severity: .warning,
+            pointer: "/applinks/details",
+            json: #"{"applinks": {"apps": [], "details": {"\#(app)": {"paths": ["*"]}}}}"#
+        ),
+        Case(
+            code: "AASA_MISSING_APPID",
+            severity: .error,
+            pointer: "/applinks/details/0",
+            json: entry(#"{"components": [{"/": "*"}]}"#)
+        ),
+        Case(
+            code: "AASA_MISSING_APPID",
+            severity: .error,
+            pointer: "/applinks/details/0/appIDs",
+            json: entry(#"{"appIDs": [], "components": [{"/": "*"}]}"#)
+        ),
+        Case(
+            code: "AASA_BOTH_APPID_FORMS",
+            severity: .warning,
+            pointer: "/applinks/details/0",
+            json: entry(#"{"appID": "\#(app)", "appIDs": ["\#(app)"], "components": [{"/": "*"}]}"#)
+        ),
+        Case(
+            code: "AASA_APPID_FORMAT",
+            severity: .error,
+            pointer: "/applinks/details/0/appIDs/0",
+            json: entry(#"{"appIDs": ["ABCD1234.com.apple.wwdc"], "components": [{"/": "*"}]}"#)
+        ),
+        Case(
+            code: "AASA_APPID_FORMAT",
+            severity: .error,
+            pointer: "/webcredentials/apps/0",
+            json: #"{"webcredentials": {"apps": ["abcde12345.com.example.app"]}}"#
+        ),
+        Case(
+            code: "AASA_DUPLICATE_APPID",
+            severity: .warning,
+            pointer: "/applinks/details/1",
+            json:
+                #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a"}]}, {"appIDs": ["\#(app)"], "components": [{"/": "/b"}]}]}}"#
+        ),
+        Case(
+            code: "AASA_APPS_NOT_EMPTY",
+            severity: .error,
+            pointer: "/applinks/apps",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "*"}]}"#, applinks: #""apps": ["\#(app)"]"#)
+        ),
+        Case(
+            code: "AASA_NO_RULES",
+            severity: .warning,
+            pointer: "/applinks/details/0",
+            json: entry(#"{"appIDs": ["\#(app)"]}"#)
+        ),
+        Case(
+            code: "AASA_PATHS_IGNORED",
+            severity: .warning,
+            pointer: "/applinks/details/0/paths",
+            json: entry(#"{"appIDs": ["\#(app)"], "paths": ["*"], "components": [{"/": "/a"}]}"#)
+        ),
+        Case(
+            code: "AASA_QUERY_PREDICATE_TYPE",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/?/flag",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"?": {"a": "1", "flag": true}}]}"#)
+        ),
+        Case(
+            code: "AASA_SUBST_NAME",
+            severity: .error,
+            pointer: "/applinks/substitutionVariables/a$b",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"a$b": ["x"]}"#
+            )
+        ),
+        Case(
+            code: "AASA_SUBST_NESTED",
+            severity: .error,
+            pointer: "/applinks/substitutionVariables/a/0",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"a": ["$(lang)"]}"#
+            )
+        ),
+        Case(
+            code: "AASA_SUBST_UNDEFINED",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/~1",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/$(any)/x"}]}"#)
+        ),
+        Case(
+            code: "AASA_SUBST_UNDEFINED",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/?/f",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": [{"?": {"f": "$(Food)"}}]}"#,
+                applinks: #""substitutionVariables": {"food": ["x"]}"#
+            )
+        ),
+        Case(
+            code: "AASA_SUBST_UNTERMINATED",
+            severity: .error,
+            pointer: "/applinks/details/0/components/0/~1",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/$(lang"}]}"#)
+        ),
+        Case(
+            code: "AASA_SUBST_EMPTY",
+            severity: .warning,
+            pointer: "/applinks/substitutionVariables/food",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"food": []}"#
+            )
+        ),
+        Case(
+            code: "AASA_SUBST_EMPTY_VALUE",
+            severity: .warning,
+            pointer: "/applinks/substitutionVariables/food/1",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"food": ["a", ""]}"#
+            )
+        ),
+        Case(
+            code: "AASA_SUBST_SHADOWS_PREDEFINED",
+            severity: .warning,
+            pointer: "/applinks/substitutionVariables/lang",
+            json: entry(
+                #"{"appIDs": ["\#(app)"], "components": []}"#,
+                applinks: #""substitutionVariables": {"lang": ["en"]}"#
+            )
+        ),
+        Case(
+            code: "AASA_UNREACHABLE_RULE",
+            severity: .warning,
+            pointer: "/applinks/details/0/components/1",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "*"}, {"/": "/never"}]}"#)
+        ),
+        Case(
+            code: "AASA_UNREACHABLE_RULE",
+            severity: .warning,
+            pointer: "/applinks/details/0/paths/1",
+            json: entry(#"{"appIDs": ["\#(app)"], "paths": ["*", "/never"]}"#)
+        ),
+        Case(
+            code: "AASA_HASH_IN_PATH",
+            severity: .warning,
+            pointer: "/applinks/details/0/components/0/~1",
+            json: entry(#"{"appIDs": ["\#(app)"], "components": [{"/": "/#/market/*"}]}"#)
+        ),
+        Case(
+            code: "AASA_QUERY_IN_PATH",
+            severity: .warning,
+            pointer: "/applinks/details/0/paths/0",
+            json: entry(#"{"appIDs": ["\#(app)"], "paths": ["/services/detail/?id=*"]}"#)
+        ),
     ]
 
     @Test(arguments: cases)
@@ -86,7 +263,10 @@ import Testing
     }
 
     @Test func AASA_BOM_is_a_warning_and_the_file_is_still_read() {
-        let found = AASAValidator.validate(data: Data([0xEF, 0xBB, 0xBF]) + Data(Self.entry(#"{"appIDs": ["\#(Self.app)"], "components": [{"/": "*"}]}"#).utf8))
+        let found = AASAValidator.validate(
+            data: Data([0xEF, 0xBB, 0xBF])
+                + Data(Self.entry(#"{"appIDs": ["\#(Self.app)"], "components": [{"/": "*"}]}"#).utf8)
+        )
         #expect(found.map(\.code.rawValue) == ["AASA_BOM"])
         #expect(found.isValid)
     }
@@ -115,9 +295,13 @@ import Testing
     }
 
     @Test func diagnosticsReadAsASentence() {
-        let found = Self.diagnostics(Self.entry(#"{"appIDs": ["\#(Self.app)"], "components": [{"?": {"flag": true}}]}"#))
-        #expect(found.map(\.description) == [
-            "error AASA_QUERY_PREDICATE_TYPE at /applinks/details/0/components/0/?/flag: query value is a boolean: iOS then ignores the whole '?' dictionary and the rule matches any query"
-        ])
+        let found = Self.diagnostics(
+            Self.entry(#"{"appIDs": ["\#(Self.app)"], "components": [{"?": {"flag": true}}]}"#)
+        )
+        #expect(
+            found.map(\.description) == [
+                "error AASA_QUERY_PREDICATE_TYPE at /applinks/details/0/components/0/?/flag: query value is a boolean: iOS then ignores the whole '?' dictionary and the rule matches any query"
+            ]
+        )
     }
 }

@@ -22,9 +22,17 @@ import Testing
         let coldScene = DeliveryScenario(lifecycle: .sceneDelegate, state: .notRunning, kind: .customScheme)
         var readyFirst = coldScene
         readyFirst.readyAt = .beforeFirstEvent
-        #expect(DeliverySimulator(readyFirst).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(
+            DeliverySimulator(readyFirst).run(.naiveApplicationDelegateOnly).violations.contains {
+                $0.hasPrefix("lost:")
+            }
+        )
         // Only openURLContexts, without the connection options: lost at cold start.
-        #expect(DeliverySimulator(readyFirst).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(
+            DeliverySimulator(readyFirst).run(.naiveWarmSceneCallbacksOnly).violations.contains {
+                $0.hasPrefix("lost:")
+            }
+        )
         // The same app wired through the inbox.
         #expect(DeliverySimulator(readyFirst).run(.library).violations.isEmpty)
         #expect(DeliverySimulator(coldScene).run(.library).violations.isEmpty)
@@ -33,7 +41,9 @@ import Testing
     @Test func aNaiveAppThatRoutesBeforeItIsReadyLosesTheLink() {
         var scenario = DeliveryScenario(lifecycle: .appDelegate, state: .notRunning, kind: .universalLink)
         scenario.readyAt = .afterLastEvent
-        #expect(DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(
+            DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") }
+        )
         #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
     }
 
@@ -41,7 +51,9 @@ import Testing
         var scenario = DeliveryScenario(lifecycle: .sceneDelegate, state: .background, kind: .customScheme)
         scenario.setSize = 2
         scenario.readyAt = .beforeFirstEvent
-        #expect(DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+        #expect(
+            DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") }
+        )
         #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
     }
 
@@ -50,16 +62,31 @@ import Testing
         scenario.readyAt = .beforeFirstEvent
         let outcome = DeliverySimulator(scenario).run(.library)
         #expect(outcome.violations.isEmpty)
-        #expect(outcome.handled.count == 1, "D3: onOpenURL and the app's scene delegate both see the link; handled once")
+        #expect(
+            outcome.handled.count == 1,
+            "D3: onOpenURL and the app's scene delegate both see the link; handled once"
+        )
     }
 
     @Test func theOracleReportsLostDuplicatedEarlyAndAlteredLinks() {
         let link = DeviceEvent.Link(url: "app://a?q=a+b", deliveryID: 0)
         let trace: [DeviceEvent] = [.appOpenURL(link), .tick]
         #expect(DeliverySimulator.check(trace, [], readyAt: 0) == ["lost: app://a?q=a+b handled 0 of 1 times"])
-        #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0), ("app://a?q=a+b", 1)], readyAt: 0) == ["duplicated: app://a?q=a+b handled 2 times for 1 deliveries"])
-        #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 1) == ["early: app://a?q=a+b handled before the app was ready"])
-        #expect(DeliverySimulator.check(trace, [("app://a?q=a%20b", 0)], readyAt: 0).contains("altered or invented: app://a?q=a%20b was never delivered"))
+        #expect(
+            DeliverySimulator.check(trace, [("app://a?q=a+b", 0), ("app://a?q=a+b", 1)], readyAt: 0) == [
+                "duplicated: app://a?q=a+b handled 2 times for 1 deliveries"
+            ]
+        )
+        #expect(
+            DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 1) == [
+                "early: app://a?q=a+b handled before the app was ready"
+            ]
+        )
+        #expect(
+            DeliverySimulator.check(trace, [("app://a?q=a%20b", 0)], readyAt: 0).contains(
+                "altered or invented: app://a?q=a%20b was never delivered"
+            )
+        )
         #expect(DeliverySimulator.check(trace, [("app://a?q=a+b", 0)], readyAt: 0).isEmpty)
     }
 
@@ -80,7 +107,9 @@ import Testing
                 if failures <= 5 { Issue.record("\(scenario): \(outcome.violations)") }
             }
         }
-        print("delivery simulator: \(grid.count) scenarios over \(cells.count) cells (grid seed 1), library wiring, \(failures) with a violation, \(knownLimit) of the known limit apart")
+        print(
+            "delivery simulator: \(grid.count) scenarios over \(cells.count) cells (grid seed 1), library wiring, \(failures) with a violation, \(knownLimit) of the known limit apart"
+        )
         #expect(cells.count == DeliveryScenario.allCells.count)
         #expect(grid.count > 10_000)
         #expect(failures == 0)
@@ -119,16 +148,22 @@ extension DeliverySimulatorTests {
                 if failures <= 5 { Issue.record("seed \(seed): \(sequence): \(outcome.violations)") }
             }
         }
-        print("delivery simulator: \(count) random sequences of 2-5 actions (seeds 0..<\(count)), \(failures) with a violation")
+        print(
+            "delivery simulator: \(count) random sequences of 2-5 actions (seeds 0..<\(count)), \(failures) with a violation"
+        )
         #expect(failures == 0)
     }
 
     @Test func naiveWiringsFailTheSameSweep() {
         var failing = 0
-        for seed in 0..<UInt64(300) where !DeliverySequence.random(seed: seed).run(.naiveApplicationDelegateOnly).violations.isEmpty {
+        for seed in 0..<UInt64(300)
+        where !DeliverySequence.random(seed: seed).run(.naiveApplicationDelegateOnly).violations.isEmpty {
             failing += 1
         }
-        #expect(failing > 200, "the app-delegate-only wiring should lose links in most sequences, lost in \(failing) of 300")
+        #expect(
+            failing > 200,
+            "the app-delegate-only wiring should lose links in most sequences, lost in \(failing) of 300"
+        )
     }
 }
 
@@ -136,7 +171,12 @@ extension DeliverySimulatorTests {
 @Suite struct DeliveryKnobTests {
     typealias Scenario = DeliveryScenario
 
-    static func scenario(_ lifecycle: Scenario.Lifecycle, _ state: Scenario.AppState, _ kind: Scenario.LinkKind, _ change: (inout Scenario) -> Void = { _ in }) -> Scenario {
+    static func scenario(
+        _ lifecycle: Scenario.Lifecycle,
+        _ state: Scenario.AppState,
+        _ kind: Scenario.LinkKind,
+        _ change: (inout Scenario) -> Void = { _ in }
+    ) -> Scenario {
         var scenario = Scenario(lifecycle: lifecycle, state: state, kind: kind)
         scenario.readyAt = .beforeFirstEvent
         change(&scenario)
@@ -146,13 +186,25 @@ extension DeliverySimulatorTests {
 
     @Test func P7_everyOrderOfASetOfThreeIsHandledWhole() {
         for order in 0..<6 {
-            let scenario = Self.scenario(.sceneDelegate, .background, .customScheme) { $0.setSize = 3; $0.setOrder = order }
+            let scenario = Self.scenario(.sceneDelegate, .background, .customScheme) {
+                $0.setSize = 3; $0.setOrder = order
+            }
             let outcome = DeliverySimulator(scenario).run(.library)
             #expect(outcome.violations.isEmpty)
             #expect(outcome.handled.sorted() == DeliverySimulator(scenario).urls().sorted())
-            #expect(DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains { $0.hasPrefix("lost:") })
+            #expect(
+                DeliverySimulator(scenario).run(.naiveWarmSceneCallbacksOnly).violations.contains {
+                    $0.hasPrefix("lost:")
+                }
+            )
         }
-        let orders = Set((0..<6).map { order in Self.scenario(.sceneDelegate, .background, .customScheme) { $0.setSize = 3; $0.setOrder = order }.ordered([1, 2, 3]) })
+        let orders = Set(
+            (0..<6).map { order in
+                Self.scenario(.sceneDelegate, .background, .customScheme) {
+                    $0.setSize = 3; $0.setOrder = order
+                }.ordered([1, 2, 3])
+            }
+        )
         #expect(orders.count == 6)
     }
 
@@ -160,7 +212,9 @@ extension DeliverySimulatorTests {
         for lifecycle in [Scenario.Lifecycle.sceneDelegate, .swiftUIWithAdaptor] {
             let scenario = Self.scenario(lifecycle, .notRunning, .universalLink) { $0.otherActivity = true }
             let naive = DeliverySimulator(scenario).run(.naiveFirstOfEachSet)
-            #expect(naive.violations.contains("altered or invented: https://links.example.com/post/99 was never delivered"))
+            #expect(
+                naive.violations.contains("altered or invented: https://links.example.com/post/99 was never delivered")
+            )
             #expect(DeliverySimulator(scenario).run(.library).violations.isEmpty)
         }
     }
@@ -168,9 +222,17 @@ extension DeliverySimulatorTests {
     @Test func P5_aLaunchMethodReturningFalseLeavesOnlyTheLaunchOptions() {
         for kind in Scenario.LinkKind.allCases {
             let scenario = Self.scenario(.appDelegate, .notRunning, kind) { $0.launchReturnsFalse = true }
-            #expect(!DeliverySimulator(scenario).run(.library).trace.contains { if case .appOpenURL = $0 { true } else if case .appContinueUserActivity = $0 { true } else { false } })
+            #expect(
+                !DeliverySimulator(scenario).run(.library).trace.contains {
+                    if case .appOpenURL = $0 { true } else if case .appContinueUserActivity = $0 { true } else { false }
+                }
+            )
             #expect(DeliverySimulator(scenario).run(.library).handled.count == 1)
-            #expect(DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains { $0.hasPrefix("lost:") })
+            #expect(
+                DeliverySimulator(scenario).run(.naiveApplicationDelegateOnly).violations.contains {
+                    $0.hasPrefix("lost:")
+                }
+            )
         }
     }
 
@@ -183,7 +245,11 @@ extension DeliverySimulatorTests {
                     scenario.restoration = true
                     guard scenario.isValid else { continue }
                     let outcome = DeliverySimulator(scenario).run(.library)
-                    #expect(outcome.trace.contains(.stateRestoration(scene: lifecycle == .appDelegate ? nil : 1, screen: "restored")))
+                    #expect(
+                        outcome.trace.contains(
+                            .stateRestoration(scene: lifecycle == .appDelegate ? nil : 1, screen: "restored")
+                        )
+                    )
                     #expect(outcome.violations.isEmpty, "\(scenario): \(outcome.violations)")
                     #expect(outcome.navigation.isShowing(DeliverySimulator.screenPerLink(outcome.handled.last!)!))
                     count += 1
@@ -197,7 +263,12 @@ extension DeliverySimulatorTests {
         let url = "demoapp://post/1"
         var app = AppUnderTest(wiring: .library, route: DeliverySimulator.screenPerLink)
         _ = app.becomeReady(at: 0)
-        #expect(app.receive(.sceneWillConnect(scene: 1, urlContexts: [.init(url: url, deliveryID: 0)], userActivities: []), at: 1) == [url])
+        #expect(
+            app.receive(
+                .sceneWillConnect(scene: 1, urlContexts: [.init(url: url, deliveryID: 0)], userActivities: []),
+                at: 1
+            ) == [url]
+        )
         #expect(app.navigationViolations(handled: [url]).isEmpty)
         _ = app.receive(.stateRestoration(scene: 1, screen: "restored"), at: 2)
         #expect(app.navigationViolations(handled: [url]).count == 1)
@@ -207,10 +278,19 @@ extension DeliverySimulatorTests {
         for lifecycle in [Scenario.Lifecycle.sceneDelegate, .swiftUI, .swiftUIWithAdaptor] {
             for kind in Scenario.LinkKind.allCases {
                 for target in Scenario.TargetScene.allCases {
-                    let scenario = Self.scenario(lifecycle, .foreground, kind) { $0.targetScene = target; $0.activeBeforeLink = true }
+                    let scenario = Self.scenario(lifecycle, .foreground, kind) {
+                        $0.targetScene = target; $0.activeBeforeLink = true
+                    }
                     let outcome = DeliverySimulator(scenario).run(.library)
-                    #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
-                    #expect(outcome.trace.contains { $0 == .sceneDidBecomeActive(scene: target.id) || $0 == .swiftUIPhaseActive(scene: target.id) } == (target == .new))
+                    #expect(
+                        outcome.violations.isEmpty && outcome.handled.count == 1,
+                        "\(scenario): \(outcome.violations)"
+                    )
+                    #expect(
+                        outcome.trace.contains {
+                            $0 == .sceneDidBecomeActive(scene: target.id) || $0 == .swiftUIPhaseActive(scene: target.id)
+                        } == (target == .new)
+                    )
                 }
             }
         }
@@ -263,7 +343,10 @@ extension DeliverySimulatorTests {
             fromOtherTeam.readyAt = .beforeFirstEvent
             var fromSameTeam = fromOtherTeam
             fromSameTeam.sourceApplication = "com.example.demo.widget"
-            #expect(DeliverySimulator(fromOtherTeam).run(.library).handled == DeliverySimulator(fromSameTeam).run(.library).handled)
+            #expect(
+                DeliverySimulator(fromOtherTeam).run(.library).handled
+                    == DeliverySimulator(fromSameTeam).run(.library).handled
+            )
         }
     }
 
@@ -283,22 +366,31 @@ extension DeliveryKnobTests {
             for state in Scenario.AppState.allCases {
                 for channel in Scenario.UniversalLinkChannel.allCases {
                     for delay in 0...3 {
-                        let scenario = Self.scenario(lifecycle, state, .universalLink) { $0.universalLinkChannel = channel; $0.swiftUIDelay = delay }
+                        let scenario = Self.scenario(lifecycle, state, .universalLink) {
+                            $0.universalLinkChannel = channel; $0.swiftUIDelay = delay
+                        }
                         let outcome = DeliverySimulator(scenario).run(.library)
-                        #expect(outcome.violations.isEmpty && outcome.handled.count == 1, "\(scenario): \(outcome.violations)")
+                        #expect(
+                            outcome.violations.isEmpty && outcome.handled.count == 1,
+                            "\(scenario): \(outcome.violations)"
+                        )
                     }
                 }
             }
         }
         // Listening to onOpenURL only loses the Camera app's links (C4): they come as an activity.
-        let camera = Self.scenario(.swiftUI, .background, .universalLink) { $0.universalLinkChannel = .continueUserActivity }
+        let camera = Self.scenario(.swiftUI, .background, .universalLink) {
+            $0.universalLinkChannel = .continueUserActivity
+        }
         #expect(DeliverySimulator(camera).run(.naiveFirstOfEachSet).violations.contains { $0.hasPrefix("lost:") })
     }
 
     @Test func P6_aLinkWaitsForReadinessWhereverItComesInTheTrace() {
         for cell in Scenario.allCells {
             let length = DeliverySimulator(cell).run(.library).trace.count
-            for ready in [Scenario.ReadyAt.beforeFirstEvent, .afterLastEvent] + (0...length).map(Scenario.ReadyAt.afterEvents) {
+            for ready in [Scenario.ReadyAt.beforeFirstEvent, .afterLastEvent]
+                + (0...length).map(Scenario.ReadyAt.afterEvents)
+            {
                 var scenario = cell
                 scenario.readyAt = ready
                 let outcome = DeliverySimulator(scenario).run(.library)

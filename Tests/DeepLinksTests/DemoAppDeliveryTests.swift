@@ -4,9 +4,9 @@ import DemoAppRoutes
 import Testing
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The delivery simulator driving the demo app's real route table and navigation: each link through the
@@ -41,21 +41,29 @@ import Foundation
                 #expect(outcome.navigation.isShowing(Self.route(last)!))
             }
         }
-        print("delivery simulator, demo app: \(grid.count) scenarios (grid seed 7) through DemoRoute.table, \(failures) with a violation")
+        print(
+            "delivery simulator, demo app: \(grid.count) scenarios (grid seed 7) through DemoRoute.table, \(failures) with a violation"
+        )
         #expect(failures == 0)
     }
 
     @Test func aResetLinkFromAMailOpensTheResetScreenOverAnyTab() {
-        let link = "https://links.example.com/reset-password#token=\(String(repeating: "A", count: 43))&email=user%2Btag%40example.com"
+        let link =
+            "https://links.example.com/reset-password#token=\(String(repeating: "A", count: 43))&email=user%2Btag%40example.com"
         for cell in DeliveryScenario.allCells where cell.kind == .universalLink {
             let outcome = DeliverySimulator(cell).run(.library, urls: [link], route: Self.route)
             #expect(outcome.violations.isEmpty && outcome.handled == [link])
             #expect(outcome.navigation.presented == ["reset-password"])
         }
         guard case .success(let match) = DemoRoute.table.match(link) else { Issue.record("no match"); return }
-        #expect(match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com"))
+        #expect(
+            match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com")
+        )
         #expect(match.destination.requirements.isEmpty)
-        #expect(match.destination.navigationTarget == .over(present: "reset-password"), "no token in a screen identifier")
+        #expect(
+            match.destination.navigationTarget == .over(present: "reset-password"),
+            "no token in a screen identifier"
+        )
     }
 
     @Test func everyScreenIdentifierParsesBackToItsDestination() throws {

@@ -20,11 +20,13 @@ import Testing
         await coordinator.settle()
         #expect(await delivered.all == [.post(id: 1)])
         let events = await coordinator.events.map(\.description)
-        #expect(events == [
-            "dropped post /post/:id id=1: duplicate",
-            "rejected otherapp://x: scheme_not_accepted: the scheme 'otherapp' is not one of this app's (demoapp)",
-            "delivered post /post/:id id=1 to post",
-        ])
+        #expect(
+            events == [
+                "dropped post /post/:id id=1: duplicate",
+                "rejected otherapp://x: scheme_not_accepted: the scheme 'otherapp' is not one of this app's (demoapp)",
+                "delivered post /post/:id id=1 to post",
+            ]
+        )
     }
 
     @Test func aRouteNeedingSignInWaitsForIt() async {
@@ -57,7 +59,11 @@ import Testing
         await coordinator.settle()
         #expect(await delivered.all == [.post(id: 2)])
         let events = await coordinator.events.map(\.description)
-        #expect(events == ["resolution cancelled for post /post/:id id=1 by a newer link", "delivered post /post/:id id=2 to post"])
+        #expect(
+            events == [
+                "resolution cancelled for post /post/:id id=1 by a newer link", "delivered post /post/:id id=2 to post",
+            ]
+        )
     }
 
     @Test func aSlowResolutionTimesOutAndAFailingOneIsReported() async {
@@ -79,19 +85,22 @@ import Testing
         await coordinator.settle()
         #expect(await delivered.all.isEmpty)
         let events = await coordinator.events.map(\.description)
-        #expect(events == ["resolution timed out for post /post/:id id=1", "resolution failed for post /post/:id id=2"])
+        #expect(
+            events == ["resolution timed out for post /post/:id id=1", "resolution failed for post /post/:id id=2"]
+        )
     }
 
     actor Unhandled {
         private(set) var all: [String] = []
         func append(_ url: String, _ reason: LinkCoordinator<DemoRoute>.Unhandled) {
-            let why = switch reason {
-            case .rejected(let rejection): "rejected \(rejection.code.rawValue)"
-            case .expired: "expired"
-            case .cancelled: "cancelled"
-            case .resolutionFailed: "resolution failed"
-            case .timedOut: "timed out"
-            }
+            let why =
+                switch reason {
+                case .rejected(let rejection): "rejected \(rejection.code.rawValue)"
+                case .expired: "expired"
+                case .cancelled: "cancelled"
+                case .resolutionFailed: "resolution failed"
+                case .timedOut: "timed out"
+                }
             all.append("\(url) \(why)")
         }
     }
@@ -121,12 +130,14 @@ import Testing
         await coordinator.settle()
         coordinator.receive("demoapp://post/3", via: .onOpenURL)
         await coordinator.settle()
-        #expect(await unhandled.all == [
-            "https://links.example.com/nowhere rejected no_route",
-            "demoapp://post/9 expired",
-            "demoapp://post/1 cancelled",
-            "demoapp://post/3 resolution failed",
-        ])
+        #expect(
+            await unhandled.all == [
+                "https://links.example.com/nowhere rejected no_route",
+                "demoapp://post/9 expired",
+                "demoapp://post/1 cancelled",
+                "demoapp://post/3 resolution failed",
+            ]
+        )
     }
 
     /// Each link is matched once, when it arrives, however long it is held.
@@ -138,9 +149,20 @@ import Testing
             var current: Int { lock.withLock { value } }
         }
         let parses = Count()
-        let table = try! RouteTable<Int>(schemes: ["app"], routes: [
-            Route("n", "/n/:n", parameters: [.path("n", Int.self)], parse: { p in parses.add(); return try p("n") }, print: { ["n": $0] }),
-        ])
+        let table = try! RouteTable<Int>(
+            schemes: ["app"],
+            routes: [
+                Route(
+                    "n",
+                    "/n/:n",
+                    parameters: [.path("n", Int.self)],
+                    parse: { p in
+                        parses.add(); return try p("n")
+                    },
+                    print: { ["n": $0] }
+                )
+            ]
+        )
         let coordinator = LinkCoordinator(table: table) { _ in }
         for n in 1...5 { coordinator.receive("app://n/\(n)", via: .onOpenURL) }
         coordinator.setReady(true)
@@ -156,7 +178,9 @@ import Testing
             coordinator.receive("demoapp://post/\(id)", via: .onOpenURL)
             await coordinator.settle()
         }
-        #expect(await coordinator.events.map(\.description) == (8...10).map { "delivered post /post/:id id=\($0) to post" })
+        #expect(
+            await coordinator.events.map(\.description) == (8...10).map { "delivered post /post/:id id=\($0) to post" }
+        )
     }
 
     @Test func secretsStayRedactedInEvents() async {
@@ -187,7 +211,9 @@ import Testing
         await coordinator.settle()
         let ids = await delivered.all.map { if case .post(let id) = $0 { id } else { 0 } }
         #expect(ids.last == 100 && ids == ids.sorted())
-        let outcomes = await coordinator.events.filter { $0.description.hasPrefix("delivered") || $0.description.hasPrefix("resolution cancelled") }
+        let outcomes = await coordinator.events.filter {
+            $0.description.hasPrefix("delivered") || $0.description.hasPrefix("resolution cancelled")
+        }
         #expect(outcomes.count == 100, "each link delivered or cancelled, once")
     }
 
@@ -195,8 +221,16 @@ import Testing
         let delivered = Delivered()
         let coordinator = LinkCoordinator(table: DemoRoute.table) { await delivered.append($0) }
         coordinator.setReady(true)
-        coordinator.receive(activityType: "com.example.demo.viewing-post", webpageURL: "https://links.example.com/post/99", via: .sceneConnectionUserActivity)
-        coordinator.receive(activityType: LinkInbox.browsingWebActivityType, webpageURL: "https://links.example.com/post/7", via: .sceneConnectionUserActivity)
+        coordinator.receive(
+            activityType: "com.example.demo.viewing-post",
+            webpageURL: "https://links.example.com/post/99",
+            via: .sceneConnectionUserActivity
+        )
+        coordinator.receive(
+            activityType: LinkInbox.browsingWebActivityType,
+            webpageURL: "https://links.example.com/post/7",
+            via: .sceneConnectionUserActivity
+        )
         await coordinator.settle()
         #expect(await delivered.all == [.post(id: 7)])
     }
@@ -210,7 +244,9 @@ extension LinkCoordinatorOrderTests {
         await withTaskGroup(of: Void.self) { group in
             for sender in 0..<8 {
                 group.addTask {
-                    for index in 0..<25 { coordinator.receive("demoapp://post/\(sender * 1000 + index)", via: .sceneOpenURLContexts) }
+                    for index in 0..<25 {
+                        coordinator.receive("demoapp://post/\(sender * 1000 + index)", via: .sceneOpenURLContexts)
+                    }
                 }
             }
         }

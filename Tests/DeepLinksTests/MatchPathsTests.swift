@@ -28,12 +28,17 @@ import Testing
     /// Every URL of the route-table cases, then each mutated by inserting, deleting or doubling characters a
     /// parser must care about (a fixed seed, so a failure names its input every run).
     static let inputs: [String] = {
-        let seeds = (RouteTableTests.valid + RouteTableTests.invalid).map(\.url) + [
-            "demoapp://files/a/b%2Fc/d", "demoapp://FILES/x", "demoapp://%66iles/x/y", "demoapp://post/new/comments",
-            "demoapp://Se%C3%A9/x", "https://links.example.com./post/1", "HTTPS://LINKS.EXAMPLE.COM/post/2",
-            "http://links.example.com/post/1", "demoapp:post/1", "demoapp:///post/1", "other://post/1",
+        let seeds =
+            (RouteTableTests.valid + RouteTableTests.invalid).map(\.url) + [
+                "demoapp://files/a/b%2Fc/d", "demoapp://FILES/x", "demoapp://%66iles/x/y",
+                "demoapp://post/new/comments",
+                "demoapp://Se%C3%A9/x", "https://links.example.com./post/1", "HTTPS://LINKS.EXAMPLE.COM/post/2",
+                "http://links.example.com/post/1", "demoapp:post/1", "demoapp:///post/1", "other://post/1",
+            ]
+        let pieces = [
+            "%", "/", "//", "?", "#", "&", "=", "+", "A", "é", "%2F", "%00", "%C3", "%e9", ":", "@", ".", "-", "*", "1",
+            "new", "%41",
         ]
-        let pieces = ["%", "/", "//", "?", "#", "&", "=", "+", "A", "é", "%2F", "%00", "%C3", "%e9", ":", "@", ".", "-", "*", "1", "new", "%41"]
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func next(_ bound: Int) -> Int {
             state ^= state << 13
@@ -78,7 +83,12 @@ import Testing
 
     @Test func bothPathsAgreeUnderTightLimits() throws {
         let limits = URLLimits(maxURLLength: 40, maxQueryItems: 2, maxValueLength: 6, allowsPort: true)
-        let table = try RouteTable(schemes: DemoRoute.table.schemes, hosts: DemoRoute.table.hosts, limits: limits, routes: DemoRoute.table.routes)
+        let table = try RouteTable(
+            schemes: DemoRoute.table.schemes,
+            hosts: DemoRoute.table.hosts,
+            limits: limits,
+            routes: DemoRoute.table.routes
+        )
         for input in Self.inputs + ["https://links.example.com:8443/post/1", "demoapp://search?q=a&q=b&q=c"] {
             #expect(Self.outcome(table.match(input)) == Self.throughLinkURL(table, input), "\(input)")
         }
@@ -94,7 +104,10 @@ import Testing
         #expect(value.routeParameter == text)
     }
 
-    @Test(arguments: ["", "-", "-0", "01", "+1", " 1", "1 ", "1a", "0x1", "1_000", "١", "9223372036854775808", "-9223372036854775809", "99999999999999999999"])
+    @Test(arguments: [
+        "", "-", "-0", "01", "+1", " 1", "1 ", "1a", "0x1", "1_000", "١", "9223372036854775808", "-9223372036854775809",
+        "99999999999999999999",
+    ])
     func refusesEverythingElse(_ text: String) {
         #expect(Int(routeParameter: text) == nil)
     }

@@ -4,7 +4,11 @@ import Testing
 
 @Suite struct NavigationPlanTests {
     @Test func deepInAnotherTabWithASheetPresented() {
-        let state = NavigationState(selectedTab: "settings", stacks: ["settings": ["account", "privacy"], "feed": ["post:1"]], presented: ["compose"])
+        let state = NavigationState(
+            selectedTab: "settings",
+            stacks: ["settings": ["account", "privacy"], "feed": ["post:1"]],
+            presented: ["compose"]
+        )
         let target = NavigationTarget(tab: "feed", path: ["post:7", "comments:7"])
         let plan = NavigationPlan(from: state, to: target)
         #expect(plan.steps == [.dismissAll, .selectTab("feed"), .popToRoot, .push(["post:7", "comments:7"])])
@@ -30,7 +34,10 @@ import Testing
 
     @Test func aModalIsPresentedLastOverTheRightStack() {
         let state = NavigationState(selectedTab: "feed", stacks: ["feed": ["post:1"]], presented: ["compose"])
-        let plan = NavigationPlan(from: state, to: NavigationTarget(tab: "settings", path: [], present: "reset-password"))
+        let plan = NavigationPlan(
+            from: state,
+            to: NavigationTarget(tab: "settings", path: [], present: "reset-password")
+        )
         #expect(plan.steps == [.dismissAll, .selectTab("settings"), .present("reset-password")])
         #expect(plan.applied(to: state).presented == ["reset-password"])
     }
@@ -68,11 +75,14 @@ import Testing
             stacks: Dictionary(uniqueKeysWithValues: tabs.map { ($0, stack()) }),
             presented: generator.next() % 2 == 0 ? [] : ["m"]
         )
-        let target = NavigationTarget(tab: tabs[Int(generator.next() % 3)], path: stack(), present: generator.next() % 3 == 0 ? "m" : nil)
+        let target = NavigationTarget(
+            tab: tabs[Int(generator.next() % 3)],
+            path: stack(),
+            present: generator.next() % 3 == 0 ? "m" : nil
+        )
         let after = NavigationPlan(from: state, to: target).applied(to: state)
         #expect(after.selectedTab == target.tab)
         #expect(after.stacks[target.tab!] ?? [] == target.path)
         #expect(after.presented == (target.present.map { [$0] } ?? []))
     }
 }
-

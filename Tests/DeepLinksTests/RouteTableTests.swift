@@ -30,7 +30,8 @@ import Testing
         for form in [
             "demoapp://post/10", "demoapp:///post/10", "demoapp:post/10", "DEMOAPP://post/10", "demoapp://POST/10",
             "demoapp://post/10/", "demoapp://post//10", "https://links.example.com/post/10",
-            "https://LINKS.EXAMPLE.COM/post/10", "https://links.example.com/post/10/", "https://links.example.com//post/10",
+            "https://LINKS.EXAMPLE.COM/post/10", "https://links.example.com/post/10/",
+            "https://links.example.com//post/10",
             "https://links.example.com./post/10", "https://links.example.com/post/10?utm_source=mail",
             "https://links.example.com/post/10#section", "demoapp://post/10?ref=share&ref=again",
             "https://links.example.com/post/%31%30", "demoapp://po%73t/10",
@@ -57,14 +58,29 @@ import Testing
             // Reset: fragment for universal links, query for the custom scheme.
             Case("https://links.example.com/reset-password#token=\(t)", .route(.resetPassword(token: t, email: nil))),
             Case("https://links.example.com/reset-password/#token=\(t)", .route(.resetPassword(token: t, email: nil))),
-            Case("https://links.example.com/reset-password#token=\(t)&email=user%2Btag%40example.com", .route(.resetPassword(token: t, email: "user+tag@example.com"))),
-            Case("https://links.example.com/reset-password#email=a%40b.co&token=\(t)", .route(.resetPassword(token: t, email: "a@b.co"))),
-            Case("https://links.example.com/reset-password?utm_source=x#token=\(t)", .route(.resetPassword(token: t, email: nil))),
+            Case(
+                "https://links.example.com/reset-password#token=\(t)&email=user%2Btag%40example.com",
+                .route(.resetPassword(token: t, email: "user+tag@example.com"))
+            ),
+            Case(
+                "https://links.example.com/reset-password#email=a%40b.co&token=\(t)",
+                .route(.resetPassword(token: t, email: "a@b.co"))
+            ),
+            Case(
+                "https://links.example.com/reset-password?utm_source=x#token=\(t)",
+                .route(.resetPassword(token: t, email: nil))
+            ),
             Case("demoapp://reset-password?token=\(t)", .route(.resetPassword(token: t, email: nil))),
             Case("demoapp:///reset-password?token=\(t)", .route(.resetPassword(token: t, email: nil))),
             Case("demoapp:reset-password?token=\(t)", .route(.resetPassword(token: t, email: nil))),
-            Case("demoapp://reset-password?token=\(t)&email=user+tag@example.com", .route(.resetPassword(token: t, email: "user+tag@example.com"))),
-            Case("demoapp://reset-password?token=\(t)&email=user%2Btag%40example.com", .route(.resetPassword(token: t, email: "user+tag@example.com"))),
+            Case(
+                "demoapp://reset-password?token=\(t)&email=user+tag@example.com",
+                .route(.resetPassword(token: t, email: "user+tag@example.com"))
+            ),
+            Case(
+                "demoapp://reset-password?token=\(t)&email=user%2Btag%40example.com",
+                .route(.resetPassword(token: t, email: "user+tag@example.com"))
+            ),
             Case("demoapp://reset-password?email=x%40y.z&token=\(t)", .route(.resetPassword(token: t, email: "x@y.z"))),
             // Search: + is a plus, %20 a space, repeated keys a list, defaults.
             Case("demoapp://search?q=swift", .route(.search(query: "swift", tags: [], page: 1))),
@@ -78,10 +94,16 @@ import Testing
             Case("demoapp://search?q=%F0%9F%98%80", .route(.search(query: "😀", tags: [], page: 1))),
             Case("demoapp://search?q=a%26b%3Dc", .route(.search(query: "a&b=c", tags: [], page: 1))),
             Case("demoapp://search?q=a/b?c", .route(.search(query: "a/b?c", tags: [], page: 1))),
-            Case("demoapp://search?q=x&tag=a&tag=b&tag=c", .route(.search(query: "x", tags: ["a", "b", "c"], page: 1))),
+            Case(
+                "demoapp://search?q=x&tag=a&tag=b&tag=c",
+                .route(.search(query: "x", tags: ["a", "b", "c"], page: 1))
+            ),
             Case("demoapp://search?tag=b&q=x&tag=a", .route(.search(query: "x", tags: ["b", "a"], page: 1))),
             Case("demoapp://search?q=x&page=3", .route(.search(query: "x", tags: [], page: 3))),
-            Case("https://links.example.com/search?q=x&page=2&tag=t", .route(.search(query: "x", tags: ["t"], page: 2))),
+            Case(
+                "https://links.example.com/search?q=x&page=2&tag=t",
+                .route(.search(query: "x", tags: ["t"], page: 2))
+            ),
             Case("https://links.example.com/search/?q=x", .route(.search(query: "x", tags: [], page: 1))),
             Case("demoapp://search?q=x&unknown=1", .route(.search(query: "x", tags: [], page: 1))),
             Case("demoapp://search?q=x#frag", .route(.search(query: "x", tags: [], page: 1))),
@@ -188,7 +210,10 @@ import Testing
             Case("9app://post/10", .refused("invalid_scheme")),
             Case("https:///post/10", .refused("invalid_host")),
             Case("https://links.example.com/" + String(repeating: "a/", count: 4100), .refused("url_too_long")),
-            Case("demoapp://search?q=x&" + (1...64).map { "k\($0)=1" }.joined(separator: "&"), .refused("too_many_query_items")),
+            Case(
+                "demoapp://search?q=x&" + (1...64).map { "k\($0)=1" }.joined(separator: "&"),
+                .refused("too_many_query_items")
+            ),
             Case("demoapp://files/" + String(repeating: "b", count: 2049), .refused("value_too_long")),
             Case("https://links.example.com/post/10?q=%", .refused("invalid_percent_encoding")),
             Case("demoapp://reset-password?token=\(t)&email=%C0%AF", .refused("invalid_utf8")),
@@ -248,9 +273,18 @@ import Testing
 
     @Test func redactReplacesSensitiveQueryAndFragmentValues() {
         let table = DemoRoute.table
-        #expect(table.redact("demoapp://reset-password?token=abc&email=a%40b.co&x=1") == "demoapp://reset-password?token=REDACTED&email=REDACTED&x=1")
-        #expect(table.redact("https://links.example.com/reset-password#token=abc") == "https://links.example.com/reset-password#token=REDACTED")
-        #expect(table.redact("https://links.example.com/reset-password#abc") == "https://links.example.com/reset-password#REDACTED")
+        #expect(
+            table.redact("demoapp://reset-password?token=abc&email=a%40b.co&x=1")
+                == "demoapp://reset-password?token=REDACTED&email=REDACTED&x=1"
+        )
+        #expect(
+            table.redact("https://links.example.com/reset-password#token=abc")
+                == "https://links.example.com/reset-password#token=REDACTED"
+        )
+        #expect(
+            table.redact("https://links.example.com/reset-password#abc")
+                == "https://links.example.com/reset-password#REDACTED"
+        )
         #expect(table.redact("https://links.example.com/post/1?q=x") == "https://links.example.com/post/1?q=x")
         #expect(table.redact("demoapp://x?to%6Ben=abc") == "demoapp://x?to%6Ben=REDACTED")
     }

@@ -26,23 +26,96 @@ import Testing
         Parsed(input: "https://example.com/café", scheme: "https", host: "example.com", path: ["café"]),
         Parsed(input: "https://example.com/%F0%9F%98%80", scheme: "https", host: "example.com", path: ["😀"]),
         Parsed(input: "https://example.com/a%252F", scheme: "https", host: "example.com", path: ["a%2F"]),
-        Parsed(input: "https://example.com/s?q=a+b", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "q", value: "a+b")]),
-        Parsed(input: "https://example.com/s?q=a%2Bb", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "q", value: "a+b")]),
-        Parsed(input: "https://example.com/s?q=a%20b", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "q", value: "a b")]),
-        Parsed(input: "https://example.com/s?e=user%2Btag%40example.com", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "e", value: "user+tag@example.com")]),
-        Parsed(input: "https://example.com/s?t=a&t=b&t=c", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "t", value: "a"), .init(name: "t", value: "b"), .init(name: "t", value: "c")]),
-        Parsed(input: "https://example.com/s?flag&x=", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "flag", value: nil), .init(name: "x", value: "")]),
-        Parsed(input: "https://example.com/s?a==b", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "a", value: "=b")]),
-        Parsed(input: "https://example.com/s?&&a=1&&", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "a", value: "1")]),
-        Parsed(input: "https://example.com/s?k%26=v%3D", scheme: "https", host: "example.com", path: ["s"], query: [.init(name: "k&", value: "v=")]),
-        Parsed(input: "https://example.com/r#token=abc", scheme: "https", host: "example.com", path: ["r"], fragment: "token=abc"),
-        Parsed(input: "https://example.com/r?a=1#x?y/z", scheme: "https", host: "example.com", path: ["r"], query: [.init(name: "a", value: "1")], fragment: "x?y/z"),
+        Parsed(
+            input: "https://example.com/s?q=a+b",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "q", value: "a+b")]
+        ),
+        Parsed(
+            input: "https://example.com/s?q=a%2Bb",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "q", value: "a+b")]
+        ),
+        Parsed(
+            input: "https://example.com/s?q=a%20b",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "q", value: "a b")]
+        ),
+        Parsed(
+            input: "https://example.com/s?e=user%2Btag%40example.com",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "e", value: "user+tag@example.com")]
+        ),
+        Parsed(
+            input: "https://example.com/s?t=a&t=b&t=c",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "t", value: "a"), .init(name: "t", value: "b"), .init(name: "t", value: "c")]
+        ),
+        Parsed(
+            input: "https://example.com/s?flag&x=",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "flag", value: nil), .init(name: "x", value: "")]
+        ),
+        Parsed(
+            input: "https://example.com/s?a==b",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "a", value: "=b")]
+        ),
+        Parsed(
+            input: "https://example.com/s?&&a=1&&",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "a", value: "1")]
+        ),
+        Parsed(
+            input: "https://example.com/s?k%26=v%3D",
+            scheme: "https",
+            host: "example.com",
+            path: ["s"],
+            query: [.init(name: "k&", value: "v=")]
+        ),
+        Parsed(
+            input: "https://example.com/r#token=abc",
+            scheme: "https",
+            host: "example.com",
+            path: ["r"],
+            fragment: "token=abc"
+        ),
+        Parsed(
+            input: "https://example.com/r?a=1#x?y/z",
+            scheme: "https",
+            host: "example.com",
+            path: ["r"],
+            query: [.init(name: "a", value: "1")],
+            fragment: "x?y/z"
+        ),
         Parsed(input: "https://example.com/r#", scheme: "https", host: "example.com", path: ["r"], fragment: ""),
         Parsed(input: "https://[::1]/a", scheme: "https", host: "[::1]", path: ["a"]),
         Parsed(input: "yourapp://", scheme: "yourapp", host: "", path: []),
         Parsed(input: "yourapp:", scheme: "yourapp", host: nil, path: []),
         Parsed(input: "yourapp://caf%C3%A9/x", scheme: "yourapp", host: "café", path: ["x"]),
-        Parsed(input: "yourapp://reset-password?token=a%2Bb", scheme: "yourapp", host: "reset-password", path: [], query: [.init(name: "token", value: "a+b")]),
+        Parsed(
+            input: "yourapp://reset-password?token=a%2Bb",
+            scheme: "yourapp",
+            host: "reset-password",
+            path: [],
+            query: [.init(name: "token", value: "a+b")]
+        ),
         Parsed(input: "my.app-2+x://home", scheme: "my.app-2+x", host: "home", path: []),
     ]
 
@@ -96,19 +169,63 @@ import Testing
         Refused(input: "yourapp://user@post/10", code: .userinfoNotAllowed, component: .userinfo, position: 10),
         Refused(input: "https://example.com:8443/", code: .portNotAllowed, component: .port, position: 20),
         Refused(input: "yourapp://post:80/10", code: .portNotAllowed, component: .port, position: 15),
-        Refused(input: "https://example.com:99999/", code: .invalidPort, component: .port, position: 20, limits: URLLimits(allowsPort: true)),
+        Refused(
+            input: "https://example.com:99999/",
+            code: .invalidPort,
+            component: .port,
+            position: 20,
+            limits: URLLimits(allowsPort: true)
+        ),
         Refused(input: "https://example.com:8a/", code: .invalidPort, component: .port, position: 21),
         Refused(input: "https:///path", code: .invalidHost, component: .host, position: 8),
         Refused(input: "https:example.com/path", code: .invalidHost, component: .host, position: 6),
         Refused(input: "https://exa_mple.com/", code: .invalidHost, component: .host, position: 11),
         Refused(input: "https://ex%41mple.com/", code: .invalidHost, component: .host, position: 10),
-        Refused(input: "https://example.com/" + String(repeating: "a", count: 8200), code: .tooLong, component: .url, position: 8192),
-        Refused(input: "https://example.com/s?" + (0...64).map { "k\($0)=v" }.joined(separator: "&"), code: .tooManyQueryItems, component: .query, position: 22 + (0..<64).map { "k\($0)=v&".utf8.count }.reduce(0, +)),
-        Refused(input: "https://example.com/s?q=" + String(repeating: "x", count: 2049), code: .valueTooLong, component: .query, position: 24),
-        Refused(input: "https://example.com/" + String(repeating: "%41", count: 2049), code: .valueTooLong, component: .path, position: 20),
-        Refused(input: "https://example.com/s?q=abc", code: .valueTooLong, component: .query, position: 24, limits: URLLimits(maxValueLength: 2)),
-        Refused(input: "https://example.com/s?a=1&b=2", code: .tooManyQueryItems, component: .query, position: 26, limits: URLLimits(maxQueryItems: 1)),
-        Refused(input: "https://example.com/s?a=1#b=2", code: .tooManyQueryItems, component: .fragment, position: 26, limits: URLLimits(maxQueryItems: 1)),
+        Refused(
+            input: "https://example.com/" + String(repeating: "a", count: 8200),
+            code: .tooLong,
+            component: .url,
+            position: 8192
+        ),
+        Refused(
+            input: "https://example.com/s?" + (0...64).map { "k\($0)=v" }.joined(separator: "&"),
+            code: .tooManyQueryItems,
+            component: .query,
+            position: 22 + (0..<64).map { "k\($0)=v&".utf8.count }.reduce(0, +)
+        ),
+        Refused(
+            input: "https://example.com/s?q=" + String(repeating: "x", count: 2049),
+            code: .valueTooLong,
+            component: .query,
+            position: 24
+        ),
+        Refused(
+            input: "https://example.com/" + String(repeating: "%41", count: 2049),
+            code: .valueTooLong,
+            component: .path,
+            position: 20
+        ),
+        Refused(
+            input: "https://example.com/s?q=abc",
+            code: .valueTooLong,
+            component: .query,
+            position: 24,
+            limits: URLLimits(maxValueLength: 2)
+        ),
+        Refused(
+            input: "https://example.com/s?a=1&b=2",
+            code: .tooManyQueryItems,
+            component: .query,
+            position: 26,
+            limits: URLLimits(maxQueryItems: 1)
+        ),
+        Refused(
+            input: "https://example.com/s?a=1#b=2",
+            code: .tooManyQueryItems,
+            component: .fragment,
+            position: 26,
+            limits: URLLimits(maxQueryItems: 1)
+        ),
     ]
 
     @Test(arguments: refused)
@@ -127,7 +244,10 @@ import Testing
         do {
             _ = try LinkURL(parsing: "https://example.com/%G1")
         } catch {
-            #expect(error.description == "invalid_percent_encoding in path at 20: '%' is not followed by two hexadecimal digits")
+            #expect(
+                error.description
+                    == "invalid_percent_encoding in path at 20: '%' is not followed by two hexadecimal digits"
+            )
         }
     }
 

@@ -12,15 +12,21 @@ func document(rules: Int) -> JSONValue {
         if index % 10 == 0 {
             components.append(.object(["/": .string("/s\(index)/private/*"), "exclude": .bool(true)]))
         }
-        components.append(.object([
-            "/": .string("/s\(index)/*/items/$(digit)*"),
-            "?": .object(["ref": .string("?*"), "lang": .string("$(lang)")]),
-        ]))
+        components.append(
+            .object([
+                "/": .string("/s\(index)/*/items/$(digit)*"),
+                "?": .object(["ref": .string("?*"), "lang": .string("$(lang)")]),
+            ])
+        )
     }
-    return .object(["applinks": .object([
-        "substitutionVariables": .object(["kind": .array([.string("a*z"), .string("sushi")])]),
-        "details": .array([.object(["appIDs": .array([.string("ABCDE12345.com.example.app")]), "components": .array(components)])]),
-    ])])
+    return .object([
+        "applinks": .object([
+            "substitutionVariables": .object(["kind": .array([.string("a*z"), .string("sushi")])]),
+            "details": .array([
+                .object(["appIDs": .array([.string("ABCDE12345.com.example.app")]), "components": .array(components)])
+            ]),
+        ])
+    ])
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -50,4 +56,3 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 }
-

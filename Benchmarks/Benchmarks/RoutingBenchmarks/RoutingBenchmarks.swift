@@ -58,11 +58,15 @@ func deepLinksTable(routes: Int) -> RouteTable<Item> {
 }
 
 func deepLinksTable<Destination: Sendable>(
-    routes: Int, wrap: @escaping @Sendable (Item) -> Destination, unwrap: KeyPath<Destination, Item> & Sendable
+    routes: Int,
+    wrap: @escaping @Sendable (Item) -> Destination,
+    unwrap: KeyPath<Destination, Item> & Sendable
 ) -> RouteTable<Destination> {
     let list = (0..<routes).map { section in
         Route<Destination>(
-            "s\(section)", "/s\(section)/items/:id", parameters: [.path("id", Int.self)],
+            "s\(section)",
+            "/s\(section)/items/:id",
+            parameters: [.path("id", Int.self)],
             parse: { p in wrap(Item(section: section, id: try p("id"))) },
             print: { $0[keyPath: unwrap].section == section ? ["id": $0[keyPath: unwrap].id] : nil }
         )
@@ -141,8 +145,16 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("routing-kit match hit (reference), \(size) routes", closure: routingKit(inputs.hits))
         if size == 1_000 {
             let single = Benchmark.Configuration(scalingFactor: .one)
-            Benchmark("DeepLinks match hit, single, \(size) routes", configuration: single, closure: deepLinks(inputs.hits))
-            Benchmark("routing-kit match hit (reference), single, \(size) routes", configuration: single, closure: routingKit(inputs.hits))
+            Benchmark(
+                "DeepLinks match hit, single, \(size) routes",
+                configuration: single,
+                closure: deepLinks(inputs.hits)
+            )
+            Benchmark(
+                "routing-kit match hit (reference), single, \(size) routes",
+                configuration: single,
+                closure: routingKit(inputs.hits)
+            )
         }
         Benchmark("DeepLinks match miss, \(size) routes", closure: deepLinks(inputs.misses))
         Benchmark("routing-kit match miss (reference), \(size) routes", closure: routingKit(inputs.misses))
@@ -154,7 +166,8 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try? table.url(for: inputs.items[cursor.next(inputs.items.count)]))
             }
         }
-        Benchmark("DeepLinks print, unnamed (fallback), \(size) routes", configuration: .init(scalingFactor: .one)) { benchmark in
+        Benchmark("DeepLinks print, unnamed (fallback), \(size) routes", configuration: .init(scalingFactor: .one)) {
+            benchmark in
             // Without a name, printing asks each route's print closure: linear in the table size.
             let unnamed = unnamedTable
             let cursor = Cursor.named(benchmark.name)
@@ -165,4 +178,3 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 }
-

@@ -24,7 +24,8 @@ struct ResetPasswordScreen: View {
                 case .ready(let masked):
                     Section("New password for \(masked)") {
                         // A hidden username lets the password manager save the new password for the account.
-                        TextField("", text: .constant(model.pendingReset?.email ?? "")).textContentType(.username).hidden()
+                        TextField("", text: .constant(model.pendingReset?.email ?? "")).textContentType(.username)
+                            .hidden()
                         SecureField("New password", text: $password).textContentType(.newPassword)
                     }
                     if let problem { Text(problem).foregroundStyle(.red) }

@@ -75,7 +75,9 @@ struct DeferredLinkPrompt: View {
                 Text("Came from a link?")
                 PasteButton(payloadType: String.self) { strings in
                     offered = true
-                    guard let text = strings.first, let link = DeferredLink(pasteboard: text, linkDomains: [DemoRoute.host]) else { return }
+                    guard let text = strings.first,
+                        let link = DeferredLink(pasteboard: text, linkDomains: [DemoRoute.host])
+                    else { return }
                     Task { await model.redeem(link) }
                 }
                 Button("No") { offered = true }
@@ -85,4 +87,3 @@ struct DeferredLinkPrompt: View {
         }
     }
 }
-

@@ -1,7 +1,7 @@
 import DeepLinks
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking  // URLSession on Linux, where this file is tested
+    import FoundationNetworking  // URLSession on Linux, where this file is tested
 #endif
 
 /// The few calls the reference app makes to the swift-deeplinks server (README, "The server").
@@ -22,17 +22,27 @@ struct ServerAPI: Sendable {
 
     /// The masked address the link is for, when the link is still valid.
     func verifyReset(token: String, email: String?) async throws -> String {
-        let body = try await post("/v1/password-resets/verify", ["token": token, "email": email].compactMapValues { $0 })
+        let body = try await post(
+            "/v1/password-resets/verify",
+            ["token": token, "email": email].compactMapValues { $0 }
+        )
         return body["email"] as? String ?? ""
     }
 
     func confirmReset(token: String, email: String?, password: String) async throws {
-        _ = try await post("/v1/password-resets/confirm", ["token": token, "email": email, "password": password].compactMapValues { $0 })
+        _ = try await post(
+            "/v1/password-resets/confirm",
+            ["token": token, "email": email, "password": password].compactMapValues { $0 }
+        )
     }
 
     /// The link a deferred token stands for, once (the token is used up).
     func redeem(_ link: DeferredLink) async throws -> String {
-        let body = try await post(DeferredLink.redeemPath, ["token": link.token], on: URL(string: "https://\(link.host)")!)
+        let body = try await post(
+            DeferredLink.redeemPath,
+            ["token": link.token],
+            on: URL(string: "https://\(link.host)")!
+        )
         return body["url"] as? String ?? ""
     }
 

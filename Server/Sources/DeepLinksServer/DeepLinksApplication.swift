@@ -35,17 +35,29 @@ public enum DeepLinksApplication {
         let host = app.domains[0]
         let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: host)
         let sender = MailSender(
-            database: database, outbox: outbox, transport: mailTransport ?? settings.mail.transport(heloName: host),
-            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(host)>", logger: logger, metrics: metrics
+            database: database,
+            outbox: outbox,
+            transport: mailTransport ?? settings.mail.transport(heloName: host),
+            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(host)>",
+            logger: logger,
+            metrics: metrics
         )
         let trigger = BackgroundJobs.Trigger()
         let hashing = HashingGate(limit: 16)
         // The reset journey runs when the configuration names the route of the app's reset screen.
         let resets = try app.passwordReset.map { reset in
             PasswordResetService(
-                database: database, keys: keys, clock: clock, settings: resetSettings, outbox: outbox,
-                links: try ResetLinks(app: app, reset: reset), appName: app.displayName, wake: trigger.wake, logger: logger,
-                metrics: metrics, hashing: hashing
+                database: database,
+                keys: keys,
+                clock: clock,
+                settings: resetSettings,
+                outbox: outbox,
+                links: try ResetLinks(app: app, reset: reset),
+                appName: app.displayName,
+                wake: trigger.wake,
+                logger: logger,
+                metrics: metrics,
+                hashing: hashing
             )
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
@@ -56,10 +68,15 @@ public enum DeepLinksApplication {
                 .init(name: "click counts", run: clicks.flush, atShutdown: true),
                 .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
             ],
-            trigger: trigger, logger: logger
+            trigger: trigger,
+            logger: logger
         )
         let accounts = AccountService(
-            database: database, keys: keys, clock: clock, policy: resetSettings.passwordPolicy, hasher: resetSettings.hasher,
+            database: database,
+            keys: keys,
+            clock: clock,
+            policy: resetSettings.passwordPolicy,
+            hasher: resetSettings.hasher,
             hashing: hashing
         )
 
@@ -68,28 +85,42 @@ public enum DeepLinksApplication {
         router.middlewares.add(StrictTransportSecurityMiddleware())
         router.middlewares.add(StorageFailureMiddleware(logger: logger))
         OperationsRoutes(
-            database: database, metrics: metrics, mailBudgetPerHour: resetSettings.mailBudgetPerHour, clock: clock, logger: logger,
-            metricsReaders: try settings.metricsAllowedFrom.map { try TrustedProxies(["127.0.0.0/8", "::1"] + $0) }, proxies: settings.trustedProxies
+            database: database,
+            metrics: metrics,
+            mailBudgetPerHour: resetSettings.mailBudgetPerHour,
+            clock: clock,
+            logger: logger,
+            metricsReaders: try settings.metricsAllowedFrom.map { try TrustedProxies(["127.0.0.0/8", "::1"] + $0) },
+            proxies: settings.trustedProxies
         ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
-        AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(on: router)
+        AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
+            on: router
+        )
         ResetLandingPage.registerAssets(on: router)
         if let resets {
             PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
-            ResetLandingPage(app: app, links: resets.links, minimumLength: resetSettings.passwordPolicy.minimumLength).register(on: router)
+            ResetLandingPage(app: app, links: resets.links, minimumLength: resetSettings.passwordPolicy.minimumLength)
+                .register(on: router)
         }
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(
-            store: LinkStore(database: database, clock: clock), clicks: clicks,
+            store: LinkStore(database: database, clock: clock),
+            clicks: clicks,
             policy: try LinkPolicy(settings: settings.smartLinks, app: app, association: files),
-            deferred: DeferredLinks(database: database, keys: keys, clock: clock), proxies: settings.trustedProxies, clock: clock
+            deferred: DeferredLinks(database: database, keys: keys, clock: clock),
+            proxies: settings.trustedProxies,
+            clock: clock
         ).register(on: router)
 
         let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
         return Application(
             router: router,
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds)))
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()],
+                    idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
+                )
             ),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
             services: [jobs],
@@ -104,7 +135,9 @@ public enum DeepLinksApplication {
     public static func logStartup(settings: ServerSettings, port: Int, logger: Logger) {
         let base = "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)"
         logger.notice("deeplinks \(DeepLinksServerVersion.current) listening on \(base)")
-        logger.notice("try: curl \(base)/healthz   (metrics: \(base)/metrics, association file: \(base)/.well-known/apple-app-site-association)")
+        logger.notice(
+            "try: curl \(base)/healthz   (metrics: \(base)/metrics, association file: \(base)/.well-known/apple-app-site-association)"
+        )
         logger.info(
             "storage and mail",
             metadata: [
@@ -154,7 +187,9 @@ extension DeepLinksApplication {
             ).first()
         }
         if inserted != nil {
-            logger.warning("DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production")
+            logger.warning(
+                "DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production"
+            )
         }
         let stored = try await database.withConnection { sql in
             try await sql.raw("SELECT value FROM server_settings WHERE key = 'development_secret_key'").first()

@@ -26,10 +26,10 @@ struct AASACommand: AsyncParsableCommand {
         print(diagnostics.isValid ? "valid" : "invalid", "(\(errors) errors, \(diagnostics.count - errors) warnings)")
     }
 
-
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Report every diagnostic (stable codes, listed in AppSiteAssociation's article 'How iOS reads an association file'). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
+            abstract:
+                "Report every diagnostic (stable codes, listed in AppSiteAssociation's article 'How iOS reads an association file'). Exit 0 when valid, 1 when invalid, 2 when the file cannot be read."
         )
 
         @Argument(help: "The apple-app-site-association file.")
@@ -41,10 +41,17 @@ struct AASACommand: AsyncParsableCommand {
         func run() throws {
             let diagnostics = AASAValidator.validate(data: try AASACommand.read(file))
             if json {
-                printJSON([
-                    "valid": diagnostics.isValid,
-                    "diagnostics": diagnostics.map { ["code": $0.code.rawValue, "severity": $0.severity.rawValue, "pointer": $0.pointer, "message": $0.message] },
-                ] as [String: Any])
+                printJSON(
+                    [
+                        "valid": diagnostics.isValid,
+                        "diagnostics": diagnostics.map {
+                            [
+                                "code": $0.code.rawValue, "severity": $0.severity.rawValue, "pointer": $0.pointer,
+                                "message": $0.message,
+                            ]
+                        },
+                    ] as [String: Any]
+                )
             } else {
                 AASACommand.printReport(diagnostics)
             }
@@ -54,7 +61,8 @@ struct AASACommand: AsyncParsableCommand {
 
     struct Fetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fetch a site's file as iOS would (https, no redirect, 128 KB, application/json), then validate it.",
+            abstract:
+                "Fetch a site's file as iOS would (https, no redirect, 128 KB, application/json), then validate it.",
             discussion: "Exit 0 when the file is served well and valid, 1 when not, 2 when it cannot be fetched."
         )
 
@@ -96,7 +104,11 @@ struct AASACommand: AsyncParsableCommand {
         @Option(help: "The domain whose file this is (default: each URL's host).")
         var domain: String?
 
-        @Option(name: .customLong("entitlement"), help: "An entry of the app's associated-domains entitlement (repeatable), as applinks:*.example.com: the file then governs the hosts §2 assigns to it.")
+        @Option(
+            name: .customLong("entitlement"),
+            help:
+                "An entry of the app's associated-domains entitlement (repeatable), as applinks:*.example.com: the file then governs the hosts §2 assigns to it."
+        )
         var entitlements: [String] = []
 
         @Flag(help: "Add the trace: which entry and rule decided, or why the closest rule failed.")
@@ -128,7 +140,9 @@ struct AASACommand: AsyncParsableCommand {
             for url in urls {
                 let decision = matcher.decide(appID: app, url: url, domain: domain, entitlements: associatedDomains)
                 if json {
-                    printJSON(["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any])
+                    printJSON(
+                        ["url": url, "verdict": decision.verdict.rawValue, "trace": decision.trace] as [String: Any]
+                    )
                 } else {
                     print("\(decision.verdict.rawValue) \(url)")
                     if explain {

@@ -35,7 +35,10 @@ public struct AASAFetcher: Sendable {
         else { throw FetchError(description: "'\(target)' is not a site or a URL") }
         if scheme != "https" {
             guard scheme == "http", allowHTTP else {
-                throw FetchError(description: "'\(target)': iOS fetches the file over https only (use --allow-http for a loopback test server)")
+                throw FetchError(
+                    description:
+                        "'\(target)': iOS fetches the file over https only (use --allow-http for a loopback test server)"
+                )
             }
         }
         let path = components.path
@@ -75,7 +78,14 @@ public struct AASAFetcher: Sendable {
             let status = Int(response.status.code)
             if (300..<400).contains(status) {
                 let location = response.headers.first(name: "Location") ?? "(no Location)"
-                hosting.append(.init(.hostingRedirect, .error, "", "\(url) answers \(status) to \(location): iOS follows no redirect, serve the file itself"))
+                hosting.append(
+                    .init(
+                        .hostingRedirect,
+                        .error,
+                        "",
+                        "\(url) answers \(status) to \(location): iOS follows no redirect, serve the file itself"
+                    )
+                )
                 return Report(url: url, diagnostics: hosting)
             }
             guard status == 200 else {
@@ -84,17 +94,28 @@ public struct AASAFetcher: Sendable {
                 return Report(url: url, diagnostics: hosting)
             }
             if index > 0 {
-                hosting.append(.init(.hostingRootOnly, .warning, "", "only the root path serves the file; current systems read /.well-known/apple-app-site-association"))
+                hosting.append(
+                    .init(
+                        .hostingRootOnly,
+                        .warning,
+                        "",
+                        "only the root path serves the file; current systems read /.well-known/apple-app-site-association"
+                    )
+                )
             }
             let contentType = response.headers.first(name: "Content-Type") ?? "(none)"
             if !contentType.lowercased().hasPrefix("application/json") {
-                hosting.append(.init(.hostingContentType, .warning, "", "Content-Type is \(contentType); serve application/json"))
+                hosting.append(
+                    .init(.hostingContentType, .warning, "", "Content-Type is \(contentType); serve application/json")
+                )
             }
             let body: ByteBuffer
             do {
                 body = try await response.body.collect(upTo: AASAValidator.maximumSize + 1)
             } catch is NIOTooManyBytesError {
-                hosting.append(.init(.tooLarge, .error, "", "the file is larger than 128 KB (131,072 bytes): iOS does not read it"))
+                hosting.append(
+                    .init(.tooLarge, .error, "", "the file is larger than 128 KB (131,072 bytes): iOS does not read it")
+                )
                 return Report(url: url, diagnostics: hosting)
             } catch {
                 throw FetchError(description: "cannot read \(url): \(error)")

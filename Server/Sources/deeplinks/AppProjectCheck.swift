@@ -36,42 +36,71 @@ public enum AppProjectCheck {
 
     /// The configured app an Info.plist belongs to: the one its `CFBundleIdentifier` names, else the primary.
     public static func app(for infoPlist: [String: Any]?, in configuration: AppConfiguration) -> AppConfiguration {
-        (infoPlist?["CFBundleIdentifier"] as? String).flatMap { configuration.app(bundleID: $0) } ?? configuration.apps[0]
+        (infoPlist?["CFBundleIdentifier"] as? String).flatMap { configuration.app(bundleID: $0) }
+            ?? configuration.apps[0]
     }
 
     /// The Info.plist's bundle identifier and URL types against the configured app.
     public static func infoPlistFindings(_ plist: [String: Any], app: AppConfiguration) -> [Finding] {
         var findings: [Finding] = []
-        if let identifier = plist["CFBundleIdentifier"] as? String, !identifier.contains("$("), identifier != app.bundleID {
-            findings.append(.problem("Info.plist: CFBundleIdentifier is '\(identifier)', the configuration's bundle ID is '\(app.bundleID)'"))
+        if let identifier = plist["CFBundleIdentifier"] as? String, !identifier.contains("$("),
+            identifier != app.bundleID
+        {
+            findings.append(
+                .problem(
+                    "Info.plist: CFBundleIdentifier is '\(identifier)', the configuration's bundle ID is '\(app.bundleID)'"
+                )
+            )
         }
         let types = plist["CFBundleURLTypes"] as? [[String: Any]] ?? []
         let registering = types.filter { type in
             (type["CFBundleURLSchemes"] as? [String] ?? []).contains { $0.lowercased() == app.customScheme }
         }
         guard let type = registering.first else {
-            findings.append(.problem("Info.plist: no URL type registers the scheme '\(app.customScheme)' (CFBundleURLTypes ▸ CFBundleURLSchemes)"))
+            findings.append(
+                .problem(
+                    "Info.plist: no URL type registers the scheme '\(app.customScheme)' (CFBundleURLTypes ▸ CFBundleURLSchemes)"
+                )
+            )
             return findings
         }
         if registering.count > 1 {
-            findings.append(.warning("Info.plist: \(registering.count) URL types register the scheme '\(app.customScheme)'; keep one"))
+            findings.append(
+                .warning(
+                    "Info.plist: \(registering.count) URL types register the scheme '\(app.customScheme)'; keep one"
+                )
+            )
         }
         if (type["CFBundleURLName"] as? String ?? "").isEmpty {
-            findings.append(.problem("Info.plist: the URL type of '\(app.customScheme)' has no CFBundleURLName (a unique reverse-DNS name, such as \(app.bundleID))"))
+            findings.append(
+                .problem(
+                    "Info.plist: the URL type of '\(app.customScheme)' has no CFBundleURLName (a unique reverse-DNS name, such as \(app.bundleID))"
+                )
+            )
         }
         if let role = type["CFBundleTypeRole"] as? String {
             if !["Editor", "Viewer", "Shell", "None"].contains(role) {
-                findings.append(.problem("Info.plist: the URL type of '\(app.customScheme)' has the role '\(role)' (Editor, Viewer, Shell or None)"))
+                findings.append(
+                    .problem(
+                        "Info.plist: the URL type of '\(app.customScheme)' has the role '\(role)' (Editor, Viewer, Shell or None)"
+                    )
+                )
             }
         } else {
-            findings.append(.problem("Info.plist: the URL type of '\(app.customScheme)' has no CFBundleTypeRole (Editor for an app that opens its links)"))
+            findings.append(
+                .problem(
+                    "Info.plist: the URL type of '\(app.customScheme)' has no CFBundleTypeRole (Editor for an app that opens its links)"
+                )
+            )
         }
         return findings
     }
 
     /// The associated-domains entitlement against the configured domains, and the generated association file
     /// read through it (which file governs each domain, and whether it opens the app there).
-    public static func entitlementFindings(_ plist: [String: Any], app: AppConfiguration, files: AssociationFiles) -> [Finding] {
+    public static func entitlementFindings(_ plist: [String: Any], app: AppConfiguration, files: AssociationFiles)
+        -> [Finding]
+    {
         let key = "com.apple.developer.associated-domains"
         guard let entries = plist[key] as? [String] else {
             return [.problem("entitlements: no \(key) array: universal links cannot open the app")]
@@ -85,23 +114,47 @@ public enum AppProjectCheck {
         }
         let links = entries.filter { $0.hasPrefix("applinks:") }
         for entry in links where entry.contains("?mode=") {
-            findings.append(.warning("entitlements: '\(entry)' is for development: the alternate mode fetches from your server only in a development-signed build with developer mode on; release builds read Apple's CDN"))
+            findings.append(
+                .warning(
+                    "entitlements: '\(entry)' is for development: the alternate mode fetches from your server only in a development-signed build with developer mode on; release builds read Apple's CDN"
+                )
+            )
         }
         let hosts = Set(links.map { String($0.dropFirst("applinks:".count).prefix { $0 != "?" }).lowercased() })
         for host in hosts.sorted() where !app.domains.contains(host) && !host.hasPrefix("*.") {
-            findings.append(.warning("entitlements: applinks:\(host) is not a configured domain: this server does not serve its association file"))
+            findings.append(
+                .warning(
+                    "entitlements: applinks:\(host) is not a configured domain: this server does not serve its association file"
+                )
+            )
         }
         let matcher = AASAMatcher(document: (try? JSONValue.parse(files.appleAppSiteAssociation.body)) ?? .object([:]))
         let path = app.passwordReset?.path ?? "/"
         for domain in app.domains {
-            guard hosts.contains(domain) || hosts.contains(where: { $0.hasPrefix("*.") && domain.hasSuffix($0.dropFirst()) }) else {
-                findings.append(.problem("entitlements: applinks:\(domain) is missing: iOS opens no universal link of \(domain) in the app"))
+            guard
+                hosts.contains(domain)
+                    || hosts.contains(where: { $0.hasPrefix("*.") && domain.hasSuffix($0.dropFirst()) })
+            else {
+                findings.append(
+                    .problem(
+                        "entitlements: applinks:\(domain) is missing: iOS opens no universal link of \(domain) in the app"
+                    )
+                )
                 continue
             }
             // Which file iOS reads for the domain (a wildcard entry names the parent's), and whether it opens the app.
-            let decision = matcher.decide(appID: app.appID, url: "https://\(domain)\(path)", domain: domain, entitlements: domains)
+            let decision = matcher.decide(
+                appID: app.appID,
+                url: "https://\(domain)\(path)",
+                domain: domain,
+                entitlements: domains
+            )
             if decision.verdict != .match {
-                findings.append(.problem("entitlements: with these entries, iOS would not open the app for https://\(domain)\(path): \(decision.trace.last ?? decision.verdict.rawValue)"))
+                findings.append(
+                    .problem(
+                        "entitlements: with these entries, iOS would not open the app for https://\(domain)\(path): \(decision.trace.last ?? decision.verdict.rawValue)"
+                    )
+                )
             }
         }
         return findings

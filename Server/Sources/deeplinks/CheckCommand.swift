@@ -20,10 +20,15 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Check the links stored in the database.")
     var links = true
 
-    @Option(name: .customLong("info-plist"), help: "The app's Info.plist (XML or binary): its URL type must register the scheme, with a name and a role.")
+    @Option(
+        name: .customLong("info-plist"),
+        help: "The app's Info.plist (XML or binary): its URL type must register the scheme, with a name and a role."
+    )
     var infoPlist: String?
 
-    @Option(help: "The app's entitlements (XML or binary): applinks: for every configured domain, read as iOS reads them.")
+    @Option(
+        help: "The app's entitlements (XML or binary): applinks: for every configured domain, read as iOS reads them."
+    )
     var entitlements: String?
 
     @Flag(help: #"Print {"ok": bool, "problems": [...], "warnings": [...]}."#)
@@ -48,7 +53,11 @@ struct CheckCommand: AsyncParsableCommand {
                     stored = try await DeploymentCheck.storedLinks(in: database)
                 } catch {
                     try? await database.close()
-                    throw ConfigurationError(setting: "links", reason: "cannot be read from \(settings.database.redacted) (run deeplinks migrate, or pass --no-links)")
+                    throw ConfigurationError(
+                        setting: "links",
+                        reason:
+                            "cannot be read from \(settings.database.redacted) (run deeplinks migrate, or pass --no-links)"
+                    )
                 }
                 try await database.close()
             }
@@ -72,7 +81,9 @@ struct CheckCommand: AsyncParsableCommand {
                 for problem in problems { print("problem: \(problem)") }
                 for warning in warnings { print("warning: \(warning)") }
                 let routes = settings.app.routes?.routes.count ?? 0
-                print("\(problems.isEmpty ? "ok" : "\(problems.count) problem(s)"): \(routes) routes, \(settings.app.domains.count) domain(s), \(stored.count) links checked")
+                print(
+                    "\(problems.isEmpty ? "ok" : "\(problems.count) problem(s)"): \(routes) routes, \(settings.app.domains.count) domain(s), \(stored.count) links checked"
+                )
             }
             if !problems.isEmpty { throw ExitCode.failure }
         }

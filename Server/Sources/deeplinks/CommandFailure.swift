@@ -5,7 +5,9 @@ import Foundation
 /// Prints one JSON object on one line, keys sorted: the `--json` output of every command. The object holds
 /// strings, numbers, booleans, arrays and dictionaries only, so serialization cannot fail.
 func printJSON(_ object: Any) {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    let data =
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        ?? Data("{}".utf8)
     print(String(decoding: data, as: UTF8.self))
 }
 

@@ -6,6 +6,9 @@ struct DeeplinksCommand: AsyncParsableCommand {
         commandName: "deeplinks",
         abstract: "Self-hosted deep links for iOS apps: the server, and tools for association files and routes.",
         version: "0.1.0",
-        subcommands: [ServeCommand.self, MigrateCommand.self, OutboxCommand.self, CheckCommand.self, RouteCommand.self, AASACommand.self]
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, OutboxCommand.self, CheckCommand.self, RouteCommand.self,
+            AASACommand.self,
+        ]
     )
 }

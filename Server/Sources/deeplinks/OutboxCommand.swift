@@ -11,7 +11,9 @@ struct OutboxCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List queued, retrying, failed and dropped messages (never their content).")
+        static let configuration = CommandConfiguration(
+            abstract: "List queued, retrying, failed and dropped messages (never their content)."
+        )
 
         @OptionGroup var options: ServerOptions
         @Flag(help: "Include sent messages.") var all = false
@@ -24,7 +26,9 @@ struct OutboxCommand: AsyncParsableCommand {
                     if entries.isEmpty { print("the outbox is empty") }
                     for entry in entries {
                         let error = entry.lastError.map { "  \($0)" } ?? ""
-                        print("\(entry.id)\t\(entry.kind)\t\(entry.createdAt.formatted(.iso8601))\t\(entry.status)\tattempts \(entry.attempts)\(error)")
+                        print(
+                            "\(entry.id)\t\(entry.kind)\t\(entry.createdAt.formatted(.iso8601))\t\(entry.status)\tattempts \(entry.attempts)\(error)"
+                        )
                     }
                 }
             }
@@ -32,7 +36,9 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     struct Requeue: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make failed messages due now (after fixing the mail settings or restoring a key).")
+        static let configuration = CommandConfiguration(
+            abstract: "Make failed messages due now (after fixing the mail settings or restoring a key)."
+        )
 
         @OptionGroup var options: ServerOptions
         @Argument(help: "Message ids (from `outbox list`); none: every failed message.") var ids: [Int64] = []

@@ -38,14 +38,20 @@ struct RouteCommand: ParsableCommand {
             switch table.match(url) {
             case .success(let match):
                 if json {
-                    printJSON(["url": shown, "matched": true, "route": match.routeName, "pattern": match.pattern, "parameters": match.redactedParameters])
+                    printJSON([
+                        "url": shown, "matched": true, "route": match.routeName, "pattern": match.pattern,
+                        "parameters": match.redactedParameters,
+                    ])
                 } else {
                     print("\(shown) -> \(match)")
                 }
             case .failure(let rejection):
                 refused = true
                 if json {
-                    printJSON(["url": shown, "matched": false, "code": rejection.code.rawValue, "reason": rejection.description])
+                    printJSON([
+                        "url": shown, "matched": false, "code": rejection.code.rawValue,
+                        "reason": rejection.description,
+                    ])
                 } else {
                     print("\(shown) -> refused \(rejection)")
                 }
@@ -67,7 +73,10 @@ struct RouteCommand: ParsableCommand {
         do {
             return try RouteTable(manifest: manifest)
         } catch {
-            throw ConfigurationError(setting: path, reason: error.diagnostics.map(\.description).joined(separator: "; "))
+            throw ConfigurationError(
+                setting: path,
+                reason: error.diagnostics.map(\.description).joined(separator: "; ")
+            )
         }
     }
 }

@@ -13,25 +13,29 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         name: .customLong("config"),
-        help: "App configuration file (JSON; Server/Examples/demo-app.json is the demo app's). Env: DEEPLINKS_CONFIG. Required."
+        help:
+            "App configuration file (JSON; Server/Examples/demo-app.json is the demo app's). Env: DEEPLINKS_CONFIG. Required."
     )
     var configPath: String?
 
     @Option(
         name: .customLong("database-url"),
-        help: "sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB. Env: DEEPLINKS_DATABASE_URL. Default: \(DatabaseURL.defaultValue)."
+        help:
+            "sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB. Env: DEEPLINKS_DATABASE_URL. Default: \(DatabaseURL.defaultValue)."
     )
     var databaseURL: String?
 
     @Option(
         name: .customLong("mail-url"),
-        help: "A folder for .eml files, or smtp://USER:PASSWORD@HOST:PORT (STARTTLS), or smtps://... Env: DEEPLINKS_MAIL_URL. Default: \(MailURL.defaultValue)."
+        help:
+            "A folder for .eml files, or smtp://USER:PASSWORD@HOST:PORT (STARTTLS), or smtps://... Env: DEEPLINKS_MAIL_URL. Default: \(MailURL.defaultValue)."
     )
     var mailURL: String?
 
     @Option(
         name: .customLong("trusted-proxy"),
-        help: "An address whose X-Forwarded-For is believed (repeat for several). Env: DEEPLINKS_TRUSTED_PROXIES (comma-separated). Default: none."
+        help:
+            "An address whose X-Forwarded-For is believed (repeat for several). Env: DEEPLINKS_TRUSTED_PROXIES (comma-separated). Default: none."
     )
     var trustedProxies: [String] = []
 
@@ -43,46 +47,56 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         name: .customLong("min-password-length"),
-        help: "Minimum password length in code points: 15 when the password is the only factor, 8 allowed with a second factor. Env: DEEPLINKS_MIN_PASSWORD_LENGTH. Default: 15."
+        help:
+            "Minimum password length in code points: 15 when the password is the only factor, 8 allowed with a second factor. Env: DEEPLINKS_MIN_PASSWORD_LENGTH. Default: 15."
     )
     var minimumPasswordLength: Int?
 
     @Option(
         name: .customLong("mail-from"),
-        help: "The From: of every message. Env: DEEPLINKS_MAIL_FROM. Default: the app's name at no-reply@ its first domain."
+        help:
+            "The From: of every message. Env: DEEPLINKS_MAIL_FROM. Default: the app's name at no-reply@ its first domain."
     )
     var mailFrom: String?
 
-    @Option(name: .customLong("link-domain"), help: "The host of short links. Env: DEEPLINKS_LINK_DOMAIN. Default: the app's first domain.")
+    @Option(
+        name: .customLong("link-domain"),
+        help: "The host of short links. Env: DEEPLINKS_LINK_DOMAIN. Default: the app's first domain."
+    )
     var linkDomain: String?
 
     @Option(
         name: .customLong("landing-domain"),
-        help: "The host of landing pages, not the link domain (universal links do not fire on same-domain taps). Env: DEEPLINKS_LANDING_DOMAIN."
+        help:
+            "The host of landing pages, not the link domain (universal links do not fire on same-domain taps). Env: DEEPLINKS_LANDING_DOMAIN."
     )
     var landingDomain: String?
 
     @Option(
         name: .customLong("allowed-destination-host"),
-        help: "A host smart links may send people to, besides the app's domains, the App Store and Google Play (repeat for several). Env: DEEPLINKS_ALLOWED_DESTINATION_HOSTS (comma-separated)."
+        help:
+            "A host smart links may send people to, besides the app's domains, the App Store and Google Play (repeat for several). Env: DEEPLINKS_ALLOWED_DESTINATION_HOSTS (comma-separated)."
     )
     var allowedDestinationHosts: [String] = []
 
     @Option(
         name: .customLong("metrics-allow"),
-        help: "A network that may read /metrics besides loopback (repeat for several), or 'any'. Env: DEEPLINKS_METRICS_ALLOW (comma-separated). Default: loopback only."
+        help:
+            "A network that may read /metrics besides loopback (repeat for several), or 'any'. Env: DEEPLINKS_METRICS_ALLOW (comma-separated). Default: loopback only."
     )
     var metricsAllow: [String] = []
 
     @Option(
         name: .customLong("idle-timeout"),
-        help: "Seconds a connection may take to send a request's complete head (after opening, or after the last response). Env: DEEPLINKS_IDLE_TIMEOUT. Default: 15."
+        help:
+            "Seconds a connection may take to send a request's complete head (after opening, or after the last response). Env: DEEPLINKS_IDLE_TIMEOUT. Default: 15."
     )
     var idleTimeout: Int?
 
     @Option(
         name: .customLong("max-connections-per-client"),
-        help: "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
+        help:
+            "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
     )
     var maxConnectionsPerClient: Int?
 
@@ -99,7 +113,8 @@ struct ServerOptions: ParsableArguments {
         guard let path = configPath ?? environment["DEEPLINKS_CONFIG"] else {
             throw ConfigurationError(
                 setting: "app configuration",
-                reason: "none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)"
+                reason:
+                    "none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)"
             )
         }
         var settings = ServerSettings(app: try AppConfiguration.load(path: path))
@@ -120,23 +135,41 @@ struct ServerOptions: ParsableArguments {
         if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
             settings.secretKeys = try SecretKeys(parsing: keys)
         }
-        settings.trustedProxies = try TrustedProxies(Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"]))
+        settings.trustedProxies = try TrustedProxies(
+            Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"])
+        )
         let metrics = Self.list(metricsAllow, environment["DEEPLINKS_METRICS_ALLOW"])
         settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics
         // Refused here, with the entry named, rather than when the server is built.
         _ = try TrustedProxies(settings.metricsAllowedFrom ?? [])
         if let seconds = try Self.integer(idleTimeout, environment["DEEPLINKS_IDLE_TIMEOUT"], setting: "idle timeout") {
-            guard (1...3600).contains(seconds) else { throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600") }
+            guard (1...3600).contains(seconds) else {
+                throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600")
+            }
             settings.idleTimeoutSeconds = seconds
         }
-        if let cap = try Self.integer(maxConnectionsPerClient, environment["DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT"], setting: "connections per client") {
-            guard cap >= 1 else { throw ConfigurationError(setting: "connections per client", reason: "must be at least 1") }
+        if let cap = try Self.integer(
+            maxConnectionsPerClient,
+            environment["DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT"],
+            setting: "connections per client"
+        ) {
+            guard cap >= 1 else {
+                throw ConfigurationError(setting: "connections per client", reason: "must be at least 1")
+            }
             settings.maxConnectionsPerClient = cap
         }
-        if let minutes = try Self.integer(resetTokenMinutes, environment["DEEPLINKS_RESET_TOKEN_MINUTES"], setting: "reset token minutes") {
+        if let minutes = try Self.integer(
+            resetTokenMinutes,
+            environment["DEEPLINKS_RESET_TOKEN_MINUTES"],
+            setting: "reset token minutes"
+        ) {
             settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
         }
-        if let length = try Self.integer(minimumPasswordLength, environment["DEEPLINKS_MIN_PASSWORD_LENGTH"], setting: "minimum password length") {
+        if let length = try Self.integer(
+            minimumPasswordLength,
+            environment["DEEPLINKS_MIN_PASSWORD_LENGTH"],
+            setting: "minimum password length"
+        ) {
             settings.passwordReset.passwordPolicy.minimumLength = length
         }
         settings.passwordReset = try settings.passwordReset.validated()
@@ -145,7 +178,10 @@ struct ServerOptions: ParsableArguments {
         if let domain = try Self.host(linkDomain ?? environment["DEEPLINKS_LINK_DOMAIN"], setting: "link domain") {
             settings.smartLinks.linkDomain = domain
         }
-        if let domain = try Self.host(landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"], setting: "landing domain") {
+        if let domain = try Self.host(
+            landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"],
+            setting: "landing domain"
+        ) {
             settings.smartLinks.landingDomain = domain
         }
         let hosts = try Self.list(allowedDestinationHosts, environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"])
@@ -156,7 +192,9 @@ struct ServerOptions: ParsableArguments {
             try settings.smartLinks.setAdminKey(key)
         }
         if let from = mailFrom ?? environment["DEEPLINKS_MAIL_FROM"] {
-            guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), from.contains("@") else {
+            guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                from.contains("@")
+            else {
                 throw ConfigurationError(setting: "mail from", reason: "is not an address (or contains a line break)")
             }
             settings.mailFrom = from

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Runs the built `deeplinks` binary, as a user would, and captures what it prints.
@@ -22,10 +22,16 @@ struct CommandRunner {
     }()
 
     /// The demo app's configuration, which commands run on unless a test gives its own.
-    static let demoConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let demoConfiguration = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/demo-app.json").path
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil, demo: Bool = true) throws -> Output {
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in folder: URL? = nil,
+        demo: Bool = true
+    ) throws -> Output {
         let process = try start(arguments, environment: environment, in: folder, demo: demo)
         let stdout = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
         let stderr = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
@@ -38,7 +44,12 @@ struct CommandRunner {
     }
 
     /// - Parameter demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
-    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil, demo: Bool = true) throws -> Process {
+    static func start(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in folder: URL? = nil,
+        demo: Bool = true
+    ) throws -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments

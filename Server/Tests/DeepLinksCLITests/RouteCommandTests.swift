@@ -16,19 +16,23 @@ import Testing
             "https://links.example.com/post/%ZZ",
         ])
         #expect(output.status == 1)
-        #expect(output.stdout == """
-            demoapp://post/10 -> post /post/:id id=10
-            https://links.example.com/search?q=a+b&tag=x&tag=y -> search /search page=1 q=a+b tag=x,y
-            demoapp://reset-password?token=REDACTED&email=REDACTED -> reset-password-scheme /reset-password email=<redacted> token=<redacted>
-            otherapp://post/10 -> refused scheme_not_accepted: the scheme 'otherapp' is not one of this app's (demoapp)
-            https://links.example.com/post/%ZZ -> refused invalid_percent_encoding in path at 31: '%' is not followed by two hexadecimal digits
+        #expect(
+            output.stdout == """
+                demoapp://post/10 -> post /post/:id id=10
+                https://links.example.com/search?q=a+b&tag=x&tag=y -> search /search page=1 q=a+b tag=x,y
+                demoapp://reset-password?token=REDACTED&email=REDACTED -> reset-password-scheme /reset-password email=<redacted> token=<redacted>
+                otherapp://post/10 -> refused scheme_not_accepted: the scheme 'otherapp' is not one of this app's (demoapp)
+                https://links.example.com/post/%ZZ -> refused invalid_percent_encoding in path at 31: '%' is not followed by two hexadecimal digits
 
-            """)
+                """
+        )
         #expect(!output.stdout.contains(Self.token))
     }
 
     @Test func exitCodeIsZeroWhenEveryURLIsRouted() throws {
-        let output = try CommandRunner.run(["route", "--manifest", Self.manifest, "demoapp://post/new", "https://links.example.com/"])
+        let output = try CommandRunner.run([
+            "route", "--manifest", Self.manifest, "demoapp://post/new", "https://links.example.com/",
+        ])
         #expect(output.status == 0)
         #expect(output.stdout == "demoapp://post/new -> new-post /post/new\nhttps://links.example.com/ -> home /\n")
     }
@@ -38,7 +42,9 @@ import Testing
             "route", "--json", "--manifest", Self.manifest,
             "https://links.example.com/reset-password#token=\(Self.token)", "demoapp://nowhere",
         ])
-        let lines = output.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let lines = output.stdout.split(separator: "\n").map {
+            try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
         #expect(lines.count == 2)
         #expect(lines[0]["matched"] as? Bool == true)
         #expect(lines[0]["route"] as? String == "reset-password")
@@ -50,7 +56,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/no/such/manifest.json", "error: /no/such/manifest.json: cannot be read\n"),
+        ("/no/such/manifest.json", "error: /no/such/manifest.json: cannot be read\n")
     ])
     func anUnreadableManifestExitsWith2(_ path: String, _ message: String) throws {
         let output = try CommandRunner.run(["route", "--manifest", path, "demoapp://post/1"])
@@ -60,9 +66,14 @@ import Testing
 
     @Test(arguments: [
         ("{", "is not a route manifest: is not valid JSON"),
-        (#"{"version": 1, "schemes": ["demoapp"], "hosts": [], "routes": [{"name": "a"}]}"#, "is not a route manifest: routes[0].pattern: is required"),
-        (#"{"version": 1, "schemes": ["demoapp"], "hosts": [], "routes": [{"name": "a", "pattern": "/a/:", "sources": ["customScheme"], "parameters": []}]}"#,
-         "error: invalid_pattern [a]: pattern '/a/:': segment 2 is a parameter without a name"),
+        (
+            #"{"version": 1, "schemes": ["demoapp"], "hosts": [], "routes": [{"name": "a"}]}"#,
+            "is not a route manifest: routes[0].pattern: is required"
+        ),
+        (
+            #"{"version": 1, "schemes": ["demoapp"], "hosts": [], "routes": [{"name": "a", "pattern": "/a/:", "sources": ["customScheme"], "parameters": []}]}"#,
+            "error: invalid_pattern [a]: pattern '/a/:': segment 2 is a parameter without a name"
+        ),
     ])
     func anInvalidManifestExitsWith2AndSaysWhy(_ json: String, _ reason: String) throws {
         let folder = try CommandRunner.temporaryFolder()

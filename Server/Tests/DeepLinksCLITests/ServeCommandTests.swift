@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct ServeCommandTests {
@@ -57,15 +57,26 @@ import FoundationNetworking
     }
 
     @Test(arguments: [
-        (["--database-url", "mysql://root:hunter2@127.0.0.1/db"],
-         "error: database URL: unsupported scheme 'mysql': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE\n"),
-        (["--database-url", "postgres://app:hunter2@127.0.0.1:1/db?sslmode=disable"],
-         "error: cannot open the database at postgres://app:***@127.0.0.1:1/db?sslmode=disable: "),
-        (["--database-url", "postgres://app:hunter2@127.0.0.1:5432/db?sslmode=sometimes"],
-         "error: cannot open the database at postgres://app:***@127.0.0.1:5432/db?sslmode=sometimes: the URL is not valid (check sslmode and the database name)\n"),
-        (["--database-url", "sqlite:/proc/forbidden/db.sqlite"],
-         "error: cannot open the database at sqlite:/proc/forbidden/db.sqlite: cannot create the folder /proc/forbidden: "),
-        (["--log-level", "loud"], "error: log level: 'loud' is not one of trace, debug, info, notice, warning, error, critical\n"),
+        (
+            ["--database-url", "mysql://root:hunter2@127.0.0.1/db"],
+            "error: database URL: unsupported scheme 'mysql': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE\n"
+        ),
+        (
+            ["--database-url", "postgres://app:hunter2@127.0.0.1:1/db?sslmode=disable"],
+            "error: cannot open the database at postgres://app:***@127.0.0.1:1/db?sslmode=disable: "
+        ),
+        (
+            ["--database-url", "postgres://app:hunter2@127.0.0.1:5432/db?sslmode=sometimes"],
+            "error: cannot open the database at postgres://app:***@127.0.0.1:5432/db?sslmode=sometimes: the URL is not valid (check sslmode and the database name)\n"
+        ),
+        (
+            ["--database-url", "sqlite:/proc/forbidden/db.sqlite"],
+            "error: cannot open the database at sqlite:/proc/forbidden/db.sqlite: cannot create the folder /proc/forbidden: "
+        ),
+        (
+            ["--log-level", "loud"],
+            "error: log level: 'loud' is not one of trace, debug, info, notice, warning, error, critical\n"
+        ),
     ])
     func badSettingsEndWithOneLineAndExitCode1(_ arguments: [String], _ expectedStart: String) throws {
         for command in ["migrate", "serve"] {
@@ -82,7 +93,10 @@ import FoundationNetworking
         for command in ["serve", "check"] {
             let missing = try CommandRunner.run([command], demo: false)
             #expect(missing.status == 1)
-            #expect(missing.stderr == "error: app configuration: none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)\n")
+            #expect(
+                missing.stderr
+                    == "error: app configuration: none given: pass --config FILE or set DEEPLINKS_CONFIG (Server/Examples/demo-app.json describes the demo app)\n"
+            )
             let unreadable = try CommandRunner.run([command, "--config", "/no/such/file.json"])
             #expect(unreadable.status == 1)
             #expect(unreadable.stderr.hasPrefix("error: /no/such/file.json: cannot be read ("), "\(unreadable.stderr)")
@@ -102,7 +116,10 @@ import FoundationNetworking
     @Test func helpDocumentsEveryOptionAndItsEnvironmentVariable() throws {
         let output = try CommandRunner.run(["serve", "--help"])
         #expect(output.status == 0)
-        for variable in ["DEEPLINKS_HOST", "DEEPLINKS_PORT", "DEEPLINKS_CONFIG", "DEEPLINKS_DATABASE_URL", "DEEPLINKS_MAIL_URL", "DEEPLINKS_LOG_LEVEL"] {
+        for variable in [
+            "DEEPLINKS_HOST", "DEEPLINKS_PORT", "DEEPLINKS_CONFIG", "DEEPLINKS_DATABASE_URL", "DEEPLINKS_MAIL_URL",
+            "DEEPLINKS_LOG_LEVEL",
+        ] {
             #expect(output.stdout.contains(variable), "\(variable) missing from serve --help")
         }
     }

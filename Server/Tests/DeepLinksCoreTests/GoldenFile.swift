@@ -4,9 +4,12 @@ import Testing
 /// Compares generated text with a committed file and shows a line diff on mismatch.
 /// `DEEPLINKS_UPDATE_GOLDEN=1 swift test --package-path Server` rewrites the files instead.
 enum GoldenFile {
-    static let serverFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let serverFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
-    static func check(_ actual: String, against relativePath: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check(_ actual: String, against relativePath: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let url = serverFolder.appendingPathComponent(relativePath)
         if ProcessInfo.processInfo.environment["DEEPLINKS_UPDATE_GOLDEN"] == "1" {
             try actual.write(to: url, atomically: true, encoding: .utf8)
@@ -25,6 +28,12 @@ enum GoldenFile {
                 if let b { diff.append("+ \(index + 1): \(b)") }
             }
         }
-        Issue.record(Comment(rawValue: "\(relativePath) differs (DEEPLINKS_UPDATE_GOLDEN=1 to accept):\n" + diff.prefix(40).joined(separator: "\n")), sourceLocation: sourceLocation)
+        Issue.record(
+            Comment(
+                rawValue: "\(relativePath) differs (DEEPLINKS_UPDATE_GOLDEN=1 to accept):\n"
+                    + diff.prefix(40).joined(separator: "\n")
+            ),
+            sourceLocation: sourceLocation
+        )
     }
 }

@@ -8,9 +8,12 @@ import Testing
 /// `%`, spaces and emoji, in both link forms.
 @Suite struct RoundTripTests {
     /// Characters that trip up routers: reserved, encoded-looking, non-ASCII, emoji (with modifiers) and spaces.
-    static let tricky: [Character] = Array("aZ09-._~+@/%&=?#:;,!$'()*[] é中ß😀👍🏽🇫🇷\u{00A0}") + ["%2B", "a+b"].flatMap { Array($0) }
+    static let tricky: [Character] =
+        Array("aZ09-._~+@/%&=?#:;,!$'()*[] é中ß😀👍🏽🇫🇷\u{00A0}") + ["%2B", "a+b"].flatMap { Array($0) }
     static let text = Gen<Character?>.element(of: tricky).map { $0 ?? "a" }.string(of: 1...24)
-    static let base64 = Gen<Character?>.element(of: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")).map { $0 ?? "A" }.string(of: 32...64)
+    static let base64 = Gen<Character?>.element(
+        of: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    ).map { $0 ?? "A" }.string(of: 32...64)
 
     static func destination(kind: Int, a: String, b: String, token: String, tags: [String], number: Int) -> DemoRoute {
         switch kind {
@@ -29,7 +32,12 @@ import Testing
     @Test func everyDestinationParsesBackFromItsPrintedURLInBothForms() async {
         await propertyCheck(
             count: 2000,
-            input: Gen.int(in: 0...8), Self.text, Self.text, Self.base64, Self.text.array(of: 0...4), Gen.int(in: -1_000_000...1_000_000)
+            input: Gen.int(in: 0...8),
+            Self.text,
+            Self.text,
+            Self.base64,
+            Self.text.array(of: 0...4),
+            Gen.int(in: -1_000_000...1_000_000)
         ) { kind, a, b, token, tags, number in
             let table = DemoRoute.table
             let destination = Self.destination(kind: kind, a: a, b: b, token: token, tags: tags, number: number)
@@ -49,7 +57,13 @@ import Testing
         await propertyCheck(count: 1000, input: Self.text) { value in
             let url = try DemoRoute.table.url(for: .search(query: value, tags: [], page: 1), as: .customScheme())
             let query = url.dropFirst("demoapp://search?q=".count).prefix { $0 != "&" }
-            #expect(query.unicodeScalars.allSatisfy { $0.isASCII && ("A"..."Z" ~= $0 || "a"..."z" ~= $0 || "0"..."9" ~= $0 || "-._~%".unicodeScalars.contains($0)) })
+            #expect(
+                query.unicodeScalars.allSatisfy {
+                    $0.isASCII
+                        && ("A"..."Z" ~= $0 || "a"..."z" ~= $0 || "0"..."9" ~= $0
+                            || "-._~%".unicodeScalars.contains($0))
+                }
+            )
             #expect(!query.contains("+"))
         }
     }

@@ -12,13 +12,20 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples")
 
-    static func withApp(_ app: AppConfiguration = .demo, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    static func withApp(
+        _ app: AppConfiguration = .demo,
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let (database, cleanup) = try await TestDatabase.sqlite.open()
         var settings = ServerSettings()
         settings.port = 0
         settings.app = app
         do {
-            let application = try DeepLinksApplication.make(settings: settings, database: database, logger: Logger(label: "test"))
+            let application = try DeepLinksApplication.make(
+                settings: settings,
+                database: database,
+                logger: Logger(label: "test")
+            )
             try await application.test(.live) { client in try await body(client) }
         } catch {
             await cleanup()
@@ -38,7 +45,9 @@ import Testing
                     let body = Data(buffer: response.body)
                     #expect(AASAValidator.validate(data: body).isEmpty)
                     let goldenURL = Self.examples.appendingPathComponent("demo-apple-app-site-association.json")
-                    if ProcessInfo.processInfo.environment["DEEPLINKS_UPDATE_GOLDEN"] == "1" { try body.write(to: goldenURL) }
+                    if ProcessInfo.processInfo.environment["DEEPLINKS_UPDATE_GOLDEN"] == "1" {
+                        try body.write(to: goldenURL)
+                    }
                     let golden = try Data(contentsOf: goldenURL)
                     #expect(body == golden, "the demo file differs from Examples/demo-apple-app-site-association.json")
                 }
@@ -68,17 +77,26 @@ import Testing
 
     @Test func headAndETagRevalidationWork() async throws {
         try await Self.withApp { client in
-            let etag = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .head) { response in
+            let etag = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .head) {
+                response in
                 #expect(response.status == .ok)
                 #expect(response.body.readableBytes == 0)
                 #expect(Int(response.headers[.contentLength] ?? "") ?? 0 > 100)
                 return response.headers[.eTag] ?? ""
             }
-            try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [.ifNoneMatch: etag]) { response in
+            try await client.execute(
+                uri: "/.well-known/apple-app-site-association",
+                method: .get,
+                headers: [.ifNoneMatch: etag]
+            ) { response in
                 #expect(response.status == .notModified)
                 #expect(response.body.readableBytes == 0)
             }
-            try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: [.ifNoneMatch: "\"other\""]) { response in
+            try await client.execute(
+                uri: "/.well-known/apple-app-site-association",
+                method: .get,
+                headers: [.ifNoneMatch: "\"other\""]
+            ) { response in
                 #expect(response.status == .ok)
             }
         }
@@ -86,7 +104,9 @@ import Testing
 
     @Test func assetLinksAreServedOnlyWhenAnAndroidAppIsConfigured() async throws {
         try await Self.withApp { client in
-            try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) {
+                #expect($0.status == .notFound)
+            }
         }
         var app = AppConfiguration.demo
         let fingerprint = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
@@ -106,7 +126,13 @@ import Testing
         app.excludedPaths = ["/$(any)/*"]
         let (database, cleanup) = try await TestDatabase.sqlite.open()
         #expect(throws: AssociationFiles.InvalidFile.self) {
-            _ = try DeepLinksApplication.make(settings: { var s = ServerSettings(); s.app = app; return s }(), database: database, logger: Logger(label: "test"))
+            _ = try DeepLinksApplication.make(
+                settings: {
+                    var s = ServerSettings(); s.app = app; return s
+                }(),
+                database: database,
+                logger: Logger(label: "test")
+            )
         }
         await cleanup()
     }
@@ -114,15 +140,23 @@ import Testing
     @Test func aConfigurationFileNamesItsRouteManifestAndAndroidApp() throws {
         // The example names the demo app's manifest, exported from its Swift route table.
         #expect(AppConfiguration.demo.routes == DemoRoute.table.manifest)
-        #expect(AppConfiguration.demo.passwordReset == PasswordResetRoute(route: "reset-password", path: "/reset-password", emailParameter: "email"))
-        let json = #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "routes": "missing.json", "android": {"packageName": "1bad"}}}"#
+        #expect(
+            AppConfiguration.demo.passwordReset
+                == PasswordResetRoute(route: "reset-password", path: "/reset-password", emailParameter: "email")
+        )
+        let json =
+            #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "routes": "missing.json", "android": {"packageName": "1bad"}}}"#
         do {
             _ = try AppConfiguration.decode(Data(json.utf8), source: "c.json", folder: Self.examples)
             Issue.record("should be refused")
         } catch {
-            #expect(error.description == "c.json: app.routes: \(Self.examples.appendingPathComponent("missing.json").path) cannot be read")
+            #expect(
+                error.description
+                    == "c.json: app.routes: \(Self.examples.appendingPathComponent("missing.json").path) cannot be read"
+            )
         }
-        let android = #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "android": {"packageName": "1bad", "sha256CertFingerprints": ["AB"]}}}"#
+        let android =
+            #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "android": {"packageName": "1bad", "sha256CertFingerprints": ["AB"]}}}"#
         do {
             _ = try AppConfiguration.decode(Data(android.utf8), source: "c.json")
             Issue.record("should be refused")

@@ -35,7 +35,11 @@ import Testing
         let (database, cleanup) = try await TestDatabase.sqlite.open()
         try await Migrator(database: database, logger: Logger(label: "test")).migrate()
         try await database.close()
-        let app = try DeepLinksApplication.make(settings: ServerSettings(), database: database, logger: Logger(label: "test"))
+        let app = try DeepLinksApplication.make(
+            settings: ServerSettings(),
+            database: database,
+            logger: Logger(label: "test")
+        )
         try await app.test(.router) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)
@@ -50,7 +54,11 @@ import Testing
     @Test func metricsAnswerPrometheusTextCountingRequestsByRoutePattern() async throws {
         let (database, cleanup) = try await TestDatabase.sqlite.open()
         try await Migrator(database: database, logger: Logger(label: "test")).migrate()
-        let app = try DeepLinksApplication.make(settings: ServerSettings(), database: database, logger: Logger(label: "test"))
+        let app = try DeepLinksApplication.make(
+            settings: ServerSettings(),
+            database: database,
+            logger: Logger(label: "test")
+        )
         try await app.test(.router) { client in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/no/such/page", method: .get) { #expect($0.status == .notFound) }

@@ -36,7 +36,10 @@ import Testing
         cache.store("a", Self.link("a"), now: 6_000)
         cache.remove("a")
         cache.remove("gone")
-        #expect(cache.lookup("a", now: 6_001) == nil && cache.lookup("gone", now: 1) == nil, "this server's edits at once")
+        #expect(
+            cache.lookup("a", now: 6_001) == nil && cache.lookup("gone", now: 1) == nil,
+            "this server's edits at once"
+        )
         cache.store("a", Self.link("a"), now: 7_000)
         #expect(cache.counts.known == 1, "a removed entry is not counted")
     }
@@ -50,7 +53,9 @@ import Testing
             let now = world.clock.wallClock.milliseconds()
             try await world.database.withConnection { sql in
                 for index in 0..<500 {
-                    try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: "c\(index)"), '{}', 0, 0)").run()
+                    try await sql.raw(
+                        "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: "c\(index)"), '{}', 0, 0)"
+                    ).run()
                 }
             }
             let clicks = ClickCounter(database: world.database)
@@ -63,9 +68,14 @@ import Testing
                 }
                 for index in 0..<100 { clicks.count(code: "deleted\(index)", platform: .iPhone, at: now) }
                 try await clicks.flush()
-                let rows = try await world.sql("SELECT COUNT(*) AS n, CAST(SUM(clicks) AS BIGINT) AS total FROM link_clicks").first
+                let rows = try await world.sql(
+                    "SELECT COUNT(*) AS n, CAST(SUM(clicks) AS BIGINT) AS total FROM link_clicks"
+                ).first
                 #expect(try rows?.decode(column: "n", as: Int.self) == 2_500)
-                #expect(try rows?.decode(column: "total", as: Int.self) == 2_500 * (round + 1), "round \(round + 1) adds to the same rows")
+                #expect(
+                    try rows?.decode(column: "total", as: Int.self) == 2_500 * (round + 1),
+                    "round \(round + 1) adds to the same rows"
+                )
             }
         }
     }

@@ -14,13 +14,15 @@ import Testing
         let address = "outbox-\(kind)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         try await ResetWorld.with(kind) { world in
             // Port 9 (discard) on loopback: nothing listens, the connection is refused.
-            try await world.serve({ $0.mail = try! MailURL(parsing: "smtp://127.0.0.1:9") }, configuredMail: true) { api in
+            try await world.serve({ $0.mail = try! MailURL(parsing: "smtp://127.0.0.1:9") }, configuredMail: true) {
+                api in
                 try await api.signUp(address, Self.password)
                 try await api.requestReset(address)
                 let deadline = ContinuousClock.now + .seconds(10)
                 var row: (any SQLRow)?
                 while ContinuousClock.now < deadline {
-                    row = try await world.sql("SELECT attempts, sent_at, last_error, next_attempt_at FROM mail_outbox").first
+                    row = try await world.sql("SELECT attempts, sent_at, last_error, next_attempt_at FROM mail_outbox")
+                        .first
                     if try row?.decode(column: "last_error", as: String?.self) != nil { break }
                     try await Task.sleep(for: .milliseconds(50))
                 }
@@ -32,7 +34,8 @@ import Testing
             }
             // The SMTP server is back (and the server restarted): after the backoff, the message goes out.
             world.clock.advance(seconds: 60)
-            try await world.serve({ $0.mail = try! MailURL(parsing: ResetJourneyTests.smtpURL!) }, configuredMail: true) { _ in
+            try await world.serve({ $0.mail = try! MailURL(parsing: ResetJourneyTests.smtpURL!) }, configuredMail: true)
+            { _ in
                 let message = try await ResetJourneyTests.waitForMessage(to: address, subject: "Reset your")
                 #expect(ResetClient.token(in: message.text) != nil)
                 // The row is marked once the SMTP server has answered: wait for that write too.
@@ -43,7 +46,10 @@ import Testing
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 #expect(try sent?.decode(column: "sent_at", as: Int64?.self) != nil)
-                #expect(try sent?.decode(column: "sealed_message", as: String.self) == "", "a sent message's body is erased")
+                #expect(
+                    try sent?.decode(column: "sealed_message", as: String.self) == "",
+                    "a sent message's body is erased"
+                )
             }
         }
     }
@@ -71,7 +77,14 @@ import Testing
         let transport = FolderMailTransport(folder: folder.path)
         let mail = OutgoingMail(to: "ada@example.com", subject: "Réinitialiser", text: "café ☕", html: "<p>café</p>")
         for _ in 0..<3 {
-            try await transport.deliver(mail, rendered: mail.rendered(from: "Demo <no-reply@links.example.com>", date: Date(), messageID: "id@links.example.com"))
+            try await transport.deliver(
+                mail,
+                rendered: mail.rendered(
+                    from: "Demo <no-reply@links.example.com>",
+                    date: Date(),
+                    messageID: "id@links.example.com"
+                )
+            )
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".eml") }
         #expect(files.count == 3)
@@ -120,9 +133,17 @@ import Testing
         try #require(ports.count == 2, "the SMTP server did not start: \(line)")
         let trusted = try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("cert.pem").path)
 
-        func transport(port: Int, implicitTLS: Bool, password: String = "s3cret pass", trust: Bool = true) -> SMTPTransport {
+        func transport(port: Int, implicitTLS: Bool, password: String = "s3cret pass", trust: Bool = true)
+            -> SMTPTransport
+        {
             var transport = SMTPTransport(
-                settings: .init(host: "localhost", port: port, implicitTLS: implicitTLS, username: "mailer", password: password),
+                settings: .init(
+                    host: "localhost",
+                    port: port,
+                    implicitTLS: implicitTLS,
+                    username: "mailer",
+                    password: password
+                ),
                 heloName: "links.example.com"
             )
             if trust { transport.tlsConfiguration.trustRoots = .certificates(trusted) }
@@ -130,15 +151,29 @@ import Testing
         }
         func send(_ transport: SMTPTransport, to address: String) async throws {
             let mail = OutgoingMail(to: address, subject: "TLS", text: "hello", html: "<p>hello</p>")
-            try await transport.deliver(mail, rendered: mail.rendered(from: "Demo <no-reply@links.example.com>", date: Date(), messageID: "tls@links.example.com"))
+            try await transport.deliver(
+                mail,
+                rendered: mail.rendered(
+                    from: "Demo <no-reply@links.example.com>",
+                    date: Date(),
+                    messageID: "tls@links.example.com"
+                )
+            )
         }
 
         for (port, implicitTLS) in [(ports[0], false), (ports[1], true)] {
             let address = "tls-\(implicitTLS ? "smtps" : "starttls")@example.com"
             try await send(transport(port: port, implicitTLS: implicitTLS), to: address)
-            let stored = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("mailbox/new").path)
-            let recipients = try stored.map { try String(contentsOf: folder.appendingPathComponent("mailbox/new/\($0)"), encoding: .utf8) }
-            #expect(recipients.contains { $0.contains("To: \(address)") }, "\(implicitTLS ? "smtps" : "STARTTLS") delivered")
+            let stored = try FileManager.default.contentsOfDirectory(
+                atPath: folder.appendingPathComponent("mailbox/new").path
+            )
+            let recipients = try stored.map {
+                try String(contentsOf: folder.appendingPathComponent("mailbox/new/\($0)"), encoding: .utf8)
+            }
+            #expect(
+                recipients.contains { $0.contains("To: \(address)") },
+                "\(implicitTLS ? "smtps" : "STARTTLS") delivered"
+            )
 
             // A wrong password is the relay's configuration, not the recipient's: retried (an operator fixes
             // the password and the message goes), and the reason does not repeat it.

@@ -24,13 +24,21 @@ import Testing
         let logger = Logger(label: "test")
         try await Migrator(database: database, migrations: Array(Migration.all.prefix(4)), logger: logger).migrate()
         try await database.withConnection { sql in
-            try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', 1, 1)").run()
-            try await sql.raw("INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('kept', '2026-11-24', 'iphone', \(bind: false), 41)").run()
-            try await sql.raw("INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at) VALUES ('old', 'x', 1, 1)").run()
+            try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', 1, 1)")
+                .run()
+            try await sql.raw(
+                "INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('kept', '2026-11-24', 'iphone', \(bind: false), 41)"
+            ).run()
+            try await sql.raw(
+                "INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at) VALUES ('old', 'x', 1, 1)"
+            ).run()
         }
         #expect(try await Migrator(database: database, logger: logger).migrate() == [5])
         let clicks = try await database.withConnection { sql in
-            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(column: "clicks", as: Int.self)
+            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(
+                column: "clicks",
+                as: Int.self
+            )
         }
         #expect(clicks == 41, "clicks kept through the table's new shape")
         // The upsert the click counter uses still finds its conflict target.
@@ -43,13 +51,19 @@ import Testing
             ).run()
         }
         let after = try await database.withConnection { sql in
-            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(column: "clicks", as: Int.self)
+            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(
+                column: "clicks",
+                as: Int.self
+            )
         }
         #expect(after == 42)
         let old = try await database.withConnection { sql in
             try await sql.raw("SELECT message_id, key_version FROM mail_outbox WHERE kind = 'old'").first()
         }
-        #expect(try old?.decode(column: "message_id", as: String?.self) == nil, "a message queued before keeps working without one")
+        #expect(
+            try old?.decode(column: "message_id", as: String?.self) == nil,
+            "a message queued before keeps working without one"
+        )
         await cleanup()
     }
 
@@ -59,16 +73,19 @@ import Testing
         let (database, cleanup) = try await kind.open()
         let logger = Logger(label: "test")
         try await Migrator(database: database, logger: logger).migrate()
-        let broken = Migration.all + [
-            Migration(version: 1000, name: "half done") { sql, _ in
-                try await sql.raw("CREATE TABLE half_done (id INTEGER)").run()
-                try await sql.raw("SELECT * FROM no_such_table").run()
-            }
-        ]
+        let broken =
+            Migration.all + [
+                Migration(version: 1000, name: "half done") { sql, _ in
+                    try await sql.raw("CREATE TABLE half_done (id INTEGER)").run()
+                    try await sql.raw("SELECT * FROM no_such_table").run()
+                }
+            ]
         await #expect(throws: DatabaseError.self) {
             try await Migrator(database: database, migrations: broken, logger: logger).migrate()
         }
-        #expect(try await Migrator(database: database, logger: logger).appliedVersions() == Migration.all.map(\.version))
+        #expect(
+            try await Migrator(database: database, logger: logger).appliedVersions() == Migration.all.map(\.version)
+        )
         // The table created before the failure was rolled back with it.
         await #expect(throws: (any Error).self) {
             try await database.withConnection { sql in try await sql.raw("SELECT * FROM half_done").run() }
@@ -84,7 +101,10 @@ import Testing
         let error = await #expect(throws: DatabaseError.self) {
             try await Migrator(database: database, logger: logger).migrate()
         }
-        #expect(error?.description == "the database schema is at version 99, newer than this build knows (\(Migration.all.count)): upgrade the server")
+        #expect(
+            error?.description
+                == "the database schema is at version 99, newer than this build knows (\(Migration.all.count)): upgrade the server"
+        )
         await cleanup()
     }
 }

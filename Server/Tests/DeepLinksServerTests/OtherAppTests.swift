@@ -7,7 +7,9 @@ import Testing
 /// A configuration that is not the demo app's (`Server/Tests/Support/other-app`: scheme `acme`, two domains, the
 /// reset route `/account/reset` with `code` and `mail`): every link the server prints comes from its manifest.
 @Suite struct OtherAppTests {
-    static let folder = AppConfiguration.examples.deletingLastPathComponent().appendingPathComponent("Tests/Support/other-app")
+    static let folder = AppConfiguration.examples.deletingLastPathComponent().appendingPathComponent(
+        "Tests/Support/other-app"
+    )
     static let address = "ada+shop@example.com"
     static let password = ResetTokenTests.password
 
@@ -26,7 +28,9 @@ import Testing
                 #expect(try await api.requestReset(Self.address).status == .accepted)
                 let message = try #require(try await world.mail.waitFor(1).first)
                 #expect(message.subject == "Reset your Acme Shop password")
-                let link = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init))
+                let link = try #require(
+                    message.text.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init)
+                )
                 #expect(link.hasPrefix("https://shop.acme-corp.com/account/reset#code="), "\(link)")
                 for demo in ["reset-password", "token=", "acme:", "demoapp", "links.example.com"] {
                     #expect(!message.text.contains(demo) && !message.html.contains(demo), "the mail holds '\(demo)'")
@@ -56,10 +60,16 @@ import Testing
                 #expect(String(buffer: try await api.get("/robots.txt").body).contains("Disallow: /account/reset\n"))
 
                 #expect(try await api.verify(code, email: Self.address).status == .ok)
-                #expect(try await api.confirm(code, "a new passphrase for the shop", email: Self.address).status == .noContent)
+                #expect(
+                    try await api.confirm(code, "a new passphrase for the shop", email: Self.address).status
+                        == .noContent
+                )
                 #expect(try await api.signIn(Self.address, "a new passphrase for the shop") != nil)
                 let notice = try #require(try await world.mail.waitFor(2).last)
-                #expect(notice.text.contains("https://shop.acme-corp.com/account/reset\n") || notice.text.hasSuffix("https://shop.acme-corp.com/account/reset"))
+                #expect(
+                    notice.text.contains("https://shop.acme-corp.com/account/reset\n")
+                        || notice.text.hasSuffix("https://shop.acme-corp.com/account/reset")
+                )
             }
         }
     }
@@ -73,7 +83,9 @@ import Testing
                 try await api.signUp(Self.address, Self.password)
                 try await api.requestReset(Self.address)
                 let message = try #require(try await world.mail.waitFor(1).first)
-                let link = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("acme:") }.map(String.init))
+                let link = try #require(
+                    message.text.split(separator: "\n").first { $0.hasPrefix("acme:") }.map(String.init)
+                )
                 #expect(link.hasPrefix("acme://account/reset?code="), "\(link)")
                 #expect(try appRoutes.match(link).get().destination.parameters["mail"] == [Self.address])
             }
@@ -90,11 +102,26 @@ import Testing
 
     /// Every way a reset route can leak its token or fail to open the app stops the start, with its reason.
     @Test(arguments: [
-        ("route", #""route": "no-such-route""#, "app.passwordReset.route: 'no-such-route' is not a route of the manifest (home, order, account-reset, account-reset-in-app)"),
-        ("query", #""route": "account-reset-in-app", "tokenParameter": "code""#, "app.passwordReset.route: 'account-reset-in-app' does not accept universal links"),
-        ("parameter", #""route": "account-reset", "tokenParameter": "token""#, "app.passwordReset.tokenParameter: route 'account-reset' has no parameter 'token'"),
-        ("path", #""route": "order", "tokenParameter": "number""#, "app.passwordReset.route: 'order' also accepts custom-scheme links"),
-        ("scheme", #""route": "account-reset", "tokenParameter": "code", "customSchemeRoute": "order""#, "app.passwordReset.tokenParameter: route 'order' has no parameter 'code'"),
+        (
+            "route", #""route": "no-such-route""#,
+            "app.passwordReset.route: 'no-such-route' is not a route of the manifest (home, order, account-reset, account-reset-in-app)"
+        ),
+        (
+            "query", #""route": "account-reset-in-app", "tokenParameter": "code""#,
+            "app.passwordReset.route: 'account-reset-in-app' does not accept universal links"
+        ),
+        (
+            "parameter", #""route": "account-reset", "tokenParameter": "token""#,
+            "app.passwordReset.tokenParameter: route 'account-reset' has no parameter 'token'"
+        ),
+        (
+            "path", #""route": "order", "tokenParameter": "number""#,
+            "app.passwordReset.route: 'order' also accepts custom-scheme links"
+        ),
+        (
+            "scheme", #""route": "account-reset", "tokenParameter": "code", "customSchemeRoute": "order""#,
+            "app.passwordReset.tokenParameter: route 'order' has no parameter 'code'"
+        ),
     ])
     func aResetRouteThatLeaksOrDoesNotExistStopsTheStart(_ name: String, _ section: String, _ expected: String) throws {
         let problems = try Self.problems(passwordReset: "{\(section)}")
@@ -102,42 +129,79 @@ import Testing
     }
 
     @Test func aTokenInTheQueryOrNotSensitiveIsRefused() throws {
-        let problems = try Self.problems(passwordReset: #"{"route": "account-reset", "tokenParameter": "code", "emailParameter": "mail"}"#) { routes in
+        let problems = try Self.problems(
+            passwordReset: #"{"route": "account-reset", "tokenParameter": "code", "emailParameter": "mail"}"#
+        ) { routes in
             var reset = routes.routes[2]
             reset.parameters[0].location = .query
             reset.parameters[1].isSensitive = false
             routes.routes[2] = reset
         }
-        #expect(problems.contains { $0.hasPrefix("app.passwordReset.tokenParameter: 'code' of route 'account-reset' is in the query: a universal link carries secrets in the fragment") }, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("app.passwordReset.emailParameter: 'mail' of route 'account-reset' must be sensitive") }, "\(problems)")
+        #expect(
+            problems.contains {
+                $0.hasPrefix(
+                    "app.passwordReset.tokenParameter: 'code' of route 'account-reset' is in the query: a universal link carries secrets in the fragment"
+                )
+            },
+            "\(problems)"
+        )
+        #expect(
+            problems.contains {
+                $0.hasPrefix("app.passwordReset.emailParameter: 'mail' of route 'account-reset' must be sensitive")
+            },
+            "\(problems)"
+        )
     }
 
     @Test func aResetRouteTheAssociationFileExcludesIsRefused() throws {
-        let problems = try Self.problems(passwordReset: #"{"route": "account-reset", "tokenParameter": "code", "emailParameter": "mail"}"#, excluded: ["/account/*"])
+        let problems = try Self.problems(
+            passwordReset: #"{"route": "account-reset", "tokenParameter": "code", "emailParameter": "mail"}"#,
+            excluded: ["/account/*"]
+        )
         #expect(problems.count == 2, "one per domain: \(problems)")
-        #expect(problems.first?.hasPrefix("passwordReset.route: the association file does not claim https://shop.acme-corp.com/account/reset for the app") == true, "\(problems)")
+        #expect(
+            problems.first?.hasPrefix(
+                "passwordReset.route: the association file does not claim https://shop.acme-corp.com/account/reset for the app"
+            ) == true,
+            "\(problems)"
+        )
     }
 
     @Test func aTokenShorterThanTheServersIsRefused() throws {
-        let problems = try Self.problems(passwordReset: #"{"route": "account-reset", "tokenParameter": "code"}"#) { routes in
+        let problems = try Self.problems(passwordReset: #"{"route": "account-reset", "tokenParameter": "code"}"#) {
+            routes in
             routes.routes[2].parameters[0].minLength = 16
             routes.routes[2].parameters[0].maxLength = 32
         }
-        #expect(problems.contains { $0.hasPrefix("app.passwordReset: a reset link cannot be printed from the manifest: route 'account-reset': parameter 'code' is longer than 32 characters") }, "\(problems)")
+        #expect(
+            problems.contains {
+                $0.hasPrefix(
+                    "app.passwordReset: a reset link cannot be printed from the manifest: route 'account-reset': parameter 'code' is longer than 32 characters"
+                )
+            },
+            "\(problems)"
+        )
     }
 
     /// The other app's configuration with its `passwordReset` section, excluded paths and manifest replaced; the
     /// problems its load reports.
     static func problems(
-        passwordReset: String, excluded: [String] = ["/account/settings"], routes edit: (inout RouteManifest) -> Void = { _ in }
+        passwordReset: String,
+        excluded: [String] = ["/account/settings"],
+        routes edit: (inout RouteManifest) -> Void = { _ in }
     ) throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("other-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var manifest = try JSONDecoder().decode(RouteManifest.self, from: Data(contentsOf: Self.folder.appendingPathComponent("routes.json")))
+        var manifest = try JSONDecoder().decode(
+            RouteManifest.self,
+            from: Data(contentsOf: Self.folder.appendingPathComponent("routes.json"))
+        )
         edit(&manifest)
         try JSONEncoder().encode(manifest).write(to: folder.appendingPathComponent("routes.json"))
-        var file = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.folder.appendingPathComponent("app.json"))) as! [String: Any]
+        var file =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.folder.appendingPathComponent("app.json")))
+            as! [String: Any]
         var app = file["app"] as! [String: Any]
         app["passwordReset"] = try JSONSerialization.jsonObject(with: Data(passwordReset.utf8))
         app["excludedPaths"] = excluded

@@ -17,18 +17,34 @@ import Testing
         try await Database.open(world.database.url, logger: Logger(label: "test"))
     }
 
-    static func sender(_ database: Database, keys: SecretKeys, clock: WallClock, transport: any MailTransport) -> MailSender {
+    static func sender(_ database: Database, keys: SecretKeys, clock: WallClock, transport: any MailTransport)
+        -> MailSender
+    {
         MailSender(
-            database: database, outbox: MailOutbox(keys: keys, clock: clock, messageDomain: "links.example.com"),
-            transport: transport, sender: "Demo <no-reply@links.example.com>", logger: Logger(label: "test")
+            database: database,
+            outbox: MailOutbox(keys: keys, clock: clock, messageDomain: "links.example.com"),
+            transport: transport,
+            sender: "Demo <no-reply@links.example.com>",
+            logger: Logger(label: "test")
         )
     }
 
-    static func enqueue(_ count: Int, on database: Database, keys: SecretKeys, clock: WallClock, resetTokenHash: String? = nil) async throws {
+    static func enqueue(
+        _ count: Int,
+        on database: Database,
+        keys: SecretKeys,
+        clock: WallClock,
+        resetTokenHash: String? = nil
+    ) async throws {
         let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: "links.example.com")
         try await database.transaction { sql in
             for index in 0..<count {
-                let mail = OutgoingMail(to: "person\(index)@example.com", subject: "Hello \(index)", text: "t", html: "h")
+                let mail = OutgoingMail(
+                    to: "person\(index)@example.com",
+                    subject: "Hello \(index)",
+                    text: "t",
+                    html: "h"
+                )
                 try await outbox.enqueue(mail, kind: "test", resetTokenHash: resetTokenHash, on: sql)
             }
         }
@@ -47,14 +63,23 @@ import Testing
             let catcher = MailCatcher(delay: .milliseconds(5))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for handle in handles {
-                    group.addTask { try await Self.sender(handle, keys: world.keys, clock: world.clock.wallClock, transport: catcher).drain() }
+                    group.addTask {
+                        try await Self.sender(
+                            handle,
+                            keys: world.keys,
+                            clock: world.clock.wallClock,
+                            transport: catcher
+                        ).drain()
+                    }
                 }
                 try await group.waitForAll()
             }
             let subjects = await catcher.messages.map(\.subject)
             #expect(subjects.count == 60, "\(subjects.count) messages for 60 queued")
             #expect(Set(subjects).count == 60)
-            let unsent = try await world.sql("SELECT attempts, next_attempt_at, last_error FROM mail_outbox WHERE sent_at IS NULL")
+            let unsent = try await world.sql(
+                "SELECT attempts, next_attempt_at, last_error FROM mail_outbox WHERE sent_at IS NULL"
+            )
             #expect(unsent.isEmpty, "\(unsent.count) messages unsent")
             for handle in handles.dropFirst() { try await handle.close() }
         }
@@ -64,8 +89,16 @@ import Testing
     func aMessageClaimedByAServerThatDiedIsSentAfterTheLeaseWithTheSameMessageID(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock)
-            let stored = try await world.sql("SELECT message_id FROM mail_outbox").first?.decode(column: "message_id", as: String.self)
-            let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: world.mail)
+            let stored = try await world.sql("SELECT message_id FROM mail_outbox").first?.decode(
+                column: "message_id",
+                as: String.self
+            )
+            let sender = Self.sender(
+                world.database,
+                keys: world.keys,
+                clock: world.clock.wallClock,
+                transport: world.mail
+            )
             // The first server claims the message and dies before it answers.
             #expect(try await sender.claim() != nil)
             try await sender.drain()
@@ -80,8 +113,15 @@ import Testing
 
     @Test func resetMailWhoseLinkIsNoLongerLiveIsDropped() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock, resetTokenHash: "v1$superseded")
-            try await Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: world.mail).drain()
+            try await Self.enqueue(
+                1,
+                on: world.database,
+                keys: world.keys,
+                clock: world.clock.wallClock,
+                resetTokenHash: "v1$superseded"
+            )
+            try await Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: world.mail)
+                .drain()
             #expect(await world.mail.messages.isEmpty)
             let row = try #require(try await world.sql("SELECT sealed_message, last_error FROM mail_outbox").first)
             #expect(try row.decode(column: "sealed_message", as: String.self) == "")
@@ -96,7 +136,10 @@ import Testing
                 _ = try await world.mail.waitFor(1)
                 try await Task.sleep(for: .seconds(1.5))
                 let messages = await world.mail.resetMessages
-                let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(column: "n", as: Int.self)
+                let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(
+                    column: "n",
+                    as: Int.self
+                )
                 #expect(live == 1)
                 // Either both were sent (each while live) or the first was dropped; the last one is live.
                 let token = try #require(ResetClient.token(in: messages.last?.text ?? ""))
@@ -108,15 +151,24 @@ import Testing
     @Test func queuedMailStillOpensAfterAKeyRotation() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let old = try SecretKeys(parsing: "1:" + Data(repeating: 1, count: 32).base64EncodedString())
-            let rotated = try SecretKeys(parsing: "2:" + Data(repeating: 2, count: 32).base64EncodedString() + ",1:" + Data(repeating: 1, count: 32).base64EncodedString())
+            let rotated = try SecretKeys(
+                parsing: "2:" + Data(repeating: 2, count: 32).base64EncodedString() + ",1:"
+                    + Data(repeating: 1, count: 32).base64EncodedString()
+            )
             try await Self.enqueue(1, on: world.database, keys: old, clock: world.clock.wallClock)
-            try await Self.sender(world.database, keys: rotated, clock: world.clock.wallClock, transport: world.mail).drain()
+            try await Self.sender(world.database, keys: rotated, clock: world.clock.wallClock, transport: world.mail)
+                .drain()
             #expect(await world.mail.messages.count == 1)
             // A key no longer listed: permanent, with a reason that says what to do, and the body kept for a requeue.
             try await Self.enqueue(1, on: world.database, keys: old, clock: world.clock.wallClock)
             let other = try SecretKeys(parsing: "3:" + Data(repeating: 3, count: 32).base64EncodedString())
-            try await Self.sender(world.database, keys: other, clock: world.clock.wallClock, transport: world.mail).drain()
-            let row = try #require(try await world.sql("SELECT last_error, sealed_message, next_attempt_at FROM mail_outbox WHERE sent_at IS NULL").first)
+            try await Self.sender(world.database, keys: other, clock: world.clock.wallClock, transport: world.mail)
+                .drain()
+            let row = try #require(
+                try await world.sql(
+                    "SELECT last_error, sealed_message, next_attempt_at FROM mail_outbox WHERE sent_at IS NULL"
+                ).first
+            )
             #expect(try row.decode(column: "last_error", as: String.self).contains("key version 1"))
             #expect(try row.decode(column: "sealed_message", as: String.self) != "")
             #expect(try row.decode(column: "next_attempt_at", as: Int64.self) == Int64.max)
@@ -127,7 +179,8 @@ import Testing
     static func scriptedSMTP(_ mode: String) throws -> (port: Int, process: Process) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Support/smtp_script_server.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/smtp_script_server.py")
         process.arguments = ["python3", script.path, mode]
         let output = Pipe()
         process.standardOutput = output
@@ -137,7 +190,9 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line += byte
+        }
         return (Int(String(decoding: line, as: UTF8.self)) ?? 0, process)
     }
 
@@ -145,7 +200,10 @@ import Testing
     func onlyARefusalOfTheRecipientIsPermanent(_ mode: String, permanent: Bool) async throws {
         let (port, process) = try Self.scriptedSMTP(mode)
         defer { process.terminate() }
-        let transport = SMTPTransport(settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil), heloName: "links.example.com")
+        let transport = SMTPTransport(
+            settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil),
+            heloName: "links.example.com"
+        )
         let mail = OutgoingMail(to: "ada@example.com", subject: "s", text: "t", html: "h")
         do {
             try await transport.deliver(mail, rendered: mail.rendered(from: "a@b.c", date: Date(), messageID: "x@y"))
@@ -158,7 +216,10 @@ import Testing
     @Test func aServerThatStopsAnsweringIsLeftAfterTheCommandTimeout() async throws {
         let (port, process) = try Self.scriptedSMTP("silent-after-ehlo")
         defer { process.terminate() }
-        var transport = SMTPTransport(settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil), heloName: "links.example.com")
+        var transport = SMTPTransport(
+            settings: .init(host: "127.0.0.1", port: port, implicitTLS: false, username: nil, password: nil),
+            heloName: "links.example.com"
+        )
         transport.commandTimeout = .seconds(1)
         let mail = OutgoingMail(to: "ada@example.com", subject: "s", text: "t", html: "h")
         let started = ContinuousClock.now
@@ -187,25 +248,38 @@ import Testing
             try await Self.enqueue(1, on: world.database, keys: world.keys, clock: world.clock.wallClock)
             let clicks = ClickCounter(database: world.database)
             try await world.database.withConnection { sql in
-                try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('abc', '{}', 0, 0)").run()
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES ('abc', '{}', 0, 0)"
+                ).run()
             }
             let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: slow)
             let jobs = BackgroundJobs(
-                [.init(name: "mail", run: sender.drain), .init(name: "click counts", run: clicks.flush, atShutdown: true)],
-                interval: .milliseconds(100), shutdownGrace: .milliseconds(500), logger: Logger(label: "test")
+                [
+                    .init(name: "mail", run: sender.drain),
+                    .init(name: "click counts", run: clicks.flush, atShutdown: true),
+                ],
+                interval: .milliseconds(100),
+                shutdownGrace: .milliseconds(500),
+                logger: Logger(label: "test")
             )
             let running = Task { try await jobs.run() }
             try await Task.sleep(for: .milliseconds(300))
             clicks.count(code: "abc", platform: .iPhone, at: world.clock.wallClock.milliseconds())
             try await Task.sleep(for: .milliseconds(600))
-            let stored = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(column: "n", as: Int?.self)
+            let stored = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(
+                column: "n",
+                as: Int?.self
+            )
             #expect(stored == 1, "clicks are stored while a message is being sent")
             for _ in 0..<400 { clicks.count(code: "abc", platform: .iPhone, at: world.clock.wallClock.milliseconds()) }
             running.cancel()
             let started = ContinuousClock.now
             _ = try? await running.value
             #expect(ContinuousClock.now - started < .seconds(5))
-            let after = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(column: "n", as: Int?.self)
+            let after = try await world.sql("SELECT SUM(clicks) AS n FROM link_clicks").first?.decode(
+                column: "n",
+                as: Int?.self
+            )
             #expect(after == 401, "the clicks counted before the shutdown are stored")
         }
     }
@@ -215,16 +289,23 @@ import Testing
         try await ResetWorld.with(kind) { world in
             let other = try await Self.secondHandle(world)
             let now = world.clock.wallClock.milliseconds()
-            let limiters = [world.database, other].map { SharedRateLimiter(database: $0, name: "test", capacity: 5, perMinute: 1) }
+            let limiters = [world.database, other].map {
+                SharedRateLimiter(database: $0, name: "test", capacity: 5, perMinute: 1)
+            }
             var allowed = 0
-            for index in 0..<12 where try await limiters[index % 2].take("198.51.100.7", now: now) == nil { allowed += 1 }
+            for index in 0..<12 where try await limiters[index % 2].take("198.51.100.7", now: now) == nil {
+                allowed += 1
+            }
             #expect(allowed == 5, "two servers let \(allowed) through a bucket of 5")
             let wait = try #require(try await limiters[0].take("198.51.100.7", now: now))
             #expect((55...60).contains(wait))
             #expect(try await limiters[1].take("198.51.100.7", now: now + 61_000) == nil, "refilled after a minute")
             #expect(try await limiters[1].take("198.51.100.8", now: now) == nil, "another key has its own bucket")
             try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: now + 3_600_001)
-            #expect(try await world.sql("SELECT COUNT(*) AS n FROM rate_limits").first?.decode(column: "n", as: Int.self) == 1)
+            #expect(
+                try await world.sql("SELECT COUNT(*) AS n FROM rate_limits").first?.decode(column: "n", as: Int.self)
+                    == 1
+            )
             try await other.close()
         }
     }
@@ -254,10 +335,16 @@ import Testing
     }
 
     @Test func addressesThatWouldReadAsAnotherRecipientAreRefused() throws {
-        for bad in ["x<y@example.com", "a,b@example.com", "a;b@example.com", "(a)@example.com", "a\"b@example.com", ".a@example.com", "a..b@example.com", "a.@example.com", "a>@example.com", "\"a\"b\"@example.com"] {
+        for bad in [
+            "x<y@example.com", "a,b@example.com", "a;b@example.com", "(a)@example.com", "a\"b@example.com",
+            ".a@example.com", "a..b@example.com", "a.@example.com", "a>@example.com", "\"a\"b\"@example.com",
+        ] {
             #expect(throws: EmailAddress.Problem.invalidLocalPart, "\(bad)") { try EmailAddress(bad) }
         }
-        for good in ["ada@example.com", "a.b+tag@example.com", "o'brien@example.com", "\"a@b\"@example.com", "josé@example.com", "{x}|~@example.com"] {
+        for good in [
+            "ada@example.com", "a.b+tag@example.com", "o'brien@example.com", "\"a@b\"@example.com", "josé@example.com",
+            "{x}|~@example.com",
+        ] {
             #expect(throws: Never.self, "\(good)") { try EmailAddress(good) }
         }
     }
@@ -266,14 +353,24 @@ import Testing
         guard TestDatabase.postgresql.isAvailable else { return }
         for _ in 0..<5 {
             let (database, cleanup) = try await TestDatabase.postgresql.open()
-            let handles = [database, try await Database.open(database.url, logger: Logger(label: "test")), try await Database.open(database.url, logger: Logger(label: "test"))]
+            let handles = [
+                database, try await Database.open(database.url, logger: Logger(label: "test")),
+                try await Database.open(database.url, logger: Logger(label: "test")),
+            ]
             let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
-                for handle in handles { group.addTask { try await Migrator(database: handle, logger: Logger(label: "test")).migrate() } }
+                for handle in handles {
+                    group.addTask { try await Migrator(database: handle, logger: Logger(label: "test")).migrate() }
+                }
                 return try await group.reduce(into: [Int]()) { $0 += $1 }
             }
             #expect(applied.sorted() == Migration.all.map(\.version), "each migration applied once")
             let keys = try await withThrowingTaskGroup(of: String.self) { group in
-                for handle in handles { group.addTask { try await DeepLinksApplication.developmentKeys(database: handle, logger: Logger(label: "test")).serialized } }
+                for handle in handles {
+                    group.addTask {
+                        try await DeepLinksApplication.developmentKeys(database: handle, logger: Logger(label: "test"))
+                            .serialized
+                    }
+                }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(keys.count == 1, "every server reads the one development key")
@@ -323,14 +420,25 @@ import Testing
             try await world.serve(configure) { api in
                 for index in 0..<4 { try await api.signUp("near\(index)@example.com", Self.password) }
                 for index in 0..<3 {
-                    try await api.requestReset("near\(index)@example.com", headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "2001:db8:7:7::\(index + 1)"])
+                    try await api.requestReset(
+                        "near\(index)@example.com",
+                        headers: [
+                            .contentType: "application/json", TrustedProxies.forwardedFor: "2001:db8:7:7::\(index + 1)",
+                        ]
+                    )
                 }
                 _ = try await world.mail.waitFor(2)
                 try await Task.sleep(for: .seconds(1.5))
                 #expect(await world.mail.messages.count == 2, "one /64 gets two mails to new accounts an hour")
-                try await api.requestReset("near3@example.com", headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "198.51.100.9"])
+                try await api.requestReset(
+                    "near3@example.com",
+                    headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "198.51.100.9"]
+                )
                 _ = try await world.mail.waitFor(3)
-                #expect(await world.mail.messages.map(\.to).contains("near3@example.com"), "another network is not held back")
+                #expect(
+                    await world.mail.messages.map(\.to).contains("near3@example.com"),
+                    "another network is not held back"
+                )
             }
         }
     }
@@ -348,7 +456,10 @@ import Testing
                 try await Task.sleep(for: .seconds(1.5))
                 #expect(await world.mail.messages.count == 2)
                 let health = try await api.get("/healthz")
-                #expect((health.object["warnings"] as? [String])?.contains { $0.contains("budget") } == true, "\(health.text)")
+                #expect(
+                    (health.object["warnings"] as? [String])?.contains { $0.contains("budget") } == true,
+                    "\(health.text)"
+                )
                 _ = try await api.resetToken(for: "established@example.com")
                 #expect(world.logs.lines.withLock { $0.contains { $0.contains("hourly budget") } })
             }
@@ -362,17 +473,36 @@ import Testing
 
     @Test func signUpsAreLimitedPerNetworkAndSignInsPerAddress() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ $0.passwordReset.signUpBurst = 3; $0.passwordReset.signInBurst = 100 }) { api in
+            try await world.serve({
+                $0.passwordReset.signUpBurst = 3; $0.passwordReset.signInBurst = 100
+            }) { api in
                 var statuses: [Int] = []
                 for index in 0..<5 {
-                    statuses.append(Int(try await api.post("/v1/accounts", ResetClient.json(["email": "s\(index)@example.com", "password": Self.password])).status.code))
+                    statuses.append(
+                        Int(
+                            try await api.post(
+                                "/v1/accounts",
+                                ResetClient.json(["email": "s\(index)@example.com", "password": Self.password])
+                            ).status.code
+                        )
+                    )
                 }
                 #expect(statuses == [201, 201, 201, 429, 429])
                 var signIns: [Int] = []
                 for _ in 0..<12 {
-                    signIns.append(Int(try await api.post("/v1/sessions", ResetClient.json(["email": "s0@example.com", "password": "not the password at all"])).status.code))
+                    signIns.append(
+                        Int(
+                            try await api.post(
+                                "/v1/sessions",
+                                ResetClient.json(["email": "s0@example.com", "password": "not the password at all"])
+                            ).status.code
+                        )
+                    )
                 }
-                #expect(signIns.prefix(10).allSatisfy { $0 == 401 } && signIns.suffix(2).allSatisfy { $0 == 429 }, "\(signIns)")
+                #expect(
+                    signIns.prefix(10).allSatisfy { $0 == 401 } && signIns.suffix(2).allSatisfy { $0 == 429 },
+                    "\(signIns)"
+                )
                 #expect(try await api.signIn("s1@example.com", Self.password) != nil, "another address is not slowed")
             }
         }
@@ -381,7 +511,11 @@ import Testing
     @Test func hashingPastTheLimitAnswers503AtOnce() async throws {
         let gate = HashingGate(limit: 1)
         let (entered, enter) = AsyncStream.makeStream(of: Void.self)
-        let slow = Task { try await gate.run { enter.yield(); try await Task.sleep(for: .seconds(1)); return 1 } }
+        let slow = Task {
+            try await gate.run {
+                enter.yield(); try await Task.sleep(for: .seconds(1)); return 1
+            }
+        }
         for await _ in entered { break }
         await #expect(throws: APIError.self) { try await gate.run { 2 } }
         #expect(try await slow.value == 1)
@@ -405,7 +539,9 @@ import Testing
                     _ = try await api.me(fresh)
                 }
                 #expect(try await api.me(fresh) == .unauthorized, "signed in 100 days ago, whatever its use")
-                try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: world.clock.wallClock.milliseconds())
+                try await Pruning(database: world.database, clock: world.clock.wallClock).run(
+                    now: world.clock.wallClock.milliseconds()
+                )
                 #expect(try await world.sql("SELECT token_hash FROM sessions").isEmpty)
             }
         }
@@ -427,7 +563,9 @@ import Testing
                 #expect(outside.headers[.strictTransportSecurity] == "max-age=31536000")
                 #expect(try await api.get("/healthz").headers[.strictTransportSecurity] == "max-age=31536000")
             }
-            try await world.serve({ configure(&$0); $0.metricsAllowedFrom = nil }) { api in
+            try await world.serve({
+                configure(&$0); $0.metricsAllowedFrom = nil
+            }) { api in
                 let anyone = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "203.0.113.5"])
                 #expect(anyone.status == .ok, "open to all")
             }
@@ -440,10 +578,15 @@ import Testing
                 let page = try await api.get("/")
                 #expect(page.status == .ok)
                 #expect(page.headers[.contentType] == "text/html; charset=utf-8")
-                for expected in ["ABCDE12345.com.example.demo", "/.well-known/apple-app-site-association", "/healthz", "/metrics"] {
+                for expected in [
+                    "ABCDE12345.com.example.demo", "/.well-known/apple-app-site-association", "/healthz", "/metrics",
+                ] {
                     #expect(page.text.contains(expected), "\(expected)")
                 }
-                #expect(try await api.get("/?link=https://elsewhere.example.org/x").status == .notFound, "a Firebase long link is still read")
+                #expect(
+                    try await api.get("/?link=https://elsewhere.example.org/x").status == .notFound,
+                    "a Firebase long link is still read"
+                )
             }
         }
     }
@@ -453,12 +596,16 @@ import Testing
             let clicks = ClickCounter(database: world.database)
             let now = world.clock.wallClock.milliseconds()
             try await world.database.withConnection { sql in
-                try await sql.raw("INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', \(bind: now), \(bind: now))").run()
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES ('kept', '{}', \(bind: now), \(bind: now))"
+                ).run()
             }
             clicks.count(code: "kept", platform: .iPhone, at: now)
             clicks.count(code: "deleted", platform: .iPhone, at: now)
             try await clicks.flush()
-            let codes = try await world.sql("SELECT code FROM link_clicks").map { try $0.decode(column: "code", as: String.self) }
+            let codes = try await world.sql("SELECT code FROM link_clicks").map {
+                try $0.decode(column: "code", as: String.self)
+            }
             #expect(codes == ["kept"])
         }
     }
@@ -468,7 +615,9 @@ import Testing
             let now = world.clock.wallClock.milliseconds()
             let day: Int64 = 86_400_000
             try await world.database.withConnection { sql in
-                try await sql.raw("INSERT INTO audit_events (event, at) VALUES ('old', \(bind: now - 91 * day)), ('new', \(bind: now))").run()
+                try await sql.raw(
+                    "INSERT INTO audit_events (event, at) VALUES ('old', \(bind: now - 91 * day)), ('new', \(bind: now))"
+                ).run()
                 try await sql.raw(
                     """
                     INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, sent_at)
@@ -478,8 +627,14 @@ import Testing
                 ).run()
             }
             try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: now)
-            #expect(try await world.sql("SELECT event FROM audit_events").map { try $0.decode(column: "event", as: String.self) } == ["new"])
-            let kinds = try await world.sql("SELECT kind FROM mail_outbox ORDER BY id").map { try $0.decode(column: "kind", as: String.self) }
+            #expect(
+                try await world.sql("SELECT event FROM audit_events").map {
+                    try $0.decode(column: "event", as: String.self)
+                } == ["new"]
+            )
+            let kinds = try await world.sql("SELECT kind FROM mail_outbox ORDER BY id").map {
+                try $0.decode(column: "kind", as: String.self)
+            }
             #expect(kinds == ["queued-old", "sent-new"], "a message never sent is kept, however old")
         }
     }

@@ -14,7 +14,10 @@ import Testing
         #expect(policy.problems("seven c", email: nil).contains(.tooShort))
         #expect(policy.problems("fourteen chars", email: nil).contains(.tooShort))
         #expect(policy.problems("fifteen chars!!", email: nil).isEmpty)
-        #expect(policy.problems(String(repeating: "é", count: 15), email: nil) == [.repetitive], "code points, not bytes")
+        #expect(
+            policy.problems(String(repeating: "é", count: 15), email: nil) == [.repetitive],
+            "code points, not bytes"
+        )
         #expect(policy.problems("ﬁﬁﬁ wide ﬁnch quill", email: nil).isEmpty, "NFKC before counting")
         policy.minimumLength = 8
         #expect(policy.problems("eight ch", email: nil).isEmpty)
@@ -26,7 +29,10 @@ import Testing
                 #expect(passphrase.count == 128)
                 #expect(try await api.confirm(token, String(passphrase)).status == .noContent)
                 #expect(try await api.signIn(Self.email, String(passphrase)) != nil)
-                #expect(try await api.signIn(Self.email, String(passphrase.prefix(72))) == nil, "no truncation (bcrypt would stop at 72 bytes)")
+                #expect(
+                    try await api.signIn(Self.email, String(passphrase.prefix(72))) == nil,
+                    "no truncation (bcrypt would stop at 72 bytes)"
+                )
                 #expect(try await api.signIn(Self.email, String(passphrase.prefix(127))) == nil)
             }
         }
@@ -43,7 +49,10 @@ import Testing
                 let oversized = try await api.confirm(token, String(repeating: "a", count: 2000))
                 #expect(oversized.status == .unprocessableContent)
                 #expect(oversized.text == #"{"error":"weak_password","reasons":["too_long"]}"#)
-                let megabyte = try await api.post("/v1/password-resets/confirm", "{\"token\":\"\(token)\",\"password\":\"\(String(repeating: "a", count: 1 << 20))\"}")
+                let megabyte = try await api.post(
+                    "/v1/password-resets/confirm",
+                    "{\"token\":\"\(token)\",\"password\":\"\(String(repeating: "a", count: 1 << 20))\"}"
+                )
                 #expect(megabyte.status == .contentTooLarge)
                 #expect(try await api.verify(token).status == .ok)
             }
@@ -57,7 +66,9 @@ import Testing
         #expect(policy.problems("Password!!!!!!!!2024", email: nil).contains(.common))
         #expect(policy.problems("passwordpasswordpassword", email: nil).contains(.common))
         #expect(policy.problems("123456789012345", email: nil).contains(.repetitive))
-        #expect(policy.problems("ada.lovelace rules the engine", email: "ada.lovelace@example.com").contains(.containsEmail))
+        #expect(
+            policy.problems("ada.lovelace rules the engine", email: "ada.lovelace@example.com").contains(.containsEmail)
+        )
         #expect(policy.problems("my demo account password is long", email: nil).contains(.containsContextWord))
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve { api in
@@ -80,8 +91,13 @@ import Testing
                 let token = try await api.resetToken(for: Self.email)
                 #expect(try await api.confirm(token, "short").status == .unprocessableContent)
                 #expect(try await api.confirm(token, "password12345678").status == .unprocessableContent)
-                #expect(try await api.post("/v1/password-resets/confirm", #"{"token":"\#(token)"}"#).status == .badRequest)
-                #expect(try await api.post("/v1/password-resets/confirm", #"{"token":"\#(token)","password":7}"#).status == .badRequest)
+                #expect(
+                    try await api.post("/v1/password-resets/confirm", #"{"token":"\#(token)"}"#).status == .badRequest
+                )
+                #expect(
+                    try await api.post("/v1/password-resets/confirm", #"{"token":"\#(token)","password":7}"#).status
+                        == .badRequest
+                )
                 #expect(try await api.confirm(token, "now a good long passphrase").status == .noContent)
             }
         }
@@ -101,14 +117,20 @@ import Testing
                     #"{"token":"\#(token)","password":"a long enough passphrase","email":["ada@example.com"]}"#,
                 ]
                 for payload in payloads {
-                    #expect(try await api.post("/v1/password-resets/confirm", payload).status == .badRequest, "\(payload)")
+                    #expect(
+                        try await api.post("/v1/password-resets/confirm", payload).status == .badRequest,
+                        "\(payload)"
+                    )
                 }
                 let form = try await api.post(
-                    "/v1/password-resets/confirm", "token=\(token)&password=x", headers: [.contentType: "application/x-www-form-urlencoded"]
+                    "/v1/password-resets/confirm",
+                    "token=\(token)&password=x",
+                    headers: [.contentType: "application/x-www-form-urlencoded"]
                 )
                 #expect(form.status == .unsupportedMediaType)
                 let unknownField = try await api.post(
-                    "/v1/password-resets/confirm", #"{"token":"\#(token)","password":"unknown fields are ignored","admin":true}"#
+                    "/v1/password-resets/confirm",
+                    #"{"token":"\#(token)","password":"unknown fields are ignored","admin":true}"#
                 )
                 #expect(unknownField.status == .noContent)
             }
@@ -126,12 +148,18 @@ import Testing
                 let token = try await api.resetToken(for: Self.email)
                 let confirmed = try await api.confirm(token, "a brand new long passphrase")
                 #expect(confirmed.status == .noContent)
-                #expect(confirmed.headers[.setCookie] == nil && confirmed.body.readableBytes == 0, "no session for the reset client")
+                #expect(
+                    confirmed.headers[.setCookie] == nil && confirmed.body.readableBytes == 0,
+                    "no session for the reset client"
+                )
                 #expect(try await api.me(deviceA) == .unauthorized)
                 #expect(try await api.me(deviceB) == .unauthorized)
                 #expect(try await api.signIn(Self.email, Self.password) == nil)
                 #expect(try await api.signIn(Self.email, "a brand new long passphrase") != nil)
-                let secrets = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(column: "n", as: Int.self)
+                let secrets = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(
+                    column: "n",
+                    as: Int.self
+                )
                 #expect(secrets == 0)
                 let messages = try await world.mail.waitFor(3)
                 try await Task.sleep(for: .milliseconds(500))
@@ -154,9 +182,14 @@ import Testing
                 _ = try await api.verify(token)
                 _ = try await api.verify(String(repeating: "z", count: 43))
                 #expect(try await api.confirm(token, "audited long passphrase").status == .noContent)
-                let rows = try await world.sql("SELECT event, account_id, ip_hash, user_agent, at FROM audit_events ORDER BY id")
+                let rows = try await world.sql(
+                    "SELECT event, account_id, ip_hash, user_agent, at FROM audit_events ORDER BY id"
+                )
                 let events = try rows.map { try $0.decode(column: "event", as: String.self) }
-                for event in ["reset.received", "reset.requested", "reset.checked", "reset.failed", "reset.confirming", "reset.succeeded"] {
+                for event in [
+                    "reset.received", "reset.requested", "reset.checked", "reset.failed", "reset.confirming",
+                    "reset.succeeded",
+                ] {
                     #expect(events.contains(event), "missing \(event) in \(events)")
                 }
                 let succeeded = try #require(rows.last)

@@ -86,7 +86,13 @@ struct ResetWorld: Sendable {
     static func open(_ kind: TestDatabase, mailDelay: Duration = .zero) async throws -> ResetWorld {
         let (database, cleanup) = try await kind.open()
         try await Migrator(database: database, logger: Logger(label: "test")).migrate()
-        return ResetWorld(kind: kind, database: database, cleanup: cleanup, mail: MailCatcher(delay: mailDelay), keys: .random())
+        return ResetWorld(
+            kind: kind,
+            database: database,
+            cleanup: cleanup,
+            mail: MailCatcher(delay: mailDelay),
+            keys: .random()
+        )
     }
 
     /// Settings for tests: a cheap hash, no request floor, generous per-IP buckets, this world's key.
@@ -105,7 +111,9 @@ struct ResetWorld: Sendable {
     }
 
     func serve(
-        _ configure: (inout ServerSettings) -> Void = { _ in }, configuredMail: Bool = false, body: @Sendable (ResetClient) async throws -> Void
+        _ configure: (inout ServerSettings) -> Void = { _ in },
+        configuredMail: Bool = false,
+        body: @Sendable (ResetClient) async throws -> Void
     ) async throws {
         try await serveReturning(configure, configuredMail: configuredMail, body: body)
     }
@@ -114,10 +122,16 @@ struct ResetWorld: Sendable {
     @discardableResult
     /// - Parameter configuredMail: send mail where `settings.mail` says, instead of to ``mail``.
     func serveReturning<T: Sendable>(
-        _ configure: (inout ServerSettings) -> Void = { _ in }, configuredMail: Bool = false, body: @Sendable (ResetClient) async throws -> T
+        _ configure: (inout ServerSettings) -> Void = { _ in },
+        configuredMail: Bool = false,
+        body: @Sendable (ResetClient) async throws -> T
     ) async throws -> T {
         let app = try DeepLinksApplication.make(
-            settings: settings(configure), database: database, clock: clock.wallClock, mailTransport: configuredMail ? nil : mail, logger: logs.logger
+            settings: settings(configure),
+            database: database,
+            clock: clock.wallClock,
+            mailTransport: configuredMail ? nil : mail,
+            logger: logs.logger
         )
         return try await app.test(.live) { client in
             try await body(ResetClient(client: client, world: self))
@@ -125,7 +139,9 @@ struct ResetWorld: Sendable {
     }
 
     /// Runs `body` in a fresh world on `kind`, then removes its database.
-    static func with(_ kind: TestDatabase, mailDelay: Duration = .zero, _ body: (ResetWorld) async throws -> Void) async throws {
+    static func with(_ kind: TestDatabase, mailDelay: Duration = .zero, _ body: (ResetWorld) async throws -> Void)
+        async throws
+    {
         guard kind.isAvailable else { return }
         let world = try await open(kind, mailDelay: mailDelay)
         do {
@@ -148,11 +164,14 @@ struct ResetClient: Sendable {
     let world: ResetWorld
 
     @discardableResult
-    func post(_ path: String, _ json: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {
+    func post(_ path: String, _ json: String, headers: HTTPFields = [.contentType: "application/json"]) async throws
+        -> TestResponse
+    {
         try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json)) { $0 }
     }
 
-    func get(_ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:]) async throws -> TestResponse {
+    func get(_ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:]) async throws -> TestResponse
+    {
         try await client.execute(uri: path, method: method, headers: headers) { $0 }
     }
 
@@ -169,7 +188,8 @@ struct ResetClient: Sendable {
     func signIn(_ email: String, _ password: String) async throws -> String? {
         let response = try await post("/v1/sessions", Self.json(["email": email, "password": password]))
         guard response.status == .created else { return nil }
-        return (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])?["token"] as? String
+        return (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])?["token"]
+            as? String
     }
 
     func me(_ session: String) async throws -> HTTPResponse.Status {
@@ -177,7 +197,9 @@ struct ResetClient: Sendable {
     }
 
     @discardableResult
-    func requestReset(_ email: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {
+    func requestReset(_ email: String, headers: HTTPFields = [.contentType: "application/json"]) async throws
+        -> TestResponse
+    {
         try await post("/v1/password-resets", Self.json(["email": email]), headers: headers)
     }
 

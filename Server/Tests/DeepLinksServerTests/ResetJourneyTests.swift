@@ -6,7 +6,7 @@ import DemoAppRoutes
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The reference journey with real parts: the server on a live socket sends its mail through a real SMTP
@@ -19,13 +19,17 @@ import FoundationNetworking
 
     static var isAvailable: Bool {
         guard smtpURL == nil || mailbox == nil else { return true }
-        let reason = "SMTP journey skipped: DEEPLINKS_TEST_SMTP_URL and DEEPLINKS_TEST_SMTP_MAILBOX are not set (bash .ci/run starts aiosmtpd and sets them)"
+        let reason =
+            "SMTP journey skipped: DEEPLINKS_TEST_SMTP_URL and DEEPLINKS_TEST_SMTP_MAILBOX are not set (bash .ci/run starts aiosmtpd and sets them)"
         print("◇ \(reason)")
         if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("\(reason), but CI must run it") }
         return false
     }
 
-    @Test(arguments: ["journey-\(UUID().uuidString.prefix(8).lowercased())@example.com", "user+\(UUID().uuidString.prefix(8).lowercased())@example.com"])
+    @Test(arguments: [
+        "journey-\(UUID().uuidString.prefix(8).lowercased())@example.com",
+        "user+\(UUID().uuidString.prefix(8).lowercased())@example.com",
+    ])
     func aForgottenPasswordIsResetFromTheMailToTheAppsResetScreen(_ address: String) async throws {
         guard Self.isAvailable else { return }
         let oldPassword = "violet tangerine submarine orbit"
@@ -33,22 +37,34 @@ import FoundationNetworking
         try await ResetWorld.with(.sqlite) { world in
             let app = try DeepLinksApplication.make(
                 settings: world.settings { $0.mail = try! MailURL(parsing: Self.smtpURL!) },
-                database: world.database, clock: WallClock.system, logger: world.logs.logger
+                database: world.database,
+                clock: WallClock.system,
+                logger: world.logs.logger
             )
             try await app.test(.live) { client in
                 let api = DemoAppAPIClient(base: URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
                 #expect(try await api.post("/v1/accounts", ["email": address, "password": oldPassword]).status == 201)
-                let otherDevice = try #require(try await api.post("/v1/sessions", ["email": address, "password": oldPassword]).json["token"] as? String)
+                let otherDevice = try #require(
+                    try await api.post("/v1/sessions", ["email": address, "password": oldPassword]).json["token"]
+                        as? String
+                )
                 #expect(try await api.post("/v1/password-resets", ["email": address]).status == 202)
 
                 // The message, as the SMTP server received it.
                 let message = try await Self.waitForMessage(to: address, subject: "Reset your")
-                let universal = try #require(message.text.split(separator: "\n").map(String.init).first { $0.hasPrefix("https://") })
+                let universal = try #require(
+                    message.text.split(separator: "\n").map(String.init).first { $0.hasPrefix("https://") }
+                )
                 #expect(message.html.contains("href=\"\(universal.replacingOccurrences(of: "&", with: "&amp;"))\""))
 
                 // iOS opens the app for this link, by the file this server serves.
-                let (aasa, _) = try await URLSession.shared.data(from: api.base.appendingPathComponent(".well-known/apple-app-site-association"))
-                let decision = AASAMatcher(document: try JSONValue.parse(aasa)).decide(appID: "ABCDE12345.com.example.demo", url: universal)
+                let (aasa, _) = try await URLSession.shared.data(
+                    from: api.base.appendingPathComponent(".well-known/apple-app-site-association")
+                )
+                let decision = AASAMatcher(document: try JSONValue.parse(aasa)).decide(
+                    appID: "ABCDE12345.com.example.demo",
+                    url: universal
+                )
                 #expect(decision.verdict == .match, "\(decision.trace)")
 
                 // Cold start, scene delegate: the device delivers the link, the app handles it once, when ready.
@@ -72,7 +88,10 @@ import FoundationNetworking
 
                 #expect(try await api.post("/v1/sessions", ["email": address, "password": oldPassword]).status == 401)
                 #expect(try await api.post("/v1/sessions", ["email": address, "password": newPassword]).status == 201)
-                #expect(try await api.get("/v1/me", bearer: otherDevice).status == 401, "the other sessions are revoked")
+                #expect(
+                    try await api.get("/v1/me", bearer: otherDevice).status == 401,
+                    "the other sessions are revoked"
+                )
                 let notice = try await Self.waitForMessage(to: address, subject: "Your Demo password was changed")
                 #expect(!notice.text.contains(token))
             }
@@ -86,13 +105,17 @@ import FoundationNetworking
         var html: String
     }
 
-    static func waitForMessage(to address: String, subject: String, timeout: Duration = .seconds(20)) async throws -> ReceivedMessage {
+    static func waitForMessage(to address: String, subject: String, timeout: Duration = .seconds(20)) async throws
+        -> ReceivedMessage
+    {
         let deadline = ContinuousClock.now + timeout
         let folder = URL(fileURLWithPath: mailbox!).appendingPathComponent("new")
         while ContinuousClock.now < deadline {
-            for file in (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [] {
+            for file in (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil))
+                ?? []
+            {
                 guard let raw = try? String(contentsOf: file, encoding: .utf8), let message = parse(raw),
-                      message.headers["to"] == address, message.headers["subject"]?.hasPrefix(subject) == true
+                    message.headers["to"] == address, message.headers["subject"]?.hasPrefix(subject) == true
                 else { continue }
                 return message
             }
@@ -108,7 +131,9 @@ import FoundationNetworking
         var headers: [String: String] = [:]
         for line in lines[..<blank] {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces
+            )
         }
         guard let type = headers["content-type"], let range = type.range(of: "boundary=\"") else { return nil }
         let boundary = String(type[range.upperBound...].prefix { $0 != "\"" })
@@ -116,10 +141,12 @@ import FoundationNetworking
         for part in lines[blank...].joined(separator: "\n").components(separatedBy: "--\(boundary)") {
             let partLines = part.components(separatedBy: "\n").drop { $0.isEmpty }
             guard let contentType = partLines.first(where: { $0.lowercased().hasPrefix("content-type:") }),
-                  let bodyStart = partLines.firstIndex(of: "")
+                let bodyStart = partLines.firstIndex(of: "")
             else { continue }
             let encoded = partLines[bodyStart...].joined()
-            guard let data = Data(base64Encoded: encoded), let body = String(data: data, encoding: .utf8) else { continue }
+            guard let data = Data(base64Encoded: encoded), let body = String(data: data, encoding: .utf8) else {
+                continue
+            }
             parts[contentType.contains("text/html") ? "html" : "text"] = body
         }
         return ReceivedMessage(headers: headers, text: parts["text"] ?? "", html: parts["html"] ?? "")

@@ -15,10 +15,14 @@ import Testing
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve { api in
                 try await api.signUp(Self.email, Self.password)
-                try await api.requestReset(Self.email, headers: [
-                    .contentType: "application/json", .init("Host")!: "evil.example", .init("X-Forwarded-Host")!: "evil.example",
-                    .init("Forwarded")!: "host=evil.example",
-                ])
+                try await api.requestReset(
+                    Self.email,
+                    headers: [
+                        .contentType: "application/json", .init("Host")!: "evil.example",
+                        .init("X-Forwarded-Host")!: "evil.example",
+                        .init("Forwarded")!: "host=evil.example",
+                    ]
+                )
                 let message = try #require(try await world.mail.waitFor(1).first)
                 #expect(!message.text.contains("evil"))
                 #expect(!message.html.contains("evil"))
@@ -34,7 +38,9 @@ import Testing
                 try await api.signUp(address, Self.password)
                 _ = try await api.resetToken(for: address)
                 let message = try #require(await world.mail.messages.first)
-                let universal = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init))
+                let universal = try #require(
+                    message.text.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init)
+                )
                 #expect(universal.contains("email=user%2Btag%40example.com"))
                 // The app parses the link with the shared route table: `%2B` is `+`, never a space.
                 guard case .resetPassword(let token, let email) = try DemoRoute.table.destination(for: universal) else {
@@ -43,7 +49,9 @@ import Testing
                 }
                 #expect(email == address)
                 #expect(try await api.verify(token, email: email).status == .ok)
-                #expect(try await api.confirm(token, "fresh words for a plus address", email: email).status == .noContent)
+                #expect(
+                    try await api.confirm(token, "fresh words for a plus address", email: email).status == .noContent
+                )
                 #expect(try await api.signIn(address, "fresh words for a plus address") != nil)
             }
         }
@@ -56,7 +64,10 @@ import Testing
                 let token = try await api.resetToken(for: Self.email)
                 let message = try #require(await world.mail.messages.first)
                 let universal = try #require(message.text.split(separator: "\n").first { $0.hasPrefix("https://") })
-                #expect(!universal.contains("?") && universal.contains("#token="), "the https link carries the token in the fragment")
+                #expect(
+                    !universal.contains("?") && universal.contains("#token="),
+                    "the https link carries the token in the fragment"
+                )
                 _ = try await api.get("/reset-password?token=\(token)")
                 _ = try await api.verify(token)
                 _ = try await api.confirm(token, "a replacement passphrase here")
@@ -70,7 +81,11 @@ import Testing
             }
             let audit = try await world.sql("SELECT event, ip_hash, user_agent FROM audit_events")
             for row in audit {
-                let fields = [try row.decode(column: "event", as: String.self), try row.decode(column: "ip_hash", as: String?.self) ?? "", try row.decode(column: "user_agent", as: String?.self) ?? ""]
+                let fields = [
+                    try row.decode(column: "event", as: String.self),
+                    try row.decode(column: "ip_hash", as: String?.self) ?? "",
+                    try row.decode(column: "user_agent", as: String?.self) ?? "",
+                ]
                 for secret in secrets { #expect(!fields.joined().contains(secret)) }
             }
         }
@@ -82,7 +97,10 @@ import Testing
                 try await api.signUp(Self.email, Self.password)
                 try await api.signUp("bob@example.com", Self.password)
                 let token = try await api.resetToken(for: Self.email)
-                #expect(try await api.confirm(token, "bob takes over the account", email: "bob@example.com").status == .badRequest)
+                #expect(
+                    try await api.confirm(token, "bob takes over the account", email: "bob@example.com").status
+                        == .badRequest
+                )
                 #expect(try await api.signIn(Self.email, Self.password) != nil, "no side effect")
                 #expect(try await api.signIn("bob@example.com", Self.password) != nil)
                 #expect(try await api.verify(token, email: "Ada@Example.com").status == .ok)
@@ -91,12 +109,23 @@ import Testing
     }
 
     @Test func L5_headersAreStaticAndStrippedOfLineBreaks() throws {
-        let mail = OutgoingMail(to: "ada@example.com\r\nBcc: eve@example.com", subject: "Reset\r\nBcc: eve@example.com", text: "t", html: "h")
-        let rendered = mail.rendered(from: "Demo <no-reply@links.example.com>", date: Date(timeIntervalSince1970: 0), messageID: "id@x")
+        let mail = OutgoingMail(
+            to: "ada@example.com\r\nBcc: eve@example.com",
+            subject: "Reset\r\nBcc: eve@example.com",
+            text: "t",
+            html: "h"
+        )
+        let rendered = mail.rendered(
+            from: "Demo <no-reply@links.example.com>",
+            date: Date(timeIntervalSince1970: 0),
+            messageID: "id@x"
+        )
         let headers = rendered.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
         #expect(!headers.contains { $0.hasPrefix("Bcc:") })
         #expect(headers.filter { $0.hasPrefix("To:") } == ["To: ada@example.comBcc: eve@example.com"])
-        #expect(throws: EmailAddress.Problem.controlCharacter) { try EmailAddress("ada@example.com\r\nBcc: eve@example.com") }
+        #expect(throws: EmailAddress.Problem.controlCharacter) {
+            try EmailAddress("ada@example.com\r\nBcc: eve@example.com")
+        }
     }
 
     @Test func L6_theMessageHasOneClickableHTTPSLinkOnTheConfiguredHost() async throws {
@@ -105,7 +134,9 @@ import Testing
                 try await api.signUp(Self.email, Self.password)
                 _ = try await api.resetToken(for: Self.email)
                 let message = try #require(await world.mail.messages.first)
-                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map {
+                    String($0.prefix { $0 != "\"" })
+                }
                 // No custom-scheme link unless the configuration opts in: any app can register a scheme.
                 try #require(hrefs.count == 1)
                 #expect(hrefs[0].hasPrefix("https://links.example.com/reset-password#token="))
@@ -124,11 +155,17 @@ import Testing
                 try await api.signUp(Self.email, Self.password)
                 _ = try await api.resetToken(for: Self.email)
                 let message = try #require(await world.mail.messages.first)
-                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+                let hrefs = message.html.components(separatedBy: "href=\"").dropFirst().map {
+                    String($0.prefix { $0 != "\"" })
+                }
                 try #require(hrefs.count == 2)
                 #expect(hrefs[0].hasPrefix("https://links.example.com/reset-password#token="))
                 #expect(hrefs[1].hasPrefix("demoapp://reset-password?token="))
-                guard case .resetPassword(_, let email) = try DemoRoute.table.destination(for: hrefs[1].replacingOccurrences(of: "&amp;", with: "&")) else {
+                guard
+                    case .resetPassword(_, let email) = try DemoRoute.table.destination(
+                        for: hrefs[1].replacingOccurrences(of: "&amp;", with: "&")
+                    )
+                else {
                     Issue.record("the custom-scheme link does not reach the reset screen")
                     return
                 }
@@ -148,7 +185,9 @@ import Testing
                     #expect(try await api.get("/reset-password?token=\(token)", headers: scanner).status == .ok)
                     #expect(try await api.get("/reset-password", headers: scanner).status == .ok)
                 }
-                #expect(try await api.get("/reset-password?token=\(token)", method: .head, headers: scanner).status == .ok)
+                #expect(
+                    try await api.get("/reset-password?token=\(token)", method: .head, headers: scanner).status == .ok
+                )
                 _ = try await api.get("/reset-password?token=\(token)", method: .options, headers: scanner)
                 #expect(try await api.verify(token).status == .ok)
                 #expect(try await api.confirm(token, "after all the scanners came").status == .noContent)
@@ -172,7 +211,11 @@ import Testing
                 #expect(!html.contains("<script>"), "no inline script: the CSP allows none")
                 #expect(html.contains(#"autocomplete="new-password""#))
                 #expect(html.contains(#"<label for="password">"#))
-                #expect(html.contains(#"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/reset-password">"#))
+                #expect(
+                    html.contains(
+                        #"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/reset-password">"#
+                    )
+                )
                 #expect(!html.contains("http://"), "no cross-origin or insecure resource")
                 for link in html.components(separatedBy: "<a ").dropFirst() {
                     #expect(link.contains(#"rel="noreferrer noopener""#))
@@ -226,7 +269,11 @@ import Testing
                 #expect(!html.contains("<script>alert"))
                 #expect(!html.contains("alert(1)"), "a token without a token's shape is not placed in the page")
                 let token = String(repeating: "a", count: 43)
-                #expect(try await api.get("/reset-password?token=\(token)").text.contains(#"name="token" value="\#(token)""#))
+                #expect(
+                    try await api.get("/reset-password?token=\(token)").text.contains(
+                        #"name="token" value="\#(token)""#
+                    )
+                )
             }
         }
     }

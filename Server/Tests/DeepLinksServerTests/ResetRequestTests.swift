@@ -14,7 +14,8 @@ import Testing
     static func fingerprint(_ response: TestResponse) -> String {
         var headers = response.headers
         headers[.date] = nil
-        return "\(response.status.code) \(headers.sorted { $0.name.canonicalName < $1.name.canonicalName }.map { "\($0.name.canonicalName)=\($0.value)" }) \(response.text)"
+        return
+            "\(response.status.code) \(headers.sorted { $0.name.canonicalName < $1.name.canonicalName }.map { "\($0.name.canonicalName)=\($0.value)" }) \(response.text)"
     }
 
     @Test(arguments: TestDatabase.allCases)
@@ -23,16 +24,22 @@ import Testing
             try await world.serve { api in
                 try await api.signUp(Self.email, Self.password)
                 try await api.signUp("disabled@example.com", Self.password)
-                _ = try await world.sql("UPDATE accounts SET disabled = \(bind: true) WHERE email = 'disabled@example.com'")
+                _ = try await world.sql(
+                    "UPDATE accounts SET disabled = \(bind: true) WHERE email = 'disabled@example.com'"
+                )
                 // Unverified and SSO-only accounts do not exist in this server: every account has a password.
-                let answers = try await [Self.email, "nobody@example.com", "disabled@example.com", "ADA@EXAMPLE.COM"].asyncMap {
-                    Self.fingerprint(try await api.requestReset($0))
-                }
+                let answers = try await [Self.email, "nobody@example.com", "disabled@example.com", "ADA@EXAMPLE.COM"]
+                    .asyncMap {
+                        Self.fingerprint(try await api.requestReset($0))
+                    }
                 #expect(Set(answers).count == 1, "\(answers)")
                 #expect(answers[0].hasPrefix("202 "))
                 #expect(answers[0].hasSuffix(#"{"status":"accepted"}"#))
                 let messages = try await world.mail.waitFor(2)
-                #expect(messages.allSatisfy { $0.to == Self.email }, "only the active account gets mail, at its stored address")
+                #expect(
+                    messages.allSatisfy { $0.to == Self.email },
+                    "only the active account gets mail, at its stored address"
+                )
             }
         }
     }
@@ -55,13 +62,23 @@ import Testing
                         if isKnown { known.append(elapsed) } else { unknown.append(elapsed) }
                     }
                 }
-                func percentile(_ values: [Double], _ p: Double) -> Double { values.sorted()[Int(Double(values.count - 1) * p)] }
+                func percentile(_ values: [Double], _ p: Double) -> Double {
+                    values.sorted()[Int(Double(values.count - 1) * p)]
+                }
                 let medianDelta = abs(percentile(known, 0.5) - percentile(unknown, 0.5))
                 let p90Delta = abs(percentile(known, 0.9) - percentile(unknown, 0.9))
-                print(String(
-                    format: "R2 over 100 interleaved requests each, mailer 500 ms: known median %.2f ms p90 %.2f ms; unknown median %.2f ms p90 %.2f ms; delta median %.2f ms, p90 %.2f ms",
-                    percentile(known, 0.5), percentile(known, 0.9), percentile(unknown, 0.5), percentile(unknown, 0.9), medianDelta, p90Delta
-                ))
+                print(
+                    String(
+                        format:
+                            "R2 over 100 interleaved requests each, mailer 500 ms: known median %.2f ms p90 %.2f ms; unknown median %.2f ms p90 %.2f ms; delta median %.2f ms, p90 %.2f ms",
+                        percentile(known, 0.5),
+                        percentile(known, 0.9),
+                        percentile(unknown, 0.5),
+                        percentile(unknown, 0.9),
+                        medianDelta,
+                        p90Delta
+                    )
+                )
                 #expect(medianDelta < 20)
                 #expect(p90Delta < 50)
             }
@@ -75,7 +92,11 @@ import Testing
                 try await api.signUp(Self.email, Self.password)
                 var answers = Set<String>()
                 for index in 0..<50 {
-                    answers.insert(Self.fingerprint(try await api.requestReset(index.isMultiple(of: 2) ? Self.email : "Ada@Example.com")))
+                    answers.insert(
+                        Self.fingerprint(
+                            try await api.requestReset(index.isMultiple(of: 2) ? Self.email : "Ada@Example.com")
+                        )
+                    )
                     answers.insert(Self.fingerprint(try await api.requestReset("nobody@example.com")))
                 }
                 #expect(answers.count == 1, "repeats within the cooldown answer the same, known or not")
@@ -100,8 +121,13 @@ import Testing
                 }
                 try await Task.sleep(for: .seconds(1.5))
                 // Ten links issued; a link superseded before its message went out is not sent at all.
-                let mailed = try await world.sql("SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true)")
-                #expect(try mailed.first?.decode(column: "n", as: Int.self) == 10, "at most 10 links per address per day")
+                let mailed = try await world.sql(
+                    "SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true)"
+                )
+                #expect(
+                    try mailed.first?.decode(column: "n", as: Int.self) == 10,
+                    "at most 10 links per address per day"
+                )
                 #expect((1...10).contains(await world.mail.messages.count))
             }
         }
@@ -112,7 +138,9 @@ import Testing
             try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in
                 for index in 0..<4 { try await api.signUp("person\(index)@example.com", Self.password) }
                 var answers = Set<String>()
-                for index in 0..<4 { answers.insert(Self.fingerprint(try await api.requestReset("person\(index)@example.com"))) }
+                for index in 0..<4 {
+                    answers.insert(Self.fingerprint(try await api.requestReset("person\(index)@example.com")))
+                }
                 #expect(answers.count == 1)
                 _ = try await world.mail.waitFor(2)
                 try await Task.sleep(for: .seconds(1.5))
@@ -125,12 +153,17 @@ import Testing
 
     @Test func R5_perIPBucketsAndTrustedProxies() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ $0.passwordReset.requestBurst = 20; $0.passwordReset.requestsPerMinute = 10 }) { api in
+            try await world.serve({
+                $0.passwordReset.requestBurst = 20; $0.passwordReset.requestsPerMinute = 10
+            }) { api in
                 var limited = 0
                 for index in 0..<1000 {
                     // A spoofed X-Forwarded-For from a peer that is not a trusted proxy changes nothing.
                     let response = try await api.requestReset(
-                        "flood\(index)@example.com", headers: [.contentType: "application/json", TrustedProxies.forwardedFor: "203.0.113.\(index % 250)"]
+                        "flood\(index)@example.com",
+                        headers: [
+                            .contentType: "application/json", TrustedProxies.forwardedFor: "203.0.113.\(index % 250)",
+                        ]
                     )
                     if response.status == .tooManyRequests {
                         limited += 1
@@ -139,12 +172,18 @@ import Testing
                 }
                 #expect(limited >= 980, "\(limited) of 1000 limited")
             }
-            try await world.serve({ $0.passwordReset.requestBurst = 2; $0.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"]) }) { api in
+            try await world.serve({
+                $0.passwordReset.requestBurst = 2; $0.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"])
+            }) { api in
                 // Behind a trusted proxy, each client has its own bucket.
                 for client in ["198.51.100.1", "198.51.100.2"] {
-                    let headers: HTTPFields = [.contentType: "application/json", TrustedProxies.forwardedFor: "10.9.9.9, \(client)"]
+                    let headers: HTTPFields = [
+                        .contentType: "application/json", TrustedProxies.forwardedFor: "10.9.9.9, \(client)",
+                    ]
                     var statuses: [HTTPResponse.Status] = []
-                    for _ in 0..<3 { statuses.append(try await api.requestReset("a@example.com", headers: headers).status) }
+                    for _ in 0..<3 {
+                        statuses.append(try await api.requestReset("a@example.com", headers: headers).status)
+                    }
                     #expect(statuses == [.accepted, .accepted, .tooManyRequests], "\(client)")
                 }
             }
@@ -203,9 +242,16 @@ import Testing
                     #expect(response.status == .badRequest, "\(body)")
                     #expect(response.object["error"] as? String == "malformed_request")
                 }
-                let form = try await api.post("/v1/password-resets", "email=ada@example.com", headers: [.contentType: "application/x-www-form-urlencoded"])
+                let form = try await api.post(
+                    "/v1/password-resets",
+                    "email=ada@example.com",
+                    headers: [.contentType: "application/x-www-form-urlencoded"]
+                )
                 #expect(form.status == .unsupportedMediaType)
-                let huge = try await api.post("/v1/password-resets", "{\"email\":\"\(String(repeating: "a", count: 100_000))\"}")
+                let huge = try await api.post(
+                    "/v1/password-resets",
+                    "{\"email\":\"\(String(repeating: "a", count: 100_000))\"}"
+                )
                 #expect(huge.status == .contentTooLarge)
                 try await Task.sleep(for: .seconds(1.5))
                 #expect(await world.mail.messages.isEmpty)

@@ -35,7 +35,12 @@ import Testing
             let token = try await world.serveReturning { api in
                 try await api.signUp(Self.email, Self.password)
                 let token = try await api.resetToken(for: Self.email)
-                let stored = try #require(try await world.sql("SELECT token_hash FROM password_resets").first?.decode(column: "token_hash", as: String.self))
+                let stored = try #require(
+                    try await world.sql("SELECT token_hash FROM password_resets").first?.decode(
+                        column: "token_hash",
+                        as: String.self
+                    )
+                )
                 #expect(stored != token)
                 #expect(!stored.contains(token))
                 // The stored value, whole or without its version prefix, is not a link.
@@ -43,15 +48,23 @@ import Testing
                 #expect(try await api.verify(String(stored.split(separator: "$").last!)).status == .badRequest)
                 // Nor is the queued message: it is sealed, and erased once sent.
                 let outbox = try await world.sql("SELECT sealed_message FROM mail_outbox")
-                #expect(try outbox.allSatisfy { try !$0.decode(column: "sealed_message", as: String.self).contains(token) })
+                #expect(
+                    try outbox.allSatisfy { try !$0.decode(column: "sealed_message", as: String.self).contains(token) }
+                )
                 return token
             }
             // A second key, newer: links in flight still work, new ones use the new key.
-            let rotated = try SecretKeys(parsing: "2:\(Data(repeating: 7, count: 32).base64EncodedString()),1:\(world.keys.serialized.split(separator: ":")[1])")
+            let rotated = try SecretKeys(
+                parsing:
+                    "2:\(Data(repeating: 7, count: 32).base64EncodedString()),1:\(world.keys.serialized.split(separator: ":")[1])"
+            )
             try await world.serve({ $0.secretKeys = rotated }) { api in
                 #expect(try await api.verify(token).status == .ok)
                 _ = try await api.resetToken(for: Self.email)
-                let version = try await world.sql("SELECT key_version FROM password_resets").first?.decode(column: "key_version", as: Int.self)
+                let version = try await world.sql("SELECT key_version FROM password_resets").first?.decode(
+                    column: "key_version",
+                    as: Int.self
+                )
                 #expect(version == 2)
             }
         }
@@ -66,7 +79,8 @@ import Testing
                 var token = try await api.resetToken(for: Self.email)
                 let session = try #require(try await api.signIn(Self.email, Self.password))
                 let change = try await api.post(
-                    "/v1/me/password", ResetClient.json(["currentPassword": Self.password, "newPassword": Self.newPassword]),
+                    "/v1/me/password",
+                    ResetClient.json(["currentPassword": Self.password, "newPassword": Self.newPassword]),
                     headers: [.contentType: "application/json", .authorization: "Bearer \(session)"]
                 )
                 #expect(change.status == .noContent)
@@ -75,9 +89,13 @@ import Testing
 
                 // An email change (made here as an administrator would, in the database).
                 token = try await api.resetToken(for: Self.email)
-                _ = try await world.sql("UPDATE accounts SET email = 'ada.new@example.com' WHERE email = 'ada@example.com'")
+                _ = try await world.sql(
+                    "UPDATE accounts SET email = 'ada.new@example.com' WHERE email = 'ada@example.com'"
+                )
                 #expect(try await api.verify(token).status == .badRequest)
-                _ = try await world.sql("UPDATE accounts SET email = 'ada@example.com' WHERE email = 'ada.new@example.com'")
+                _ = try await world.sql(
+                    "UPDATE accounts SET email = 'ada@example.com' WHERE email = 'ada.new@example.com'"
+                )
                 #expect(try await api.verify(token).status == .ok, "the binding is to the address, and it is back")
 
                 // A disabled account.
@@ -115,7 +133,9 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func T5_aNewRequestSupersedesTheOldTokenEvenConcurrently(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
-            try await world.serve({ $0.passwordReset.mailPerWindow = 100; $0.passwordReset.mailPerDay = 100 }) { api in
+            try await world.serve({
+                $0.passwordReset.mailPerWindow = 100; $0.passwordReset.mailPerDay = 100
+            }) { api in
                 try await api.signUp(Self.email, Self.password)
                 let first = try await api.resetToken(for: Self.email)
                 let second = try await api.resetToken(for: Self.email)
@@ -138,11 +158,16 @@ import Testing
                 }
                 let messages = await world.mail.resetMessages
                 #expect((3...10).contains(messages.count))
-                let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(column: "n", as: Int.self)
+                let live = try await world.sql("SELECT COUNT(*) AS n FROM password_resets").first?.decode(
+                    column: "n",
+                    as: Int.self
+                )
                 #expect(live == 1)
                 var valid = 0
                 for message in messages {
-                    if try await api.verify(try #require(ResetClient.token(in: message.text))).status == .ok { valid += 1 }
+                    if try await api.verify(try #require(ResetClient.token(in: message.text))).status == .ok {
+                        valid += 1
+                    }
                 }
                 #expect(valid == 1, "exactly one link of the \(messages.count) sent is live")
             }
@@ -186,7 +211,10 @@ import Testing
                 try await api.signUp(Self.email, Self.password)
                 let token = try await api.resetToken(for: Self.email)
                 for _ in 0..<3 {
-                    #expect(try await api.verify(token, email: "someone.else\(UUID().uuidString.prefix(4))@example.com").status == .badRequest)
+                    #expect(
+                        try await api.verify(token, email: "someone.else\(UUID().uuidString.prefix(4))@example.com")
+                            .status == .badRequest
+                    )
                 }
                 #expect(try await api.verify(token).status == .ok)
                 return token
@@ -196,7 +224,10 @@ import Testing
                 let fourth = try await api.confirm(token, Self.newPassword, email: "mallory@example.com")
                 let fifth = try await api.verify(token, email: "eve@example.com")
                 #expect([fourth.status, fifth.status] == [.badRequest, .badRequest])
-                #expect(try await api.verify(token).status == .badRequest, "the sixth attempt fails even with the right token")
+                #expect(
+                    try await api.verify(token).status == .badRequest,
+                    "the sixth attempt fails even with the right token"
+                )
                 #expect(try await api.confirm(token, Self.newPassword).status == .badRequest)
                 #expect(try await api.signIn(Self.email, Self.password) != nil)
             }
@@ -234,7 +265,10 @@ import Testing
                     var pair: [Double] = []
                     for (name, variant) in [("first", firstDiffers), ("last", lastDiffers)] {
                         let start = ContinuousClock.now
-                        #expect(try await api.post("/v1/password-resets/verify", ResetClient.json(["token": variant])).status == .badRequest)
+                        #expect(
+                            try await api.post("/v1/password-resets/verify", ResetClient.json(["token": variant]))
+                                .status == .badRequest
+                        )
                         pair.append((ContinuousClock.now - start) / .milliseconds(1))
                         medians[name, default: []].append(pair.last!)
                     }
@@ -242,7 +276,9 @@ import Testing
                 }
                 let delta = abs(differences.sorted()[differences.count / 2])
                 let first = medians["first"]!.sorted()[50], last = medians["last"]!.sorted()[50]
-                print("T8 wrong-token verify over 100 pairs: median first-byte-differs \(first) ms, last-byte-differs \(last) ms, median paired delta \(delta) ms")
+                print(
+                    "T8 wrong-token verify over 100 pairs: median first-byte-differs \(first) ms, last-byte-differs \(last) ms, median paired delta \(delta) ms"
+                )
                 #expect(delta < 5)
                 #expect(try await api.verify(token).status == .ok)
             }

@@ -7,17 +7,22 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct SmartLinkTests {
     static let adminKey = "a-long-admin-key-for-the-tests-0123456789"
     static let admin: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(adminKey)"]
-    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
-    static let iPad = "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
-    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
-    static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
-    static let iMessage = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
+    static let iPhone =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+    static let iPad =
+        "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+    static let android =
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+    static let desktop =
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
+    static let iMessage =
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
 
     static let summer = #"""
         {"code":"summer","route":"/post/10","destinations":{"desktop":"https://links.example.com/web/post/10","android":"https://links.example.com/android","fallback":"https://links.example.com/"},"preview":{"title":"Summer <sale>","description":"Ten per cent off"}}
@@ -40,19 +45,29 @@ import FoundationNetworking
                 #expect(generated.status == .created)
                 let code = try #require(generated.object["code"] as? String)
                 #expect(code.count == 8)
-                #expect(try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/10")
+                #expect(
+                    try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/10"
+                )
                 let updated = try await api.client.execute(
-                    uri: "/v1/links/summer", method: .put, headers: Self.admin,
+                    uri: "/v1/links/summer",
+                    method: .put,
+                    headers: Self.admin,
                     body: .init(string: #"{"route":"/post/11","passQuery":false}"#)
                 ) { $0 }
                 #expect(updated.status == .ok)
-                #expect(try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/11")
+                #expect(
+                    try await api.get("/v1/links/summer", headers: Self.admin).object["route"] as? String == "/post/11"
+                )
                 let page = try await api.get("/v1/links?limit=1", headers: Self.admin)
                 #expect((page.object["links"] as? [Any])?.count == 1)
                 let next = try #require(page.object["next"] as? String)
                 let rest = try await api.get("/v1/links?limit=10&after=\(next)", headers: Self.admin)
                 #expect((rest.object["links"] as? [Any])?.count == 1)
-                let deleted = try await api.client.execute(uri: "/v1/links/summer", method: .delete, headers: Self.admin) { $0 }
+                let deleted = try await api.client.execute(
+                    uri: "/v1/links/summer",
+                    method: .delete,
+                    headers: Self.admin
+                ) { $0 }
                 #expect(deleted.status == .noContent)
                 #expect(try await api.get("/v1/links/summer", headers: Self.admin).status == .notFound)
             }
@@ -64,7 +79,9 @@ import FoundationNetworking
             try await world.serve(Self.configure) { api in
                 let anonymous = try await api.post("/v1/links", Self.summer)
                 #expect(anonymous.status == .unauthorized)
-                let wrong: HTTPFields = [.contentType: "application/json", .authorization: "Bearer not-the-key-but-long-enough-000"]
+                let wrong: HTTPFields = [
+                    .contentType: "application/json", .authorization: "Bearer not-the-key-but-long-enough-000",
+                ]
                 #expect(try await api.post("/v1/links", Self.summer, headers: wrong).status == .unauthorized)
                 #expect(try await api.get("/v1/links").status == .unauthorized)
             }
@@ -86,22 +103,47 @@ import FoundationNetworking
                     (#"{"code":"a b","route":"/post/1"}"#, "code"),
                     (#"{"code":"x1y2z3","route":"/no/such/screen"}"#, "route"),
                     (#"{"code":"x1y2z3","route":"post/1"}"#, "route"),
-                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://evil.example/"}}"#, "allowlist"),
+                    (
+                        #"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://evil.example/"}}"#,
+                        "allowlist"
+                    ),
                     (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"javascript:alert(1)"}}"#, "https"),
-                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://user:pw@links.example.com/"}}"#, "https"),
-                    (#"{"code":"x1y2z3","route":"/post/1","destinations":{"fallback":"http://links.example.com/"}}"#, "https"),
+                    (
+                        #"{"code":"x1y2z3","route":"/post/1","destinations":{"desktop":"https://user:pw@links.example.com/"}}"#,
+                        "https"
+                    ),
+                    (
+                        #"{"code":"x1y2z3","route":"/post/1","destinations":{"fallback":"http://links.example.com/"}}"#,
+                        "https"
+                    ),
                 ]
                 for (body, reason) in bodies {
                     let response = try await api.post("/v1/links", body, headers: Self.admin)
                     #expect(response.status == .unprocessableContent, "\(body)")
-                    #expect((response.object["problems"] as? [String])?.joined().contains(reason) == true, "\(body): \(response.text)")
+                    #expect(
+                        (response.object["problems"] as? [String])?.joined().contains(reason) == true,
+                        "\(body): \(response.text)"
+                    )
                 }
-                for malformed in [#"{"code":"x1y2z3"}"#, #"{"code":5,"route":"/post/1"}"#, #"{"route":"/post/1","route":"/post/2"}"#, "[]"] {
-                    #expect(try await api.post("/v1/links", malformed, headers: Self.admin).status == .badRequest, "\(malformed)")
+                for malformed in [
+                    #"{"code":"x1y2z3"}"#, #"{"code":5,"route":"/post/1"}"#, #"{"route":"/post/1","route":"/post/2"}"#,
+                    "[]",
+                ] {
+                    #expect(
+                        try await api.post("/v1/links", malformed, headers: Self.admin).status == .badRequest,
+                        "\(malformed)"
+                    )
                 }
-                let allowed = try await api.post("/v1/links", #"{"code":"shop","route":"/post/1","destinations":{"desktop":"https://shop.example.org/a"}}"#, headers: Self.admin)
+                let allowed = try await api.post(
+                    "/v1/links",
+                    #"{"code":"shop","route":"/post/1","destinations":{"desktop":"https://shop.example.org/a"}}"#,
+                    headers: Self.admin
+                )
                 #expect(allowed.status == .created, "a host on the configured allowlist")
-                let count = try await world.sql("SELECT COUNT(*) AS n FROM links").first?.decode(column: "n", as: Int.self)
+                let count = try await world.sql("SELECT COUNT(*) AS n FROM links").first?.decode(
+                    column: "n",
+                    as: Int.self
+                )
                 #expect(count == 1)
             }
         }
@@ -117,21 +159,33 @@ import FoundationNetworking
             }) { api in
                 #expect(try await api.post("/v1/links", Self.summer, headers: Self.admin).status == .created)
 
-                let desktop = try await api.get("/summer?utm_source=news&utm_campaign=june", headers: [.userAgent: Self.desktop])
+                let desktop = try await api.get(
+                    "/summer?utm_source=news&utm_campaign=june",
+                    headers: [.userAgent: Self.desktop]
+                )
                 #expect(desktop.status == .found)
-                #expect(desktop.headers[.location] == "https://links.example.com/web/post/10?utm_source=news&utm_campaign=june")
+                #expect(
+                    desktop.headers[.location]
+                        == "https://links.example.com/web/post/10?utm_source=news&utm_campaign=june"
+                )
                 #expect(desktop.headers[.cacheControl] == "no-store")
 
                 let android = try await api.get("/summer", headers: [.userAgent: Self.android])
                 #expect(android.status == .found)
                 let intent = try #require(android.headers[.location])
-                #expect(intent.hasPrefix("intent://links.example.com/post/10#Intent;scheme=https;package=com.example.demo;"))
+                #expect(
+                    intent.hasPrefix("intent://links.example.com/post/10#Intent;scheme=https;package=com.example.demo;")
+                )
                 #expect(intent.contains("S.browser_fallback_url=https%3A%2F%2Flinks.example.com%2Fandroid;end"))
 
                 for agent in [Self.iPhone, Self.iPad] {
                     let page = try await api.get("/summer", headers: [.userAgent: agent])
                     #expect(page.status == .ok)
-                    #expect(page.text.contains(#"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/summer">"#))
+                    #expect(
+                        page.text.contains(
+                            #"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.example.com/summer">"#
+                        )
+                    )
                     #expect(page.text.contains(#"href="https://links.example.com/post/10">Open in the Demo app"#))
                     #expect(page.text.contains("https://apps.apple.com/app/id1234567890"))
                     #expect(!page.text.contains("demoapp://"), "no custom-scheme dead end")
@@ -139,11 +193,20 @@ import FoundationNetworking
                 }
 
                 // Instagram's and Facebook's browsers keep universal links: the page says how to reach Safari.
-                let instagram = Self.iPhone + " Instagram 340.0.0.22.109 (iPhone15,2; iOS 17_5; en_US; en; scale=3.00; 1179x2556; 617441221)"
-                let facebook = Self.iPhone + " [FBAN/FBIOS;FBAV/470.0.0.38.107;FBBV/612334012;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.5]"
+                let instagram =
+                    Self.iPhone
+                    + " Instagram 340.0.0.22.109 (iPhone15,2; iOS 17_5; en_US; en; scale=3.00; 1179x2556; 617441221)"
+                let facebook =
+                    Self.iPhone
+                    + " [FBAN/FBIOS;FBAV/470.0.0.38.107;FBBV/612334012;FBDV/iPhone15,2;FBMD/iPhone;FBSN/iOS;FBSV/17.5]"
                 for (agent, name) in [(instagram, "Instagram"), (facebook, "Facebook")] {
                     let page = try await api.get("/summer", headers: [.userAgent: agent])
-                    #expect(page.text.contains(#"<p class="notice">\#(name) opens links in its own browser, which cannot open the Demo app."#), "\(name)")
+                    #expect(
+                        page.text.contains(
+                            #"<p class="notice">\#(name) opens links in its own browser, which cannot open the Demo app."#
+                        ),
+                        "\(name)"
+                    )
                     #expect(page.text.contains("Open in the Demo app"))
                 }
                 #expect(!(try await api.get("/summer", headers: [.userAgent: Self.iPhone]).text.contains("notice")))
@@ -153,10 +216,18 @@ import FoundationNetworking
                 #expect(preview.status == .ok)
                 #expect(preview.text.contains(#"<meta property="og:title" content="Summer &lt;sale&gt;">"#))
                 #expect(preview.text.contains(#"<meta property="og:description" content="Ten per cent off">"#))
-                for bot in ["Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "WhatsApp/2.23.20.0", "Discordbot/2.0", "TelegramBot (like TwitterBot)", "LinkedInBot/1.0"] {
-                    #expect(try await api.get("/summer", headers: [.userAgent: bot]).text.contains("og:title"), "\(bot)")
+                for bot in [
+                    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "WhatsApp/2.23.20.0",
+                    "Discordbot/2.0", "TelegramBot (like TwitterBot)", "LinkedInBot/1.0",
+                ] {
+                    #expect(
+                        try await api.get("/summer", headers: [.userAgent: bot]).text.contains("og:title"),
+                        "\(bot)"
+                    )
                 }
-                #expect(try await api.get("/summer", method: .head, headers: [.userAgent: Self.desktop]).status == .found)
+                #expect(
+                    try await api.get("/summer", method: .head, headers: [.userAgent: Self.desktop]).status == .found
+                )
 
                 // Counts are written in batches, by the background job.
                 var stats: [String: Any] = [:]
@@ -165,23 +236,35 @@ import FoundationNetworking
                     if stats["botFetches"] as? Int == 6, stats["clicks"] as? Int == 7 { break }
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                #expect(stats["clicks"] as? Int == 7, "desktop, android, iPhone, iPad, Instagram, Facebook, iPhone again; HEAD is not a click: \(stats)")
+                #expect(
+                    stats["clicks"] as? Int == 7,
+                    "desktop, android, iPhone, iPad, Instagram, Facebook, iPhone again; HEAD is not a click: \(stats)"
+                )
                 #expect(stats["botFetches"] as? Int == 6)
                 let platforms = Set((stats["days"] as? [[String: Any]] ?? []).compactMap { $0["platform"] as? String })
                 #expect(platforms == ["desktop", "android", "iphone", "ipad", "bot"])
                 let columns = try await world.sql("SELECT * FROM link_clicks").first.map { $0.allColumns.sorted() }
-                #expect(columns == ["bot", "clicks", "code", "day", "platform"], "aggregates only: no IP, no user agent")
+                #expect(
+                    columns == ["bot", "clicks", "code", "day", "platform"],
+                    "aggregates only: no IP, no user agent"
+                )
             }
         }
     }
 
     @Test func expiredLinksUnknownCodesTheLandingDomainAndTheDecisionPage() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ Self.configure(&$0); $0.smartLinks.landingDomain = "go.example.com" }) { api in
+            try await world.serve({
+                Self.configure(&$0); $0.smartLinks.landingDomain = "go.example.com"
+            }) { api in
                 let expiry = world.clock.wallClock.milliseconds() + 60_000
-                let body = #"{"code":"flash","route":"/post/3","expiresAt":\#(expiry),"expiredURL":"https://links.example.com/over","destinations":{"desktop":"https://links.example.com/flash"}}"#
+                let body =
+                    #"{"code":"flash","route":"/post/3","expiresAt":\#(expiry),"expiredURL":"https://links.example.com/over","destinations":{"desktop":"https://links.example.com/flash"}}"#
                 #expect(try await api.post("/v1/links", body, headers: Self.admin).status == .created)
-                #expect(try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location] == "https://links.example.com/flash")
+                #expect(
+                    try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location]
+                        == "https://links.example.com/flash"
+                )
                 // iOS goes to the landing domain first, query kept; there, the page.
                 let hop = try await api.get("/flash?ref=mail", headers: [.userAgent: Self.iPhone])
                 #expect(hop.headers[.location] == "https://go.example.com/flash?ref=mail")
@@ -192,7 +275,10 @@ import FoundationNetworking
                 let (page, response) = try await URLSession.shared.data(for: request)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
                 #expect(String(decoding: page, as: UTF8.self).contains("Open in the Demo app"))
-                #expect(try await api.get("/v1/links/flash/resolve").object["url"] as? String == "https://links.example.com/post/3")
+                #expect(
+                    try await api.get("/v1/links/flash/resolve").object["url"] as? String
+                        == "https://links.example.com/post/3"
+                )
 
                 let decisions = try await api.get("/flash?d=1").text
                 #expect(decisions.contains("<th>desktop</th><td>302 to https://links.example.com/flash</td>"))
@@ -200,32 +286,48 @@ import FoundationNetworking
                 #expect(!decisions.contains("the landing page is on the link domain"))
 
                 world.clock.advance(seconds: 61)
-                #expect(try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location] == "https://links.example.com/over")
+                #expect(
+                    try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location]
+                        == "https://links.example.com/over"
+                )
                 #expect(try await api.get("/v1/links/flash/resolve").status == .gone)
                 let unknown = try await api.get("/nothing-here", headers: [.userAgent: Self.desktop])
                 #expect(unknown.status == .notFound)
                 #expect(unknown.text.contains("This link does not exist"))
                 #expect(try await api.get("/healthz").status == .ok, "the server's own paths win over codes")
                 let robots = try await api.get("/robots.txt")
-                #expect(robots.text.contains("Disallow: /v1/") && !robots.text.contains("Disallow: /\n"), "links stay readable by preview fetchers")
+                #expect(
+                    robots.text.contains("Disallow: /v1/") && !robots.text.contains("Disallow: /\n"),
+                    "links stay readable by preview fetchers"
+                )
                 #expect(try await api.get("/favicon.ico").status == .noContent)
             }
         }
     }
 
     @Test func userAgentsAreClassifiedAsPeopleSeeThemOrAsPreviewFetchers() {
-        #expect(ClientPlatform(userAgent: Self.iMessage) == .previewBot, "iMessage's spoofed agent is a preview, not a Mac")
+        #expect(
+            ClientPlatform(userAgent: Self.iMessage) == .previewBot,
+            "iMessage's spoofed agent is a preview, not a Mac"
+        )
         #expect(ClientPlatform(userAgent: nil) == .previewBot)
         #expect(ClientPlatform(userAgent: Self.iPhone) == .iPhone)
         #expect(ClientPlatform(userAgent: Self.iPad) == .iPad)
-        #expect(ClientPlatform(userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15", platformHint: "\"iPadOS\"") == .iPad)
+        #expect(
+            ClientPlatform(
+                userAgent:
+                    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15",
+                platformHint: "\"iPadOS\""
+            ) == .iPad
+        )
         #expect(ClientPlatform(userAgent: Self.mac) == .macOrIPad, "Safari on a Mac and on an iPad send the same agent")
         #expect(ClientPlatform(userAgent: Self.mac, platformHint: "\"macOS\"") == .desktop)
         #expect(ClientPlatform(userAgent: Self.android) == .android)
         #expect(ClientPlatform(userAgent: Self.desktop) == .desktop)
     }
 
-    static let mac = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
+    static let mac =
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
 
     @Test func aMacAgentIsAskedForTouchSupportAndAnIPadGetsItsLandingPage() async throws {
         try await ResetWorld.with(.sqlite) { world in
@@ -234,19 +336,41 @@ import FoundationNetworking
                 let probe = try await api.get("/summer?utm_source=news", headers: [.userAgent: Self.mac])
                 #expect(probe.status == .ok)
                 #expect(probe.text.contains(#"<script src="/assets/platform.js" defer></script>"#))
-                #expect(probe.text.contains(#"<meta http-equiv="refresh" content="0;url=/summer?utm_source=news&amp;_platform=mac">"#), "without script: a Mac")
+                #expect(
+                    probe.text.contains(
+                        #"<meta http-equiv="refresh" content="0;url=/summer?utm_source=news&amp;_platform=mac">"#
+                    ),
+                    "without script: a Mac"
+                )
                 #expect(try await api.get("/assets/platform.js").text.contains("navigator.maxTouchPoints > 1"))
 
                 let iPad = try await api.get("/summer?utm_source=news&_platform=ipad", headers: [.userAgent: Self.mac])
-                #expect(iPad.status == .ok && iPad.text.contains(#"<meta name="apple-itunes-app""#), "an iPad: the landing page")
+                #expect(
+                    iPad.status == .ok && iPad.text.contains(#"<meta name="apple-itunes-app""#),
+                    "an iPad: the landing page"
+                )
                 let mac = try await api.get("/summer?utm_source=news&_platform=mac", headers: [.userAgent: Self.mac])
                 #expect(mac.status == .found)
-                #expect(mac.headers[.location] == "https://links.example.com/web/post/10?utm_source=news", "the answer is not passed on")
-                #expect(try await api.get("/summer?_platform=ipad", headers: [.userAgent: Self.desktop]).status == .found, "only a Mac agent asks")
+                #expect(
+                    mac.headers[.location] == "https://links.example.com/web/post/10?utm_source=news",
+                    "the answer is not passed on"
+                )
+                #expect(
+                    try await api.get("/summer?_platform=ipad", headers: [.userAgent: Self.desktop]).status == .found,
+                    "only a Mac agent asks"
+                )
                 // Global Privacy Control and Do Not Track: the same redirect, no count.
-                for header in [HTTPField(name: .init("Sec-GPC")!, value: "1"), HTTPField(name: .init("DNT")!, value: "1")] {
-                    let optedOut = try await api.get("/summer", headers: [.userAgent: Self.desktop, header.name: header.value])
-                    #expect(optedOut.status == .found && optedOut.headers[.location] == "https://links.example.com/web/post/10")
+                for header in [
+                    HTTPField(name: .init("Sec-GPC")!, value: "1"), HTTPField(name: .init("DNT")!, value: "1"),
+                ] {
+                    let optedOut = try await api.get(
+                        "/summer",
+                        headers: [.userAgent: Self.desktop, header.name: header.value]
+                    )
+                    #expect(
+                        optedOut.status == .found
+                            && optedOut.headers[.location] == "https://links.example.com/web/post/10"
+                    )
                 }
 
                 var stats: [String: Any] = [:]
@@ -255,8 +379,13 @@ import FoundationNetworking
                     if stats["clicks"] as? Int == 3 { break }
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                let platforms = (stats["days"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) { $0[$1["platform"] as? String ?? "", default: 0] += $1["clicks"] as? Int ?? 0 }
-                #expect(platforms == ["ipad": 1, "desktop": 2], "counted once the platform is known, never as the probe: \(stats)")
+                let platforms = (stats["days"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) {
+                    $0[$1["platform"] as? String ?? "", default: 0] += $1["clicks"] as? Int ?? 0
+                }
+                #expect(
+                    platforms == ["ipad": 1, "desktop": 2],
+                    "counted once the platform is known, never as the probe: \(stats)"
+                )
             }
         }
     }
@@ -280,12 +409,21 @@ import FoundationNetworking
                 #expect(bot.text.contains(#"<meta property="og:title" content="Post 42">"#))
                 #expect(bot.text.contains(#"<meta property="og:description" content="A+post">"#), "+ stays +")
 
-                let otherApp = try await api.get("/?link=\(link)&ibi=com.other.app", headers: [.userAgent: SmartLinkTests.desktop])
+                let otherApp = try await api.get(
+                    "/?link=\(link)&ibi=com.other.app",
+                    headers: [.userAgent: SmartLinkTests.desktop]
+                )
                 #expect(otherApp.status == .badRequest)
-                let openRedirect = try await api.get("/?link=\(link)&ofl=https%3A%2F%2Fevil.example%2F", headers: [.userAgent: SmartLinkTests.desktop])
+                let openRedirect = try await api.get(
+                    "/?link=\(link)&ofl=https%3A%2F%2Fevil.example%2F",
+                    headers: [.userAgent: SmartLinkTests.desktop]
+                )
                 #expect(openRedirect.status == .badRequest)
                 #expect(openRedirect.headers[.location] == nil)
-                let foreign = try await api.get("/?link=https%3A%2F%2Fevil.example%2Fpost%2F1", headers: [.userAgent: SmartLinkTests.desktop])
+                let foreign = try await api.get(
+                    "/?link=https%3A%2F%2Fevil.example%2Fpost%2F1",
+                    headers: [.userAgent: SmartLinkTests.desktop]
+                )
                 #expect(foreign.status == .notFound)
             }
         }
@@ -297,10 +435,19 @@ import FoundationNetworking
     @Test(arguments: TestDatabase.allCases)
     func aTokenOpensTheLinksRouteOnceWithinTheHour(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
-            try await world.serve({ SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com" }) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+            try await world.serve({
+                SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com"
+            }) { api in
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 let page = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.iPhone]).text
-                #expect(page.contains(#"id="get-app" data-deferred="/v1/links/summer/deferred" href="https://apps.apple.com/app/id1234567890""#))
+                #expect(
+                    page.contains(
+                        #"id="get-app" data-deferred="/v1/links/summer/deferred" href="https://apps.apple.com/app/id1234567890""#
+                    )
+                )
                 #expect(page.contains(#"<script src="/assets/deferred.js" defer></script>"#))
                 let script = try await api.get("/assets/deferred.js")
                 #expect(script.status == .ok && script.headers[.contentType] == "text/javascript; charset=utf-8")
@@ -312,7 +459,10 @@ import FoundationNetworking
                 #expect(issued.headers[.cacheControl] == "no-store")
                 let stored = try await world.sql("SELECT token_hash, code FROM deferred_links")
                 #expect(stored.count == 1)
-                #expect(try !(stored[0].decode(column: "token_hash", as: String.self)).contains(token), "a keyed hash only")
+                #expect(
+                    try !(stored[0].decode(column: "token_hash", as: String.self)).contains(token),
+                    "a keyed hash only"
+                )
 
                 let redeemed = try await api.post("/v1/deferred/redeem", #"{"token":"\#(token)"}"#)
                 #expect(redeemed.status == .ok)
@@ -321,23 +471,43 @@ import FoundationNetworking
                 let again = try await api.post("/v1/deferred/redeem", #"{"token":"\#(token)"}"#)
                 #expect(again.status == .gone && again.object["error"] as? String == "deferred_link_gone", "single use")
 
-                let late = try #require(try await api.post("/v1/links/summer/deferred", "").object["pasteboard"] as? String)
+                let late = try #require(
+                    try await api.post("/v1/links/summer/deferred", "").object["pasteboard"] as? String
+                )
                 world.clock.advance(seconds: 3601)
                 let lateToken = try #require(DeferredLink(pasteboard: late, linkDomains: ["go.example.com"])?.token)
-                #expect(try await api.post("/v1/deferred/redeem", #"{"token":"\#(lateToken)"}"#).status == .gone, "an hour at most")
-                #expect(try await world.sql("SELECT code FROM deferred_links").isEmpty, "an expired token is gone once tried")
+                #expect(
+                    try await api.post("/v1/deferred/redeem", #"{"token":"\#(lateToken)"}"#).status == .gone,
+                    "an hour at most"
+                )
+                #expect(
+                    try await world.sql("SELECT code FROM deferred_links").isEmpty,
+                    "an expired token is gone once tried"
+                )
                 _ = try await api.post("/v1/links/summer/deferred", "")
                 world.clock.advance(seconds: 3601)
                 _ = try await api.post("/v1/links/summer/deferred", "")
-                #expect(try await world.sql("SELECT code FROM deferred_links").count == 2, "an issue no longer sweeps (it cost a scan per request)")
-                try await Pruning(database: world.database, clock: world.clock.wallClock).run(now: world.clock.wallClock.milliseconds())
-                #expect(try await world.sql("SELECT code FROM deferred_links").count == 1, "the hourly pruning deletes expired tokens")
+                #expect(
+                    try await world.sql("SELECT code FROM deferred_links").count == 2,
+                    "an issue no longer sweeps (it cost a scan per request)"
+                )
+                try await Pruning(database: world.database, clock: world.clock.wallClock).run(
+                    now: world.clock.wallClock.milliseconds()
+                )
+                #expect(
+                    try await world.sql("SELECT code FROM deferred_links").count == 1,
+                    "the hourly pruning deletes expired tokens"
+                )
 
                 #expect(try await api.post("/v1/links/nope/deferred", "").status == .notFound)
-                for body in [#"{"token":"short"}"#, #"{"token":5}"#, "{", #"{"token":"AbCdEfGhIjKlMnOpQr-_12","token":"x"}"#] {
+                for body in [
+                    #"{"token":"short"}"#, #"{"token":5}"#, "{", #"{"token":"AbCdEfGhIjKlMnOpQr-_12","token":"x"}"#,
+                ] {
                     #expect(try await api.post("/v1/deferred/redeem", body).status == .badRequest, "\(body)")
                 }
-                #expect(try await api.post("/v1/deferred/redeem", #"{"token":"AbCdEfGhIjKlMnOpQr-_12"}"#).status == .gone)
+                #expect(
+                    try await api.post("/v1/deferred/redeem", #"{"token":"AbCdEfGhIjKlMnOpQr-_12"}"#).status == .gone
+                )
                 let logged = world.logs.lines.withLock { $0.joined(separator: "\n") }
                 #expect(!logged.contains(token) && !logged.contains(lateToken), "no token in a log line")
             }
@@ -347,7 +517,10 @@ import FoundationNetworking
     @Test func theDeferredCallsAreRateLimitedPerClient() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(SmartLinkTests.configure) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 var statuses: [HTTPResponse.Status] = []
                 for _ in 0..<25 { statuses.append(try await api.post("/v1/links/summer/deferred", "").status) }
                 #expect(statuses.prefix(20).allSatisfy { $0 == .created })
@@ -364,11 +537,19 @@ import FoundationNetworking
 
     static var lite: AppConfiguration {
         var lite = AppConfiguration(
-            teamID: "FGHIJ67890", bundleID: "com.example.lite", customScheme: "demolite",
-            domains: ["lite.example.com"], appStoreID: "987654321", displayName: "Demo Lite"
+            teamID: "FGHIJ67890",
+            bundleID: "com.example.lite",
+            customScheme: "demolite",
+            domains: ["lite.example.com"],
+            appStoreID: "987654321",
+            displayName: "Demo Lite"
         )
         lite.routes = AppConfiguration.demo.routes
-        lite.android = .init(packageName: "com.example.lite", sha256CertFingerprints: [fingerprint], playStoreURL: "https://store.example.org/lite")
+        lite.android = .init(
+            packageName: "com.example.lite",
+            sha256CertFingerprints: [fingerprint],
+            playStoreURL: "https://store.example.org/lite"
+        )
         return lite
     }
 
@@ -385,8 +566,14 @@ import FoundationNetworking
         let files = try AssociationFiles(app: app)
         let matcher = AASAMatcher(document: try JSONValue.parse(files.appleAppSiteAssociation.body))
         for appID in ["ABCDE12345.com.example.demo", "FGHIJ67890.com.example.lite"] {
-            #expect(matcher.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match, "\(appID)")
-            #expect(matcher.decide(appID: appID, url: "https://links.example.com/account/x").verdict != .match, "\(appID)")
+            #expect(
+                matcher.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match,
+                "\(appID)"
+            )
+            #expect(
+                matcher.decide(appID: appID, url: "https://links.example.com/account/x").verdict != .match,
+                "\(appID)"
+            )
         }
         let statements = try JSONValue.parse(try #require(files.assetLinks).body)
         guard case .array(let list) = statements else { Issue.record("not an array"); return }
@@ -397,32 +584,61 @@ import FoundationNetworking
     @Test func aLinkOpensTheAppItNamesOnEveryPlatform() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in
-                let link = #"{"code":"lite-post","app":"com.example.lite","route":"/post/10","destinations":{"fallback":"https://lite.example.com/"}}"#
+                let link =
+                    #"{"code":"lite-post","app":"com.example.lite","route":"/post/10","destinations":{"fallback":"https://lite.example.com/"}}"#
                 #expect(try await api.post("/v1/links", link, headers: SmartLinkTests.admin).status == .created)
 
                 let iPhone = try await api.get("/lite-post", headers: [.userAgent: SmartLinkTests.iPhone])
-                #expect(iPhone.text.contains(#"content="app-id=987654321, app-argument=https://links.example.com/lite-post""#))
+                #expect(
+                    iPhone.text.contains(
+                        #"content="app-id=987654321, app-argument=https://links.example.com/lite-post""#
+                    )
+                )
                 #expect(iPhone.text.contains(#"href="https://lite.example.com/post/10">Open in the Demo Lite app"#))
                 #expect(!iPhone.text.contains("1234567890"), "not the primary app's listing")
 
-                let android = try #require(try await api.get("/lite-post", headers: [.userAgent: SmartLinkTests.android]).headers[.location])
-                #expect(android.hasPrefix("intent://lite.example.com/post/10#Intent;scheme=https;package=com.example.lite;"))
-                #expect(android.contains("S.browser_fallback_url=https%3A%2F%2Fstore.example.org%2Flite;end"), "the app's own store")
+                let android = try #require(
+                    try await api.get("/lite-post", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
+                )
+                #expect(
+                    android.hasPrefix("intent://lite.example.com/post/10#Intent;scheme=https;package=com.example.lite;")
+                )
+                #expect(
+                    android.contains("S.browser_fallback_url=https%3A%2F%2Fstore.example.org%2Flite;end"),
+                    "the app's own store"
+                )
 
                 #expect(try await api.get("/lite-post?d=1").text.contains("Demo Lite (<code>com.example.lite</code>)"))
-                #expect(try await api.get("/v1/links/lite-post/resolve").object["url"] as? String == "https://lite.example.com/post/10")
+                #expect(
+                    try await api.get("/v1/links/lite-post/resolve").object["url"] as? String
+                        == "https://lite.example.com/post/10"
+                )
 
-                let unknown = try await api.post("/v1/links", #"{"code":"nope","app":"com.example.gone","route":"/post/1"}"#, headers: SmartLinkTests.admin)
+                let unknown = try await api.post(
+                    "/v1/links",
+                    #"{"code":"nope","app":"com.example.gone","route":"/post/1"}"#,
+                    headers: SmartLinkTests.admin
+                )
                 #expect(unknown.status == .unprocessableContent)
-                #expect(unknown.text.contains("app: 'com.example.gone' is not the bundle ID of a configured app (com.example.demo, com.example.lite)"))
-                #expect(try await api.get("/nope", headers: [.userAgent: SmartLinkTests.desktop]).status == .notFound, "nothing stored")
+                #expect(
+                    unknown.text.contains(
+                        "app: 'com.example.gone' is not the bundle ID of a configured app (com.example.demo, com.example.lite)"
+                    )
+                )
+                #expect(
+                    try await api.get("/nope", headers: [.userAgent: SmartLinkTests.desktop]).status == .notFound,
+                    "nothing stored"
+                )
 
                 // A Firebase long link picks its app by ibi, and must use that app's domain.
                 let fdl = "/?link=https%3A%2F%2Flite.example.com%2Fpost%2F42&ibi=com.example.lite&isi=987654321"
                 let page = try await api.get(fdl, headers: [.userAgent: SmartLinkTests.iPhone])
                 #expect(page.status == .ok)
                 #expect(page.text.contains(#"href="https://lite.example.com/post/42">Open in the Demo Lite app"#))
-                let mismatch = try await api.get("/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F42&ibi=com.example.lite", headers: [.userAgent: SmartLinkTests.iPhone])
+                let mismatch = try await api.get(
+                    "/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F42&ibi=com.example.lite",
+                    headers: [.userAgent: SmartLinkTests.iPhone]
+                )
                 #expect(mismatch.status == .badRequest)
                 #expect(mismatch.text.contains("links.example.com is not a domain of com.example.lite"))
             }
@@ -438,7 +654,11 @@ import FoundationNetworking
         var link = SmartLink(code: "lite", route: "/post/1")
         link.app = "com.example.lite"
         let problems = try DeploymentCheck.problems(settings: settings, links: [link])
-        #expect(problems == ["com.example.lite: the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens"])
+        #expect(
+            problems == [
+                "com.example.lite: the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens"
+            ]
+        )
     }
 }
 
@@ -454,7 +674,11 @@ import FoundationNetworking
         #expect(problems.allSatisfy { $0.hasPrefix("link 'bad'") }, "\(problems)")
         #expect(problems.contains { $0.contains("the app has no route for /account/settings") })
         #expect(problems.contains { $0.contains("evil.example is not on the destination allowlist") })
-        #expect(problems.contains { $0 == "link 'bad': iOS would not open the app for https://links.example.com/account/settings" })
+        #expect(
+            problems.contains {
+                $0 == "link 'bad': iOS would not open the app for https://links.example.com/account/settings"
+            }
+        )
     }
 }
 
@@ -465,21 +689,33 @@ import FoundationNetworking
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
-        #expect(ClickCounter.day(milliseconds) == formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000)))
+        #expect(
+            ClickCounter.day(milliseconds)
+                == formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        )
     }
 }
 
 @Suite struct LinkDomainAssociationTests {
     @Test func aSeparateLinkDomainHasItsOwnFileClaimingShortCodes() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com" }) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+            try await world.serve({
+                SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com"
+            }) { api in
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 let port = try #require(api.client.port)
                 func file(host: String) async throws -> AASAMatcher {
-                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/.well-known/apple-app-site-association")!)
+                    var request = URLRequest(
+                        url: URL(string: "http://127.0.0.1:\(port)/.well-known/apple-app-site-association")!
+                    )
                     request.setValue(host, forHTTPHeaderField: "Host")
                     let (data, response) = try await URLSession.shared.data(for: request)
-                    #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+                    #expect(
+                        (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "application/json"
+                    )
                     return AASAMatcher(document: try JSONValue.parse(data))
                 }
                 let appID = "ABCDE12345.com.example.demo"
@@ -491,7 +727,11 @@ import FoundationNetworking
                 let app = try await file(host: "links.example.com")
                 #expect(app.decide(appID: appID, url: "https://links.example.com/summer").verdict != .match)
                 #expect(app.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match)
-                #expect(try await api.get("/summer?d=1").text.contains("<code>https://go.example.com/summer</code>: iOS opens the app"))
+                #expect(
+                    try await api.get("/summer?d=1").text.contains(
+                        "<code>https://go.example.com/summer</code>: iOS opens the app"
+                    )
+                )
             }
         }
     }

@@ -17,7 +17,8 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Whether this database can run here; prints the reason when it cannot.
     var isAvailable: Bool {
         guard self == .postgresql, Self.postgresURL == nil else { return true }
-        let reason = "PostgreSQL tests skipped: DEEPLINKS_TEST_POSTGRES_URL is not set (bash .ci/run starts a server and sets it)"
+        let reason =
+            "PostgreSQL tests skipped: DEEPLINKS_TEST_POSTGRES_URL is not set (bash .ci/run starts a server and sets it)"
         print("◇ \(reason)")
         if ProcessInfo.processInfo.environment["CI"] != nil {
             Issue.record("\(reason), but CI must run them")
@@ -32,10 +33,13 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deeplinks-\(UUID().uuidString)")
             let url = DatabaseURL.sqliteFile(path: folder.appendingPathComponent("test.sqlite").path)
             let database = try await Database.open(url, logger: logger)
-            return (database, {
-                try? await database.close()
-                try? FileManager.default.removeItem(at: folder)
-            })
+            return (
+                database,
+                {
+                    try? await database.close()
+                    try? FileManager.default.removeItem(at: folder)
+                }
+            )
         case .postgresql:
             let schema = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))"
             let admin = try await Database.open(try DatabaseURL(parsing: Self.postgresURL!), logger: logger)
@@ -44,15 +48,19 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let separator = Self.postgresURL!.contains("?") ? "&" : "?"
             let scoped = try DatabaseURL(parsing: Self.postgresURL! + "\(separator)search_path=\(schema)")
             let database = try await Database.open(scoped, logger: logger)
-            return (database, {
-                try? await database.close()
-                if let admin = try? await Database.open(try DatabaseURL(parsing: Self.postgresURL!), logger: logger) {
-                    try? await admin.withConnection { sql in
-                        try await sql.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run()
+            return (
+                database,
+                {
+                    try? await database.close()
+                    if let admin = try? await Database.open(try DatabaseURL(parsing: Self.postgresURL!), logger: logger)
+                    {
+                        try? await admin.withConnection { sql in
+                            try await sql.raw("DROP SCHEMA \(unsafeRaw: schema) CASCADE").run()
+                        }
+                        try? await admin.close()
                     }
-                    try? await admin.close()
                 }
-            })
+            )
         }
     }
 }

@@ -27,7 +27,12 @@ public struct AssetLinksStatement: Sendable, Hashable, Codable {
     public static func appLinks(packageName: String, fingerprints: [String]) -> AssetLinksStatement {
         AssetLinksStatement(
             relation: [handleAllURLs],
-            target: Target(namespace: "android_app", packageName: packageName, sha256CertFingerprints: fingerprints, site: nil)
+            target: Target(
+                namespace: "android_app",
+                packageName: packageName,
+                sha256CertFingerprints: fingerprints,
+                site: nil
+            )
         )
     }
 
@@ -54,37 +59,76 @@ public enum AssetLinksValidator {
 
     public static func validate(_ document: JSONValue) -> [AASADiagnostic] {
         var found: [AASADiagnostic] = []
-        func report(_ code: AASADiagnostic.Code, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
+        func report(
+            _ code: AASADiagnostic.Code,
+            _ severity: AASADiagnostic.Severity,
+            _ pointer: String,
+            _ message: String
+        ) {
             found.append(.init(code, severity, pointer, message))
         }
         guard let statements = document.array else {
-            report(.assetLinksRootNotArray, .error, "", "the top level must be an array of statements, not \(document.typeName)")
+            report(
+                .assetLinksRootNotArray,
+                .error,
+                "",
+                "the top level must be an array of statements, not \(document.typeName)"
+            )
             return found
         }
         var grantsAppLinks = false
         for (index, statement) in statements.enumerated() {
             let pointer = "/\(index)"
             guard let object = statement.object else {
-                report(.assetLinksWrongType, .error, pointer, "a statement must be an object, not \(statement.typeName)")
+                report(
+                    .assetLinksWrongType,
+                    .error,
+                    pointer,
+                    "a statement must be an object, not \(statement.typeName)"
+                )
                 continue
             }
             for key in object.keys.sorted() where !["relation", "target"].contains(key) {
-                report(.assetLinksUnknownKey, .warning, JSONPointer.append(pointer, key), "'\(key)' is not part of a statement; it is ignored")
+                report(
+                    .assetLinksUnknownKey,
+                    .warning,
+                    JSONPointer.append(pointer, key),
+                    "'\(key)' is not part of a statement; it is ignored"
+                )
             }
             let relations = object["relation"]?.array
             if relations == nil || relations!.isEmpty {
-                report(.assetLinksRelation, .error, pointer + "/relation", "a statement needs a non-empty 'relation' array")
+                report(
+                    .assetLinksRelation,
+                    .error,
+                    pointer + "/relation",
+                    "a statement needs a non-empty 'relation' array"
+                )
             }
             for (relationIndex, relation) in (relations ?? []).enumerated() {
                 let relationPointer = "\(pointer)/relation/\(relationIndex)"
                 guard let text = relation.string else {
-                    report(.assetLinksWrongType, .error, relationPointer, "a relation must be a string, not \(relation.typeName)")
+                    report(
+                        .assetLinksWrongType,
+                        .error,
+                        relationPointer,
+                        "a relation must be a string, not \(relation.typeName)"
+                    )
                     continue
                 }
                 if text == AssetLinksStatement.handleAllURLs { grantsAppLinks = true }
                 if !knownRelations.contains(text) {
-                    let wellFormed = text.split(separator: "/").count == 2 && text.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." || $0 == "/" }
-                    report(.assetLinksRelation, wellFormed ? .warning : .error, relationPointer, wellFormed ? "'\(text)' is not a relation Android defines for apps" : "'\(text)' is not a relation string (namespace/name)")
+                    let wellFormed =
+                        text.split(separator: "/").count == 2
+                        && text.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." || $0 == "/" }
+                    report(
+                        .assetLinksRelation,
+                        wellFormed ? .warning : .error,
+                        relationPointer,
+                        wellFormed
+                            ? "'\(text)' is not a relation Android defines for apps"
+                            : "'\(text)' is not a relation string (namespace/name)"
+                    )
                 }
             }
             guard let target = object["target"]?.object else {
@@ -95,23 +139,48 @@ public enum AssetLinksValidator {
             case "android_app":
                 if let name = target["package_name"]?.string {
                     if !isPackageName(name) {
-                        report(.assetLinksPackageName, .error, pointer + "/target/package_name", "'\(name)' is not an Android package name (at least two dot-separated parts, each a letter then letters, digits or '_')")
+                        report(
+                            .assetLinksPackageName,
+                            .error,
+                            pointer + "/target/package_name",
+                            "'\(name)' is not an Android package name (at least two dot-separated parts, each a letter then letters, digits or '_')"
+                        )
                     }
                 } else {
-                    report(.assetLinksPackageName, .error, pointer + "/target/package_name", "an android_app target needs 'package_name'")
+                    report(
+                        .assetLinksPackageName,
+                        .error,
+                        pointer + "/target/package_name",
+                        "an android_app target needs 'package_name'"
+                    )
                 }
                 let fingerprints = target["sha256_cert_fingerprints"]?.array ?? []
                 if fingerprints.isEmpty {
-                    report(.assetLinksFingerprint, .error, pointer + "/target/sha256_cert_fingerprints", "an android_app target needs at least one SHA-256 certificate fingerprint")
+                    report(
+                        .assetLinksFingerprint,
+                        .error,
+                        pointer + "/target/sha256_cert_fingerprints",
+                        "an android_app target needs at least one SHA-256 certificate fingerprint"
+                    )
                 }
                 for (fingerprintIndex, fingerprint) in fingerprints.enumerated() {
                     let fingerprintPointer = "\(pointer)/target/sha256_cert_fingerprints/\(fingerprintIndex)"
                     guard let text = fingerprint.string, isFingerprint(text.uppercased()) else {
-                        report(.assetLinksFingerprint, .error, fingerprintPointer, "not a SHA-256 fingerprint: 32 bytes as upper-case hex pairs joined by ':'")
+                        report(
+                            .assetLinksFingerprint,
+                            .error,
+                            fingerprintPointer,
+                            "not a SHA-256 fingerprint: 32 bytes as upper-case hex pairs joined by ':'"
+                        )
                         continue
                     }
                     if text != text.uppercased() {
-                        report(.assetLinksFingerprint, .warning, fingerprintPointer, "write the fingerprint in upper case, as keytool prints it")
+                        report(
+                            .assetLinksFingerprint,
+                            .warning,
+                            fingerprintPointer,
+                            "write the fingerprint in upper case, as keytool prints it"
+                        )
                     }
                 }
             case "web":
@@ -119,21 +188,32 @@ public enum AssetLinksValidator {
                     report(.assetLinksWrongType, .error, pointer + "/target/site", "a web target needs 'site'")
                 }
             case let other:
-                report(.assetLinksNamespace, .error, pointer + "/target/namespace", "namespace must be android_app or web, not \(other.map { "'\($0)'" } ?? "missing")")
+                report(
+                    .assetLinksNamespace,
+                    .error,
+                    pointer + "/target/namespace",
+                    "namespace must be android_app or web, not \(other.map { "'\($0)'" } ?? "missing")"
+                )
             }
         }
         if !grantsAppLinks {
-            report(.assetLinksNoAppLinks, .warning, "", "no statement grants \(AssetLinksStatement.handleAllURLs): Android App Links will not open an app")
+            report(
+                .assetLinksNoAppLinks,
+                .warning,
+                "",
+                "no statement grants \(AssetLinksStatement.handleAllURLs): Android App Links will not open an app"
+            )
         }
         return found
     }
 
     static func isPackageName(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count >= 2 && parts.allSatisfy { part in
-            guard let first = part.first, first.isASCII, first.isLetter else { return false }
-            return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        }
+        return parts.count >= 2
+            && parts.allSatisfy { part in
+                guard let first = part.first, first.isASCII, first.isLetter else { return false }
+                return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }
     }
 
     static func isFingerprint(_ text: String) -> Bool {

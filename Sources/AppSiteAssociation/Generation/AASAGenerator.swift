@@ -24,7 +24,12 @@ public struct AASAConfiguration: Sendable, Hashable, Codable {
     /// Apps allowed to use the site's passwords (`webcredentials`).
     public var webCredentials: [String]
 
-    public init(apps: [App], fragmentOptOut: Bool = true, includeLegacyPaths: Bool = false, webCredentials: [String] = []) {
+    public init(
+        apps: [App],
+        fragmentOptOut: Bool = true,
+        includeLegacyPaths: Bool = false,
+        webCredentials: [String] = []
+    ) {
         self.apps = apps
         self.fragmentOptOut = fragmentOptOut
         self.includeLegacyPaths = includeLegacyPaths
@@ -46,7 +51,13 @@ public enum AASAGenerator {
         let details = configuration.apps.map { app in
             var components: [Components] = []
             if configuration.fragmentOptOut {
-                components.append(Components(fragment: "no_universal_links", exclude: true, comment: "Any link ending in #no_universal_links opens in the browser."))
+                components.append(
+                    Components(
+                        fragment: "no_universal_links",
+                        exclude: true,
+                        comment: "Any link ending in #no_universal_links opens in the browser."
+                    )
+                )
             }
             components += app.exclusions.map { Components(path: $0, exclude: true) }
             components += app.paths.map { Components(path: $0) }

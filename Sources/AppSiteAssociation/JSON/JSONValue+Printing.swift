@@ -10,10 +10,14 @@ extension JSONValue {
         case .string(let value): return Self.quote(value)
         case .array(let items):
             guard !items.isEmpty else { return "[]" }
-            return "[\n" + items.map { inner + $0.prettyPrinted(indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            return "[\n" + items.map { inner + $0.prettyPrinted(indent: inner) }.joined(separator: ",\n") + "\n"
+                + indent + "]"
         case .object(let members):
             guard !members.isEmpty else { return "{}" }
-            return "{\n" + members.keys.sorted().map { inner + Self.quote($0) + ": " + members[$0]!.prettyPrinted(indent: inner) }.joined(separator: ",\n") + "\n" + indent + "}"
+            return "{\n"
+                + members.keys.sorted().map {
+                    inner + Self.quote($0) + ": " + members[$0]!.prettyPrinted(indent: inner)
+                }.joined(separator: ",\n") + "\n" + indent + "}"
         }
     }
 
@@ -26,7 +30,8 @@ extension JSONValue {
         case .string(let value): Self.quote(value)
         case .array(let values): "[" + values.map(\.compactJSON).joined(separator: ",") + "]"
         case .object(let members):
-            "{" + members.keys.sorted().map { Self.quote($0) + ":" + members[$0]!.compactJSON }.joined(separator: ",") + "}"
+            "{" + members.keys.sorted().map { Self.quote($0) + ":" + members[$0]!.compactJSON }.joined(separator: ",")
+                + "}"
         }
     }
 
@@ -45,7 +50,9 @@ extension JSONValue {
             case "\r": output += "\\r"
             case "\t": output += "\\t"
             case _ where scalar.value < 0x20:
-                output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                output +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
             default: output.unicodeScalars.append(scalar)
             }
         }

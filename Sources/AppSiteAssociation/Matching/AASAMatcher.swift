@@ -50,20 +50,29 @@ public struct AASAMatcher: Sendable {
         }
         let variables = applinks.substitutionVariables
         entries = applinks.details.enumerated().map { index, entry in
-            let pointer = applinks.detailsAsDictionary
+            let pointer =
+                applinks.detailsAsDictionary
                 ? JSONPointer.append("/applinks/details", entry.appID ?? "") : "/applinks/details/\(index)"
             // DF6: defaults apply to components, not to rules converted from legacy paths.
             let isLegacy = entry.components == nil
             let rules = entry.rules.enumerated().map { ruleIndex, rule in
                 let effective = isLegacy ? rule : rule.overriding(entry.defaults).overriding(applinks.defaults)
-                return Self.rule(effective, pointer: "\(pointer)/\(isLegacy ? "paths" : "components")/\(ruleIndex)", variables)
+                return Self.rule(
+                    effective,
+                    pointer: "\(pointer)/\(isLegacy ? "paths" : "components")/\(ruleIndex)",
+                    variables
+                )
             }
             return Entry(pointer: pointer, appIDs: entry.apps, rules: rules)
         }
     }
 
     /// Compiles one rule whose settings are already resolved over the defaults (DF1–DF5, DF7 built-ins).
-    private static func rule(_ rule: AppleAppSiteAssociation.Components, pointer: String, _ variables: [String: [String]]) -> Rule {
+    private static func rule(
+        _ rule: AppleAppSiteAssociation.Components,
+        pointer: String,
+        _ variables: [String: [String]]
+    ) -> Rule {
         let caseSensitive = rule.caseSensitive ?? true
         func pattern(_ text: String?) -> AASAPattern? {
             text.map { AASAPattern($0, variables: variables, caseSensitive: caseSensitive) }
@@ -73,7 +82,11 @@ public struct AASAMatcher: Sendable {
         case .pattern(let text):
             query = .string(AASAPattern(text, variables: variables, caseSensitive: caseSensitive))
         case .items(let items):
-            query = .items(items.keys.sorted().map { ($0, AASAPattern(items[$0]!, variables: variables, caseSensitive: caseSensitive)) })
+            query = .items(
+                items.keys.sorted().map {
+                    ($0, AASAPattern(items[$0]!, variables: variables, caseSensitive: caseSensitive))
+                }
+            )
         case .ignored, nil:
             break  // Q9: iOS ignores a dictionary with a non-string value.
         }
@@ -91,12 +104,17 @@ public struct AASAMatcher: Sendable {
     /// The verdict for `appID` opening `url` under this file, which is `domain`'s (the URL's host when nil).
     /// With the app's `entitlements`, the file must also be the one §2 assigns to the URL's host (E1–E4):
     /// `applinks:*.example.com` lets example.com's file govern shop.example.com.
-    public func decide(appID: String, url string: String, domain: String? = nil, entitlements: AssociatedDomains? = nil) -> AASADecision {
+    public func decide(appID: String, url string: String, domain: String? = nil, entitlements: AssociatedDomains? = nil)
+        -> AASADecision
+    {
         guard let url = AASAURL(string) else {
             return AASADecision(verdict: .nomatch, trace: ["the URL cannot be parsed"])
         }
         guard url.scheme == "https" || url.scheme == "http" else {
-            return AASADecision(verdict: .nomatch, trace: ["U1: only http and https URLs are universal links, not \(url.scheme)"])
+            return AASADecision(
+                verdict: .nomatch,
+                trace: ["U1: only http and https URLs are universal links, not \(url.scheme)"]
+            )
         }
         let domain = (domain ?? url.host).lowercased()
         if let entitlements {
@@ -104,13 +122,22 @@ public struct AASAMatcher: Sendable {
                 return AASADecision(verdict: .nomatch, trace: ["E1: no applinks entitlement entry covers \(url.host)"])
             }
             guard governing == domain else {
-                return AASADecision(verdict: .nomatch, trace: ["E3, E4: \(url.host) is governed by \(governing)'s file, not \(domain)'s"])
+                return AASADecision(
+                    verdict: .nomatch,
+                    trace: ["E3, E4: \(url.host) is governed by \(governing)'s file, not \(domain)'s"]
+                )
             }
         } else if url.host != domain {
-            return AASADecision(verdict: .nomatch, trace: ["U2: the host \(url.host) is not the domain \(domain) whose file this is"])
+            return AASADecision(
+                verdict: .nomatch,
+                trace: ["U2: the host \(url.host) is not the domain \(domain) whose file this is"]
+            )
         }
         if let port = url.port {
-            return AASADecision(verdict: .nomatch, trace: ["E5: a URL with an explicit port (\(port)) is not treated as associated"])
+            return AASADecision(
+                verdict: .nomatch,
+                trace: ["E5: a URL with an explicit port (\(port)) is not treated as associated"]
+            )
         }
         var trace: [String] = []
         let subjects = Subjects(url)
@@ -118,12 +145,16 @@ public struct AASAMatcher: Sendable {
         var namedAnywhere = false
         for entry in entries where entry.appIDs.contains(appID) {
             namedAnywhere = true
-            trace.append("\(entry.pointer) names \(appID) (\(entry.rules.count) rule\(entry.rules.count == 1 ? "" : "s"))")
+            trace.append(
+                "\(entry.pointer) names \(appID) (\(entry.rules.count) rule\(entry.rules.count == 1 ? "" : "s"))"
+            )
             for rule in entry.rules {
                 switch evaluate(rule, subjects) {
                 case .success:
                     let verdict: AASAVerdict = rule.exclude ? .exclude : .match
-                    trace.append("\(rule.pointer) matches: \(verdict)\(rule.exclude ? " (exclude stops the search, M1)" : "")")
+                    trace.append(
+                        "\(rule.pointer) matches: \(verdict)\(rule.exclude ? " (exclude stops the search, M1)" : "")"
+                    )
                     return AASADecision(verdict: verdict, trace: trace)
                 case .failure(var failure):
                     // To explain why a URL does not open, the rules that would open it matter most.
@@ -138,7 +169,9 @@ public struct AASAMatcher: Sendable {
             return AASADecision(verdict: .nomatch, trace: ["R3: no applinks details entry names \(appID)"])
         }
         if let closest {
-            trace.append("no rule matches; closest: \(closest.rule.pointer): \(closest.failure.reason(closest.rule, url))")
+            trace.append(
+                "no rule matches; closest: \(closest.rule.pointer): \(closest.failure.reason(closest.rule, url))"
+            )
         } else {
             trace.append("no rule matches: the entries naming the app have no rules")
         }
@@ -201,7 +234,8 @@ public struct AASAMatcher: Sendable {
                 var trimmed = prepare(url.path, rule)
                 if trimmed.isEmpty { trimmed = "/" }
                 while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-                text = which == 0 ? trimmed : String(trimmed.dropFirst())  // asked for only when trimmed starts with "/"
+                // asked for only when trimmed starts with "/"
+                text = which == 0 ? trimmed : String(trimmed.dropFirst())
             case 2: text = prepare(url.query ?? "", rule)
             default: text = prepare(url.fragment ?? "", rule)
             }
@@ -230,7 +264,13 @@ public struct AASAMatcher: Sendable {
         if let path = rule.path {
             let trimmed = subjects.characters(0, rule)
             let hasBare = trimmed.count > 1 && trimmed.first == "/"
-            guard path.matches(trimmed, bare: hasBare ? subjects.characters(1, rule) : nil, caseSensitive: rule.caseSensitive) else {
+            guard
+                path.matches(
+                    trimmed,
+                    bare: hasBare ? subjects.characters(1, rule) : nil,
+                    caseSensitive: rule.caseSensitive
+                )
+            else {
                 return .failure(Failure(score: score, component: .path))
             }
             score += 1
@@ -247,9 +287,17 @@ public struct AASAMatcher: Sendable {
             let pairs = subjects.queryPairs(rule)
             for (name, pattern) in items {
                 let folded = AASAPattern.fold(name, rule.caseSensitive)
-                let values = pairs.filter { AASAPattern.fold($0.0, rule.caseSensitive) == folded }.map { AASAPattern.fold($0.1, rule.caseSensitive) }
-                for value in values.isEmpty ? [""] : values where !pattern.matches(value, caseSensitive: rule.caseSensitive) {  // Q6, Q8
-                    return .failure(Failure(score: score, component: .queryItem(name: name, absent: values.isEmpty, pattern: pattern)))
+                let values = pairs.filter { AASAPattern.fold($0.0, rule.caseSensitive) == folded }.map {
+                    AASAPattern.fold($0.1, rule.caseSensitive)
+                }
+                for value in values.isEmpty ? [""] : values
+                where !pattern.matches(value, caseSensitive: rule.caseSensitive) {  // Q6, Q8
+                    return .failure(
+                        Failure(
+                            score: score,
+                            component: .queryItem(name: name, absent: values.isEmpty, pattern: pattern)
+                        )
+                    )
                 }
                 score += 1
             }
@@ -280,14 +328,16 @@ struct PathPattern: Sendable, CustomStringConvertible {
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         if base.isEmpty, lead { base = "/" }
         self.base = AASAPattern(base, variables: variables, caseSensitive: caseSensitive)
-        parent = base.hasSuffix("/*") && base != "/*"
+        parent =
+            base.hasSuffix("/*") && base != "/*"
             ? AASAPattern(String(base.dropLast(2)), variables: variables, caseSensitive: caseSensitive) : nil
     }
 
     /// `trimmed` is the path without trailing slashes (or `/`); `bare` the same without its leading slash.
     func matches(_ trimmed: [Character], bare: [Character]?, caseSensitive: Bool) -> Bool {
         func ok(_ subject: [Character]) -> Bool {
-            base.matches(subject, caseSensitive: caseSensitive) || (parent?.matches(subject, caseSensitive: caseSensitive) ?? false)
+            base.matches(subject, caseSensitive: caseSensitive)
+                || (parent?.matches(subject, caseSensitive: caseSensitive) ?? false)
         }
         return ok(trimmed) || (bare.map(ok) ?? false)
     }

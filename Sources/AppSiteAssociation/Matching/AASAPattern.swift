@@ -6,11 +6,11 @@ import Foundation
 struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
     enum Token: Sendable, Hashable {
         case literal(Character)
-        case any       // *
-        case one       // ?
+        case any  // *
+        case one  // ?
         case alternatives([[Token]])  // $(custom) or $(region)/$(lang): one alternative, each its own token list
         case characterClass(CharacterClass)
-        case never     // an undefined or unterminated variable: never matches (SV11)
+        case never  // an undefined or unterminated variable: never matches (SV11)
     }
 
     enum CharacterClass: String, Sendable, Hashable {
@@ -40,7 +40,9 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
     /// The predefined variables of SV5.
     static let predefinedNames: Set<String> = ["alpha", "upper", "lower", "alnum", "digit", "xdigit", "region", "lang"]
 
-    static let regionCodes: [String] = Locale.Region.isoRegions.map(\.identifier).filter { $0.count == 2 && $0.allSatisfy(\.isLetter) }.sorted()
+    static let regionCodes: [String] = Locale.Region.isoRegions.map(\.identifier).filter {
+        $0.count == 2 && $0.allSatisfy(\.isLetter)
+    }.sorted()
     static let languageCodes: [String] = Locale.LanguageCode.isoLanguageCodes.map(\.identifier).sorted()
 
     init(_ text: String, variables: [String: [String]], caseSensitive: Bool) {
@@ -49,7 +51,12 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
         self.tokens = caseSensitive ? tokens : Self.foldLiterals(tokens)
     }
 
-    private static func tokenize(_ text: String, variables: [String: [String]], caseSensitive: Bool, allowVariables: Bool) -> [Token] {
+    private static func tokenize(
+        _ text: String,
+        variables: [String: [String]],
+        caseSensitive: Bool,
+        allowVariables: Bool
+    ) -> [Token] {
         var tokens: [Token] = []
         var characters = Array(text)[...]
         while let character = characters.first {
@@ -68,7 +75,18 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
                 characters = characters[characters.index(after: close)...]
                 if let values = variables[name] {
                     // Values may hold * and ? but never another variable (SV4).
-                    tokens.append(.alternatives(values.map { tokenize(fold($0, caseSensitive), variables: [:], caseSensitive: caseSensitive, allowVariables: false) }))
+                    tokens.append(
+                        .alternatives(
+                            values.map {
+                                tokenize(
+                                    fold($0, caseSensitive),
+                                    variables: [:],
+                                    caseSensitive: caseSensitive,
+                                    allowVariables: false
+                                )
+                            }
+                        )
+                    )
                 } else if let characterClass = CharacterClass(rawValue: name) {
                     tokens.append(.characterClass(characterClass))
                 } else if name == "region" {
@@ -109,7 +127,15 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Backtracking match of `tokens[t...]` followed by `tail` against `subject[s...]`.
-    private static func match(_ tokens: [Token], _ t: Int, _ subject: [Character], _ s: Int, _ caseSensitive: Bool, _ memo: inout Set<Int>, tail: [[Token]]) -> Bool {
+    private static func match(
+        _ tokens: [Token],
+        _ t: Int,
+        _ subject: [Character],
+        _ s: Int,
+        _ caseSensitive: Bool,
+        _ memo: inout Set<Int>,
+        tail: [[Token]]
+    ) -> Bool {
         if t == tokens.count {
             guard let next = tail.last else { return s == subject.count }
             return match(next, 0, subject, s, caseSensitive, &memo, tail: Array(tail.dropLast()))
@@ -117,7 +143,8 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
         switch tokens[t] {
         case .literal(let character):
             // Code point by code point: no Unicode normalization (P8), unlike Character's ==.
-            return s < subject.count && subject[s].unicodeScalars.elementsEqual(character.unicodeScalars) && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
+            return s < subject.count && subject[s].unicodeScalars.elementsEqual(character.unicodeScalars)
+                && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
         case .one:
             return s < subject.count && match(tokens, t + 1, subject, s + 1, caseSensitive, &memo, tail: tail)
         case .characterClass(let characterClass):
@@ -127,7 +154,8 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
             // Memoize failures of top-level stars to keep patterns like *a*a*a* linear-ish.
             let key = tail.isEmpty ? t * (subject.count + 1) + s : -1
             if key >= 0, memo.contains(key) { return false }
-            for start in s...subject.count where match(tokens, t + 1, subject, start, caseSensitive, &memo, tail: tail) {
+            for start in s...subject.count where match(tokens, t + 1, subject, start, caseSensitive, &memo, tail: tail)
+            {
                 return true
             }
             if key >= 0 { memo.insert(key) }
@@ -136,7 +164,9 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
             let continuation = tail + [Array(tokens[(t + 1)...])]
             for option in options {
                 // Most alternatives are literal codes: skip those whose first character cannot match.
-                if case .literal(let first) = option.first, s >= subject.count || !subject[s].unicodeScalars.elementsEqual(first.unicodeScalars) {
+                if case .literal(let first) = option.first,
+                    s >= subject.count || !subject[s].unicodeScalars.elementsEqual(first.unicodeScalars)
+                {
                     continue
                 }
                 var innerMemo = Set<Int>()
@@ -148,4 +178,3 @@ struct AASAPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-

@@ -18,12 +18,15 @@ struct AASAURL: Sendable, Hashable {
             query = String(text[text.index(after: question)...])
             text = String(text[..<question])
         }
-        guard let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].hasPrefix("//") else { return nil }
+        guard let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].hasPrefix("//") else {
+            return nil
+        }
         scheme = text[..<colon].lowercased()
         let rest = text[text.index(colon, offsetBy: 3)...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }  // U3: userinfo ignored
+        // U3: userinfo ignored
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if let portColon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
             port = Int(authority[authority.index(after: portColon)...])
             authority = authority[..<portColon]

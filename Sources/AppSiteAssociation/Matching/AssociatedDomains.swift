@@ -22,14 +22,22 @@ public struct AssociatedDomains: Sendable, Hashable {
             }
             let service = String(string[..<colon])
             guard ["applinks", "webcredentials", "activitycontinuation", "appclips"].contains(service) else {
-                throw EntitlementError(entry: string, reason: "'\(service)' is not a service (applinks, webcredentials, activitycontinuation, appclips)")
+                throw EntitlementError(
+                    entry: string,
+                    reason: "'\(service)' is not a service (applinks, webcredentials, activitycontinuation, appclips)"
+                )
             }
             var host = Substring(string[string.index(after: colon)...])
             var mode: String?
             if let question = host.firstIndex(of: "?") {
                 let query = host[host.index(after: question)...]
-                guard query.hasPrefix("mode="), ["developer", "managed", "developer+managed"].contains(String(query.dropFirst(5))) else {
-                    throw EntitlementError(entry: string, reason: "the only query allowed is ?mode=developer, managed or developer+managed (H10)")
+                guard query.hasPrefix("mode="),
+                    ["developer", "managed", "developer+managed"].contains(String(query.dropFirst(5)))
+                else {
+                    throw EntitlementError(
+                        entry: string,
+                        reason: "the only query allowed is ?mode=developer, managed or developer+managed (H10)"
+                    )
                 }
                 mode = String(query.dropFirst(5))
                 host = host[..<question]
@@ -38,7 +46,10 @@ public struct AssociatedDomains: Sendable, Hashable {
             if isWildcard { host = host.dropFirst(2) }
             // E2: only the host; E5: no port.
             guard !host.isEmpty, !host.contains(where: { "/:#@ *".contains($0) }) else {
-                throw EntitlementError(entry: string, reason: "the entry holds only a host: no scheme, path, port or trailing slash (E2, E5)")
+                throw EntitlementError(
+                    entry: string,
+                    reason: "the entry holds only a host: no scheme, path, port or trailing slash (E2, E5)"
+                )
             }
             if isWildcard, service == "appclips" {
                 throw EntitlementError(entry: string, reason: "appclips entries cannot use a wildcard (E3)")

@@ -72,7 +72,9 @@ extension AppleAppSiteAssociation {
     /// The file as JSON (an ignored query dictionary is left out).
     public var json: JSONValue {
         var root: [String: JSONValue] = [:]
-        func list(_ apps: AppList?) -> JSONValue? { apps.map { .object(["apps": .array($0.apps.map(JSONValue.string))]) } }
+        func list(_ apps: AppList?) -> JSONValue? {
+            apps.map { .object(["apps": .array($0.apps.map(JSONValue.string))]) }
+        }
         root["webcredentials"] = list(webcredentials)
         root["appclips"] = list(appclips)
         root["activitycontinuation"] = list(activitycontinuation)
@@ -81,7 +83,9 @@ extension AppleAppSiteAssociation {
             object["apps"] = applinks.apps.map { .array($0.map(JSONValue.string)) }
             object["defaults"] = applinks.defaults.map(Self.json)
             if !applinks.substitutionVariables.isEmpty {
-                object["substitutionVariables"] = .object(applinks.substitutionVariables.mapValues { .array($0.map(JSONValue.string)) })
+                object["substitutionVariables"] = .object(
+                    applinks.substitutionVariables.mapValues { .array($0.map(JSONValue.string)) }
+                )
             }
             if applinks.detailsAsDictionary {
                 var dictionary: [String: JSONValue] = [:]

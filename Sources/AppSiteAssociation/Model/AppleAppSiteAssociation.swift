@@ -10,7 +10,12 @@ public struct AppleAppSiteAssociation: Sendable, Hashable {
     public var appclips: AppList?
     public var activitycontinuation: AppList?
 
-    public init(applinks: AppLinks? = nil, webcredentials: AppList? = nil, appclips: AppList? = nil, activitycontinuation: AppList? = nil) {
+    public init(
+        applinks: AppLinks? = nil,
+        webcredentials: AppList? = nil,
+        appclips: AppList? = nil,
+        activitycontinuation: AppList? = nil
+    ) {
         self.applinks = applinks
         self.webcredentials = webcredentials
         self.appclips = appclips
@@ -36,7 +41,13 @@ public struct AppleAppSiteAssociation: Sendable, Hashable {
         public var defaults: Components?
         public var substitutionVariables: [String: [String]]
 
-        public init(apps: [String]? = nil, details: [Details], detailsAsDictionary: Bool = false, defaults: Components? = nil, substitutionVariables: [String: [String]] = [:]) {
+        public init(
+            apps: [String]? = nil,
+            details: [Details],
+            detailsAsDictionary: Bool = false,
+            defaults: Components? = nil,
+            substitutionVariables: [String: [String]] = [:]
+        ) {
             self.apps = apps
             self.details = details
             self.detailsAsDictionary = detailsAsDictionary
@@ -55,7 +66,13 @@ public struct AppleAppSiteAssociation: Sendable, Hashable {
         /// App-level defaults (DF1).
         public var defaults: Components?
 
-        public init(appID: String? = nil, appIDs: [String]? = nil, components: [Components]? = nil, paths: [String]? = nil, defaults: Components? = nil) {
+        public init(
+            appID: String? = nil,
+            appIDs: [String]? = nil,
+            components: [Components]? = nil,
+            paths: [String]? = nil,
+            defaults: Components? = nil
+        ) {
             self.appID = appID
             self.appIDs = appIDs
             self.components = components
@@ -72,7 +89,8 @@ public struct AppleAppSiteAssociation: Sendable, Hashable {
         public var rules: [Components] {
             if let components { return components }
             return (paths ?? []).map { path in
-                path.hasPrefix("NOT ") ? Components(path: String(path.dropFirst(4)), exclude: true) : Components(path: path)
+                path.hasPrefix("NOT ")
+                    ? Components(path: String(path.dropFirst(4)), exclude: true) : Components(path: path)
             }
         }
     }
@@ -96,7 +114,15 @@ public struct AppleAppSiteAssociation: Sendable, Hashable {
         public var caseSensitive: Bool?
         public var percentEncoded: Bool?
 
-        public init(path: String? = nil, query: Query? = nil, fragment: String? = nil, exclude: Bool? = nil, comment: String? = nil, caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
+        public init(
+            path: String? = nil,
+            query: Query? = nil,
+            fragment: String? = nil,
+            exclude: Bool? = nil,
+            comment: String? = nil,
+            caseSensitive: Bool? = nil,
+            percentEncoded: Bool? = nil
+        ) {
             self.path = path
             self.query = query
             self.fragment = fragment

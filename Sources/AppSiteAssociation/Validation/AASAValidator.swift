@@ -11,9 +11,23 @@ public enum AASAValidator {
     public static func validate(data: Data) -> [AASADiagnostic] {
         var found: [AASADiagnostic] = []
         if data.count > maximumSize {
-            found.append(.init(.tooLarge, .error, "", "the file is \(data.count) bytes; iOS reads at most 128 KB (131,072 bytes) uncompressed"))
+            found.append(
+                .init(
+                    .tooLarge,
+                    .error,
+                    "",
+                    "the file is \(data.count) bytes; iOS reads at most 128 KB (131,072 bytes) uncompressed"
+                )
+            )
         } else if data.count > warningSize {
-            found.append(.init(.tooLarge, .warning, "", "the file is \(data.count) bytes, close to iOS's 128 KB limit (read as 128,000 bytes by some)"))
+            found.append(
+                .init(
+                    .tooLarge,
+                    .warning,
+                    "",
+                    "the file is \(data.count) bytes, close to iOS's 128 KB limit (read as 128,000 bytes by some)"
+                )
+            )
         }
         if data.starts(with: [0xEF, 0xBB, 0xBF]) {
             found.append(.init(.bom, .warning, "", "the file starts with a UTF-8 byte-order mark; remove it"))
@@ -22,7 +36,16 @@ public enum AASAValidator {
         do {
             value = try JSONValue.parse(data)
         } catch {
-            found.append(.init(.invalidJson, .error, "", data.isEmpty ? "the file is empty" : "the file is not valid JSON (no comments, trailing commas or single quotes)"))
+            found.append(
+                .init(
+                    .invalidJson,
+                    .error,
+                    "",
+                    data.isEmpty
+                        ? "the file is empty"
+                        : "the file is not valid JSON (no comments, trailing commas or single quotes)"
+                )
+            )
             return found
         }
         return found + validate(value)
@@ -45,14 +68,22 @@ public enum AASAValidator {
         let scalars = Array(value.unicodeScalars)
         guard scalars.count > 11, scalars[10] == "." else { return false }
         return scalars[..<10].allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
-            && scalars[11...].allSatisfy { ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" }
+            && scalars[11...].allSatisfy {
+                ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "."
+                    || $0 == "-"
+            }
     }
 
     struct Checker {
         var found: [AASADiagnostic] = []
         var variables: Set<String> = []
 
-        mutating func report(_ code: AASADiagnostic.Code, _ severity: AASADiagnostic.Severity, _ pointer: String, _ message: String) {
+        mutating func report(
+            _ code: AASADiagnostic.Code,
+            _ severity: AASADiagnostic.Severity,
+            _ pointer: String,
+            _ message: String
+        ) {
             found.append(.init(code, severity, pointer, message))
         }
 
@@ -63,7 +94,12 @@ public enum AASAValidator {
         mutating func unknownKeys(_ object: [String: JSONValue], _ known: Set<String>, _ pointer: String) {
             for key in object.keys.sorted() where !known.contains(key) {
                 let hint = known.first { $0.lowercased() == key.lowercased() }.map { " (did you mean '\($0)'?)" } ?? ""
-                report(.unknownKey, .warning, JSONPointer.append(pointer, key), "'\(key)' is not a key iOS reads here; it is ignored\(hint)")
+                report(
+                    .unknownKey,
+                    .warning,
+                    JSONPointer.append(pointer, key),
+                    "'\(key)' is not a key iOS reads here; it is ignored\(hint)"
+                )
             }
         }
 
@@ -73,7 +109,12 @@ public enum AASAValidator {
                 return
             }
             if !root.keys.contains(where: AASAValidator.serviceKeys.contains) {
-                report(.noService, .error, "", "none of applinks, webcredentials, appclips or activitycontinuation is present")
+                report(
+                    .noService,
+                    .error,
+                    "",
+                    "none of applinks, webcredentials, appclips or activitycontinuation is present"
+                )
             }
             unknownKeys(root, AASAValidator.serviceKeys, "")
             for service in ["webcredentials", "appclips", "activitycontinuation"] {
@@ -99,7 +140,12 @@ public enum AASAValidator {
         mutating func appID(_ value: JSONValue, _ pointer: String) {
             guard let text = value.string else { return type(pointer, "a string", value) }
             if !AASAValidator.isAppID(text) {
-                report(.appidFormat, .error, pointer, "'\(text)' is not TEAMID.bundle.id (ten upper-case letters or digits, a dot, then letters, digits, '.' or '-')")
+                report(
+                    .appidFormat,
+                    .error,
+                    pointer,
+                    "'\(text)' is not TEAMID.bundle.id (ten upper-case letters or digits, a dot, then letters, digits, '.' or '-')"
+                )
             }
         }
 
@@ -109,7 +155,9 @@ public enum AASAValidator {
             unknownKeys(applinks, AASAValidator.applinksKeys, pointer)
             if let apps = applinks["apps"] {
                 if let array = apps.array {
-                    if !array.isEmpty { report(.appsNotEmpty, .error, "/applinks/apps", "the legacy 'apps' key must be an empty array") }
+                    if !array.isEmpty {
+                        report(.appsNotEmpty, .error, "/applinks/apps", "the legacy 'apps' key must be an empty array")
+                    }
                 } else {
                     type("/applinks/apps", "an empty array", apps)
                 }
@@ -123,12 +171,24 @@ public enum AASAValidator {
             var seen: [String: String] = [:]
             switch details {
             case .array(let entries):
-                if entries.isEmpty { report(.emptyDetails, .warning, "/applinks/details", "'details' is empty: no app gets universal links") }
+                if entries.isEmpty {
+                    report(
+                        .emptyDetails,
+                        .warning,
+                        "/applinks/details",
+                        "'details' is empty: no app gets universal links"
+                    )
+                }
                 for (index, entry) in entries.enumerated() {
                     self.entry(entry, "/applinks/details/\(index)", legacyAppID: nil, seen: &seen)
                 }
             case .object(let dictionary):
-                report(.legacyDetailsDict, .warning, "/applinks/details", "'details' as a dictionary keyed by app ID is the oldest form; use an array of objects with appIDs")
+                report(
+                    .legacyDetailsDict,
+                    .warning,
+                    "/applinks/details",
+                    "'details' as a dictionary keyed by app ID is the oldest form; use an array of objects with appIDs"
+                )
                 for key in dictionary.keys.sorted() {
                     let pointer = JSONPointer.append("/applinks/details", key)
                     appID(.string(key), pointer)
@@ -150,28 +210,54 @@ public enum AASAValidator {
                     report(.substName, .error, itemPointer, "a variable name may not contain '$', '(' or ')'")
                 }
                 if AASAPattern.predefinedNames.contains(name) {
-                    report(.substShadowsPredefined, .warning, itemPointer, "'\(name)' is also a predefined variable; which one iOS uses is undocumented")
+                    report(
+                        .substShadowsPredefined,
+                        .warning,
+                        itemPointer,
+                        "'\(name)' is also a predefined variable; which one iOS uses is undocumented"
+                    )
                 }
                 guard let values = object[name]!.array else {
                     type(itemPointer, "an array of strings", object[name]!)
                     continue
                 }
-                if values.isEmpty { report(.substEmpty, .warning, itemPointer, "the variable has no values: patterns using it never match") }
+                if values.isEmpty {
+                    report(
+                        .substEmpty,
+                        .warning,
+                        itemPointer,
+                        "the variable has no values: patterns using it never match"
+                    )
+                }
                 for (index, item) in values.enumerated() {
                     let valuePointer = JSONPointer.append(itemPointer, index)
                     guard let text = item.string else {
                         type(valuePointer, "a string", item)
                         continue
                     }
-                    if text.isEmpty { report(.substEmptyValue, .warning, valuePointer, "an empty alternative matches the empty string") }
-                    if text.contains("$(") { report(.substNested, .error, valuePointer, "a value may not use another variable") }
+                    if text.isEmpty {
+                        report(
+                            .substEmptyValue,
+                            .warning,
+                            valuePointer,
+                            "an empty alternative matches the empty string"
+                        )
+                    }
+                    if text.contains("$(") {
+                        report(.substNested, .error, valuePointer, "a value may not use another variable")
+                    }
                 }
             }
         }
 
         mutating func entry(_ value: JSONValue, _ pointer: String, legacyAppID: String?, seen: inout [String: String]) {
             guard let entry = value.object else { return type(pointer, "an object", value) }
-            unknownKeys(entry, legacyAppID == nil ? AASAValidator.detailsKeys : AASAValidator.detailsKeys.subtracting(["appID", "appIDs"]), pointer)
+            unknownKeys(
+                entry,
+                legacyAppID == nil
+                    ? AASAValidator.detailsKeys : AASAValidator.detailsKeys.subtracting(["appID", "appIDs"]),
+                pointer
+            )
             var names: [String] = legacyAppID.map { [$0] } ?? []
             if let appID = entry["appID"] {
                 self.appID(appID, JSONPointer.append(pointer, "appID"))
@@ -180,29 +266,53 @@ public enum AASAValidator {
             if let appIDs = entry["appIDs"] {
                 appIDList(appIDs, JSONPointer.append(pointer, "appIDs"))
                 names += appIDs.array?.compactMap(\.string) ?? []
-                if appIDs.array?.isEmpty == true { report(.missingAppid, .error, JSONPointer.append(pointer, "appIDs"), "'appIDs' is empty: the entry applies to no app") }
+                if appIDs.array?.isEmpty == true {
+                    report(
+                        .missingAppid,
+                        .error,
+                        JSONPointer.append(pointer, "appIDs"),
+                        "'appIDs' is empty: the entry applies to no app"
+                    )
+                }
             }
             if entry["appID"] != nil, entry["appIDs"] != nil {
-                report(.bothAppidForms, .warning, pointer, "both 'appID' and 'appIDs': read as their union, which iOS does not document")
+                report(
+                    .bothAppidForms,
+                    .warning,
+                    pointer,
+                    "both 'appID' and 'appIDs': read as their union, which iOS does not document"
+                )
             }
             if legacyAppID == nil, entry["appID"] == nil, entry["appIDs"] == nil {
                 report(.missingAppid, .error, pointer, "the entry names no app (appID or appIDs): it applies to none")
             }
             for name in Set(names).sorted() {
                 if let first = seen[name] {
-                    report(.duplicateAppid, .warning, pointer, "\(name) is already named at \(first); the first matching rule across entries decides")
+                    report(
+                        .duplicateAppid,
+                        .warning,
+                        pointer,
+                        "\(name) is already named at \(first); the first matching rule across entries decides"
+                    )
                 } else {
                     seen[name] = pointer
                 }
             }
-            if let defaults = entry["defaults"] { component(defaults, JSONPointer.append(pointer, "defaults"), isDefaults: true) }
+            if let defaults = entry["defaults"] {
+                component(defaults, JSONPointer.append(pointer, "defaults"), isDefaults: true)
+            }
             let components = entry["components"]
             let paths = entry["paths"]
             if components == nil, paths == nil {
                 report(.noRules, .warning, pointer, "the entry has neither 'components' nor 'paths': nothing matches")
             }
             if components != nil, paths != nil {
-                report(.pathsIgnored, .warning, JSONPointer.append(pointer, "paths"), "iOS 13 and later ignore 'paths' when 'components' is present")
+                report(
+                    .pathsIgnored,
+                    .warning,
+                    JSONPointer.append(pointer, "paths"),
+                    "iOS 13 and later ignore 'paths' when 'components' is present"
+                )
             }
             if let components {
                 if let array = components.array {
@@ -210,17 +320,26 @@ public enum AASAValidator {
                     for (index, component) in array.enumerated() {
                         let componentPointer = "\(pointer)/components/\(index)"
                         if let first = unconditionalAt {
-                            report(.unreachableRule, .warning, componentPointer, "rule \(first) matches every URL, so this rule is never reached")
+                            report(
+                                .unreachableRule,
+                                .warning,
+                                componentPointer,
+                                "rule \(first) matches every URL, so this rule is never reached"
+                            )
                         }
                         self.component(component, componentPointer, isDefaults: false)
-                        if unconditionalAt == nil, let object = component.object, Self.isUnconditional(object) { unconditionalAt = index }
+                        if unconditionalAt == nil, let object = component.object, Self.isUnconditional(object) {
+                            unconditionalAt = index
+                        }
                     }
                 } else {
                     type(JSONPointer.append(pointer, "components"), "an array of objects", components)
                 }
             }
             if let paths {
-                guard let array = paths.array else { return type(JSONPointer.append(pointer, "paths"), "an array of strings", paths) }
+                guard let array = paths.array else {
+                    return type(JSONPointer.append(pointer, "paths"), "an array of strings", paths)
+                }
                 var unconditionalAt: Int?
                 for (index, item) in array.enumerated() {
                     let itemPointer = "\(pointer)/paths/\(index)"
@@ -229,13 +348,30 @@ public enum AASAValidator {
                         continue
                     }
                     if let first = unconditionalAt {
-                        report(.unreachableRule, .warning, itemPointer, "path \(first) matches every URL, so this path is never reached")
+                        report(
+                            .unreachableRule,
+                            .warning,
+                            itemPointer,
+                            "path \(first) matches every URL, so this path is never reached"
+                        )
                     }
                     let pattern = text.hasPrefix("NOT ") ? String(text.dropFirst(4)) : text
                     self.pattern(pattern, itemPointer)
-                    if pattern.contains("#") { report(.hashInPath, .warning, itemPointer, "a path never contains '#': the fragment cannot be matched here") }
+                    if pattern.contains("#") {
+                        report(
+                            .hashInPath,
+                            .warning,
+                            itemPointer,
+                            "a path never contains '#': the fragment cannot be matched here"
+                        )
+                    }
                     if let question = pattern.firstIndex(of: "?"), pattern[question...].contains("=") {
-                        report(.queryInPath, .warning, itemPointer, "'?' is a one-character wildcard in a path, not the start of a query; legacy paths ignore the query")
+                        report(
+                            .queryInPath,
+                            .warning,
+                            itemPointer,
+                            "'?' is a one-character wildcard in a path, not the start of a query; legacy paths ignore the query"
+                        )
                     }
                     if unconditionalAt == nil, pattern == "*" || pattern == "/*" { unconditionalAt = index }
                 }
@@ -262,7 +398,12 @@ public enum AASAValidator {
                 }
                 pattern(text, itemPointer)
                 if key == "/", text.contains("#") {
-                    report(.hashInPath, .warning, itemPointer, "a path never contains '#': use the '#' key to match the fragment")
+                    report(
+                        .hashInPath,
+                        .warning,
+                        itemPointer,
+                        "a path never contains '#': use the '#' key to match the fragment"
+                    )
                 }
             }
             if let query = rule["?"] {
@@ -276,7 +417,12 @@ public enum AASAValidator {
                         if let text = items[name]!.string {
                             pattern(text, itemPointer)
                         } else {
-                            report(.queryPredicateType, .error, itemPointer, "query value is \(items[name]!.typeName): iOS then ignores the whole '?' dictionary and the rule matches any query")
+                            report(
+                                .queryPredicateType,
+                                .error,
+                                itemPointer,
+                                "query value is \(items[name]!.typeName): iOS then ignores the whole '?' dictionary and the rule matches any query"
+                            )
                         }
                     }
                 default:
@@ -284,9 +430,13 @@ public enum AASAValidator {
                 }
             }
             for key in ["exclude", "caseSensitive", "percentEncoded"] {
-                if let item = rule[key], item.bool == nil { type(JSONPointer.append(pointer, key), "true or false", item) }
+                if let item = rule[key], item.bool == nil {
+                    type(JSONPointer.append(pointer, key), "true or false", item)
+                }
             }
-            if let comment = rule["comment"], comment.string == nil { type(JSONPointer.append(pointer, "comment"), "a string", comment) }
+            if let comment = rule["comment"], comment.string == nil {
+                type(JSONPointer.append(pointer, "comment"), "a string", comment)
+            }
         }
 
         /// Checks the `$(...)` references of a pattern (SV5, SV11).
@@ -300,8 +450,15 @@ public enum AASAValidator {
                 }
                 let name = String(after[..<close])
                 if !variables.contains(name), !AASAPattern.predefinedNames.contains(name) {
-                    let detail = name == "any" ? " ($(any) is not an Apple variable; use *)" : name.isEmpty ? " ($() names nothing)" : ""
-                    report(.substUndefined, .error, pointer, "$(\(name)) is neither a substitution variable of this file nor a predefined one\(detail)")
+                    let detail =
+                        name == "any"
+                        ? " ($(any) is not an Apple variable; use *)" : name.isEmpty ? " ($() names nothing)" : ""
+                    report(
+                        .substUndefined,
+                        .error,
+                        pointer,
+                        "$(\(name)) is neither a substitution variable of this file nor a predefined one\(detail)"
+                    )
                 }
                 rest = after[after.index(after: close)...]
             }

@@ -22,7 +22,8 @@ public struct DeferredLink: Sendable, Hashable {
         guard text.utf8.count <= 512, let url = try? LinkURL(parsing: text.trimmingSpaces),
             url.scheme == "https", let host = url.host, linkDomains.contains(where: { $0.lowercased() == host }),
             url.pathSegments.count == 1, url.queryItems.isEmpty,
-            url.fragmentItems.count == 1, url.fragmentItems[0].name == "deferred", let token = url.fragmentItems[0].value,
+            url.fragmentItems.count == 1, url.fragmentItems[0].name == "deferred",
+            let token = url.fragmentItems[0].value,
             token.utf8.count == 22, CharacterRule.base64URL.allows(token)
         else { return nil }
         self.host = host

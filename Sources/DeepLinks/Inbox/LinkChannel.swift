@@ -28,7 +28,8 @@ public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
     /// scene became active, so becoming active does not end it.
     var isConnectionTime: Bool {
         switch self {
-        case .launchOptionsURL, .launchOptionsUserActivity, .sceneConnectionURLContext, .sceneConnectionUserActivity: true
+        case .launchOptionsURL, .launchOptionsUserActivity, .sceneConnectionURLContext, .sceneConnectionUserActivity:
+            true
         default: false
         }
     }
@@ -41,12 +42,19 @@ public enum LinkChannel: String, Sendable, Hashable, Codable, CaseIterable {
         case .applicationOpenURL: [.launchOptionsURL]
         case .launchOptionsUserActivity: [.applicationContinueUserActivity]
         case .applicationContinueUserActivity: [.launchOptionsUserActivity]
-        case .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity:
+        case .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity,
+            .sceneContinueUserActivity:
             [.onOpenURL, .onContinueUserActivity]
         case .onOpenURL:
-            [.onContinueUserActivity, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
+            [
+                .onContinueUserActivity, .sceneConnectionURLContext, .sceneOpenURLContexts,
+                .sceneConnectionUserActivity, .sceneContinueUserActivity,
+            ]
         case .onContinueUserActivity:
-            [.onOpenURL, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity, .sceneContinueUserActivity]
+            [
+                .onOpenURL, .sceneConnectionURLContext, .sceneOpenURLContexts, .sceneConnectionUserActivity,
+                .sceneContinueUserActivity,
+            ]
         case .deferred: []
         }
     }

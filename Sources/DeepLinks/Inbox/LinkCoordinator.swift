@@ -179,7 +179,10 @@ public actor LinkCoordinator<Destination: Sendable> {
     private func perform(_ actions: [LinkInbox.Action]) {
         var released: [(url: String, match: RouteMatch<Destination>)] = []
         for action in actions {
-            let delivery = switch action { case .drop(let delivery, _), .handle(let delivery): delivery }
+            let delivery =
+                switch action {
+                case .drop(let delivery, _), .handle(let delivery): delivery
+                }
             guard let entry = matches[delivery.url] else { continue }
             matches[delivery.url] = entry.held > 1 ? (entry.match, entry.held - 1) : nil
             switch action {
@@ -209,7 +212,9 @@ public actor LinkCoordinator<Destination: Sendable> {
         }
         nextID += 1
         let id = nextID
-        let items = released.map { (destination: $0.match.destination, route: $0.match.routeName, url: $0.url, link: "\($0.match)") }
+        let items = released.map {
+            (destination: $0.match.destination, route: $0.match.routeName, url: $0.url, link: "\($0.match)")
+        }
         let (resolve, deliver, timeout) = (self.resolve, self.deliver, self.timeout)
         let task = Task {
             for item in items {

@@ -126,13 +126,23 @@ public struct LinkInbox: Sendable {
     }
 
     /// A link from `channel`, received at `time`, whose route needs `requires`.
-    public mutating func receive(_ url: String, via channel: LinkChannel, at time: Duration, requires: Set<String> = []) -> [Action] {
-        let delivery = Delivery(sequence: nextSequence, url: url, channel: channel, receivedAt: time, requires: requires)
+    public mutating func receive(_ url: String, via channel: LinkChannel, at time: Duration, requires: Set<String> = [])
+        -> [Action]
+    {
+        let delivery = Delivery(
+            sequence: nextSequence,
+            url: url,
+            channel: channel,
+            receivedAt: time,
+            requires: requires
+        )
         nextSequence += 1
         recent.removeAll { time - $0.delivery.receivedAt > configuration.duplicateWindow }
         // A sighting on a channel the delivery has not been seen on yet, twin of one it has: the same delivery.
         // A second sighting on the same channel is a genuine repeat (the user tapped again).
-        if let index = recent.firstIndex(where: { $0.delivery.url == url && $0.admits(channel, at: time, active: isActive, configuration) }) {
+        if let index = recent.firstIndex(where: {
+            $0.delivery.url == url && $0.admits(channel, at: time, active: isActive, configuration)
+        }) {
             recent[index].channels.insert(channel)
             recent[index].lastSeenAt = time
             if channel == .onOpenURL || channel == .onContinueUserActivity, recent[index].fromSceneConnection {

@@ -66,7 +66,9 @@ extension ParameterSpec.Presence: Codable {
         case "list": self = .list
         default:
             guard text.hasPrefix("default:") else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown presence '\(text)'"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "unknown presence '\(text)'")
+                )
             }
             self = .defaultValue(String(text.dropFirst(8)))
         }
@@ -115,7 +117,9 @@ public enum CharacterRule: Sendable, Hashable, Codable, CustomStringConvertible 
         case .base64URL:
             return value.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
         case .hexadecimal:
-            return value.utf8.allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "f") || ($0 >= 48 && $0 <= 57) }
+            return value.utf8.allSatisfy {
+                ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "f") || ($0 >= 48 && $0 <= 57)
+            }
         case .only(let set):
             return value.allSatisfy { set.contains($0) }
         }
@@ -130,7 +134,9 @@ public enum CharacterRule: Sendable, Hashable, Codable, CustomStringConvertible 
         case "hexadecimal": self = .hexadecimal
         default:
             guard text.hasPrefix("only:") else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown character rule '\(text)'"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "unknown character rule '\(text)'")
+                )
             }
             self = .only(String(text.dropFirst(5)))
         }
@@ -156,7 +162,15 @@ extension ParameterSpec {
         length: ClosedRange<Int>? = nil,
         characters: CharacterRule = .any
     ) -> ParameterSpec {
-        ParameterSpec(name: name, location: .path, kind: T.parameterKind, presence: .required, isSensitive: sensitive, length: length, characters: characters)
+        ParameterSpec(
+            name: name,
+            location: .path,
+            kind: T.parameterKind,
+            presence: .required,
+            isSensitive: sensitive,
+            length: length,
+            characters: characters
+        )
     }
 
     /// A query parameter (`?name=value`).
@@ -168,7 +182,15 @@ extension ParameterSpec {
         length: ClosedRange<Int>? = nil,
         characters: CharacterRule = .any
     ) -> ParameterSpec {
-        ParameterSpec(name: name, location: .query, kind: T.parameterKind, presence: presence, isSensitive: sensitive, length: length, characters: characters)
+        ParameterSpec(
+            name: name,
+            location: .query,
+            kind: T.parameterKind,
+            presence: presence,
+            isSensitive: sensitive,
+            length: length,
+            characters: characters
+        )
     }
 
     /// A fragment parameter (`#name=value`): it never reaches a server, which suits a reset token.
@@ -180,6 +202,14 @@ extension ParameterSpec {
         length: ClosedRange<Int>? = nil,
         characters: CharacterRule = .any
     ) -> ParameterSpec {
-        ParameterSpec(name: name, location: .fragment, kind: T.parameterKind, presence: presence, isSensitive: sensitive, length: length, characters: characters)
+        ParameterSpec(
+            name: name,
+            location: .fragment,
+            kind: T.parameterKind,
+            presence: presence,
+            isSensitive: sensitive,
+            length: length,
+            characters: characters
+        )
     }
 }

@@ -76,7 +76,11 @@ public struct Route<Destination: Sendable>: Sendable {
             case .catchAll(let name): .catchAll(index(name))
             }
         }
-        if case .literal(let first) = self.pattern.segments.first { printsHostPosition = first == first.lowercased() } else { printsHostPosition = false }
+        if case .literal(let first) = self.pattern.segments.first {
+            printsHostPosition = first == first.lowercased()
+        } else {
+            printsHostPosition = false
+        }
         sensitiveNames = Set(self.parameters.filter(\.isSensitive).map(\.name))
     }
 }

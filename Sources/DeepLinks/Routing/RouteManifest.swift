@@ -35,7 +35,14 @@ extension RouteTable {
             version: RouteManifest.currentVersion,
             schemes: schemes,
             hosts: hosts,
-            routes: routes.map { RouteManifest.Entry(name: $0.name, pattern: $0.pattern.description, sources: $0.sources.names, parameters: $0.parameters) }
+            routes: routes.map {
+                RouteManifest.Entry(
+                    name: $0.name,
+                    pattern: $0.pattern.description,
+                    sources: $0.sources.names,
+                    parameters: $0.parameters
+                )
+            }
         )
     }
 }
@@ -45,7 +52,15 @@ extension RouteTable where Destination == ManifestDestination {
     public init(manifest: RouteManifest, limits: URLLimits = .default) throws(RouteTableError) {
         var problems: [RouteTableDiagnostic] = []
         if manifest.version != RouteManifest.currentVersion {
-            problems.append(.init(code: .unsupportedManifestVersion, severity: .error, routes: [], message: "manifest version \(manifest.version) is not supported (expected \(RouteManifest.currentVersion))"))
+            problems.append(
+                .init(
+                    code: .unsupportedManifestVersion,
+                    severity: .error,
+                    routes: [],
+                    message:
+                        "manifest version \(manifest.version) is not supported (expected \(RouteManifest.currentVersion))"
+                )
+            )
         }
         let routes = manifest.routes.map { entry in
             var sources: RouteSources = []
@@ -54,12 +69,22 @@ extension RouteTable where Destination == ManifestDestination {
                 case "customScheme": sources.insert(.customScheme)
                 case "universalLink": sources.insert(.universalLink)
                 default:
-                    problems.append(.init(code: .invalidSource, severity: .error, routes: [entry.name], message: "unknown source '\(name)' (customScheme or universalLink)"))
+                    problems.append(
+                        .init(
+                            code: .invalidSource,
+                            severity: .error,
+                            routes: [entry.name],
+                            message: "unknown source '\(name)' (customScheme or universalLink)"
+                        )
+                    )
                 }
             }
             let name = entry.name
             return Route<ManifestDestination>(
-                name, entry.pattern, parameters: entry.parameters, sources: sources,
+                name,
+                entry.pattern,
+                parameters: entry.parameters,
+                sources: sources,
                 parse: { ManifestDestination(route: name, parameters: $0.values) },
                 print: { $0.route == name ? RouteValues($0.parameters) : nil }
             )

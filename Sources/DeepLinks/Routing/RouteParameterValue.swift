@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A type a route parameter can hold. `String`, `Int`, `Bool` and `UUID` conform; conform your own
@@ -37,7 +37,9 @@ extension Int: RouteParameterValue {
     private static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let negative = bytes.first == UInt8(ascii: "-")
         let digits = UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...])
-        guard let first = digits.first, first != UInt8(ascii: "0") || (digits.count == 1 && !negative) else { return nil }
+        guard let first = digits.first, first != UInt8(ascii: "0") || (digits.count == 1 && !negative) else {
+            return nil
+        }
         // Accumulated negatively, so Int.min fits.
         var value = 0
         for byte in digits {

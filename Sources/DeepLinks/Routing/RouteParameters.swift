@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The decoded parameters of a matched URL, read by a route's `parse` closure with typed getters:
@@ -42,7 +42,9 @@ public struct RouteParameters: Sendable, Hashable {
     @inlinable
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T {
         guard let text = first(name) else { throw ParameterError(name: name, reason: "is missing") }
-        guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+        guard let value = T(routeParameter: text) else {
+            throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)")
+        }
         return value
     }
 
@@ -50,7 +52,9 @@ public struct RouteParameters: Sendable, Hashable {
     @inlinable
     public func callAsFunction<T: RouteParameterValue>(_ name: String) throws(ParameterError) -> T? {
         guard let text = first(name) else { return nil }
-        guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+        guard let value = T(routeParameter: text) else {
+            throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)")
+        }
         return value
     }
 
@@ -60,7 +64,9 @@ public struct RouteParameters: Sendable, Hashable {
         var result: [T] = []
         for entry in entries where entry.name == name {
             let text = entry.value
-            guard let value = T(routeParameter: text) else { throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)") }
+            guard let value = T(routeParameter: text) else {
+                throw ParameterError(name: name, reason: "is not a valid \(T.parameterKind)")
+            }
             result.append(value)
         }
         return result

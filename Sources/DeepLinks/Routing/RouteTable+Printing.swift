@@ -55,12 +55,16 @@ extension RouteTable {
     }
 
     /// `routeName(for:)` of a `Destination` that is `Named`, which the caller has checked.
-    static func routeNamer<Named: RouteNamedDestination>(_: Named.Type) -> @Sendable (Destination, LinkForm) -> String? {
+    static func routeNamer<Named: RouteNamedDestination>(_: Named.Type) -> @Sendable (Destination, LinkForm) -> String?
+    {
         { destination, form in unsafeBitCast(destination, to: Named.self).routeName(for: form) }
     }
 
     private static func formRefused(_ route: Route<Destination>, _ wanted: RouteSources) -> PrintError {
-        PrintError(reason: "route '\(route.name)' does not accept \(wanted == .customScheme ? "custom-scheme" : "universal") links")
+        PrintError(
+            reason:
+                "route '\(route.name)' does not accept \(wanted == .customScheme ? "custom-scheme" : "universal") links"
+        )
     }
 
     func print(_ route: Route<Destination>, _ values: [String: [String]], form: LinkForm) throws(PrintError) -> String {
@@ -73,7 +77,9 @@ extension RouteTable {
                 return []
             }
             if given.count > 1, spec.presence != .list {
-                throw PrintError(reason: "route '\(route.name)': parameter '\(spec.name)' takes one value, got \(given.count)")
+                throw PrintError(
+                    reason: "route '\(route.name)': parameter '\(spec.name)' takes one value, got \(given.count)"
+                )
             }
             for value in given {
                 if let violation = spec.violation(value) {
@@ -93,7 +99,9 @@ extension RouteTable {
             case .parameter(let index):
                 let spec = route.parameters[index]
                 let value = try checked(spec)[0]
-                guard !value.isEmpty else { throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty") }
+                guard !value.isEmpty else {
+                    throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty")
+                }
                 PercentEncoding.append(value, to: &path)
             case .catchAll(let index):
                 let spec = route.parameters[index]
@@ -134,7 +142,10 @@ extension RouteTable {
             }
         }
         guard url.utf8.count <= limits.maxURLLength else {
-            throw PrintError(reason: "route '\(route.name)': the URL would be \(url.utf8.count) bytes, over the limit of \(limits.maxURLLength)")
+            throw PrintError(
+                reason:
+                    "route '\(route.name)': the URL would be \(url.utf8.count) bytes, over the limit of \(limits.maxURLLength)"
+            )
         }
         return url
     }

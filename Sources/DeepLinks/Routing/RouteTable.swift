@@ -42,7 +42,8 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         var available: RouteSources = []
         if !schemes.isEmpty { available.insert(.customScheme) }
         if !hosts.isEmpty { available.insert(.universalLink) }
-        let found = RouteTableChecker(schemes: self.schemes, hosts: self.hosts, available: available, routes: routes).check()
+        let found = RouteTableChecker(schemes: self.schemes, hosts: self.hosts, available: available, routes: routes)
+            .check()
         let errors = found.filter { $0.severity == .error }
         guard errors.isEmpty else { throw RouteTableError(diagnostics: errors) }
         diagnostics = found
@@ -75,11 +76,18 @@ public struct RouteTable<Destination: Sendable>: Sendable {
 
     /// Runs `matching` with the step that builds the destination of a candidate route through its `parse`.
     @inlinable
-    func resolve(_ matching: (RouteMatcher.Accept) -> LinkRejection?) -> Result<RouteMatch<Destination>, LinkRejection> {
+    func resolve(_ matching: (RouteMatcher.Accept) -> LinkRejection?) -> Result<RouteMatch<Destination>, LinkRejection>
+    {
         var matched: RouteMatch<Destination>?
         let rejection = matching { index, source, parameters in
             do {
-                matched = RouteMatch(destination: try parsers[index].parse(parameters), matcher: matcher, index: Int32(index), source: source, parameters: parameters)
+                matched = RouteMatch(
+                    destination: try parsers[index].parse(parameters),
+                    matcher: matcher,
+                    index: Int32(index),
+                    source: source,
+                    parameters: parameters
+                )
                 return nil
             } catch {
                 return matcher.refusal(index, error)

@@ -61,15 +61,19 @@ public struct LinkURL: Sendable, Hashable {
         let path = pathSegments.map(PercentEncoding.encode).joined(separator: "/")
         var text = scheme + ":"
         if let host {
-            text += "//" + PercentEncoding.encode(host) + (port.map { ":\($0)" } ?? "") + (path.isEmpty ? "" : "/" + path)
+            text +=
+                "//" + PercentEncoding.encode(host) + (port.map { ":\($0)" } ?? "") + (path.isEmpty ? "" : "/" + path)
         } else {
             text += path  // yourapp:post/10
         }
         func items(_ items: [QueryItem]) -> String {
-            items.map { PercentEncoding.encode($0.name) + ($0.value.map { "=" + PercentEncoding.encode($0) } ?? "") }.joined(separator: "&")
+            items.map { PercentEncoding.encode($0.name) + ($0.value.map { "=" + PercentEncoding.encode($0) } ?? "") }
+                .joined(separator: "&")
         }
         if !queryItems.isEmpty { text += "?" + items(queryItems) }
-        if let fragment { text += "#" + (fragmentItems.isEmpty ? PercentEncoding.encode(fragment) : items(fragmentItems)) }
+        if let fragment {
+            text += "#" + (fragmentItems.isEmpty ? PercentEncoding.encode(fragment) : items(fragmentItems))
+        }
         return text
     }
 

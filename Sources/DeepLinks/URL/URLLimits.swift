@@ -10,7 +10,8 @@ public struct URLLimits: Sendable, Hashable, Codable {
     /// links never carry one, and a custom-scheme link has no use for one.
     public var allowsPort: Bool
 
-    public init(maxURLLength: Int = 8192, maxQueryItems: Int = 64, maxValueLength: Int = 2048, allowsPort: Bool = false) {
+    public init(maxURLLength: Int = 8192, maxQueryItems: Int = 64, maxValueLength: Int = 2048, allowsPort: Bool = false)
+    {
         self.maxURLLength = maxURLLength
         self.maxQueryItems = maxQueryItems
         self.maxValueLength = maxValueLength

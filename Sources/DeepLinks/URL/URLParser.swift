@@ -31,7 +31,8 @@ struct URLParser {
         let scheme = string(0, layout.schemeEnd, lowercased: layout.schemeHasUpperCase)
         var host: String?
         if layout.hasHost {
-            host = layout.isWeb
+            host =
+                layout.isWeb
                 ? string(layout.hostStart, layout.hostEnd, lowercased: layout.hostHasUpperCase)
                 : try decode(layout.hostStart, layout.hostEnd, .host).lowercased()
         }
@@ -47,7 +48,9 @@ struct URLParser {
         if layout.hash >= 0 {
             fragment = try decode(layout.hash + 1, bytes.count, .fragment)
             if hasFragmentItems(layout) {
-                try queryItems(layout.hash + 1, bytes.count, .fragment, existing: items.count) { fragmentItems.append($0) }
+                try queryItems(layout.hash + 1, bytes.count, .fragment, existing: items.count) {
+                    fragmentItems.append($0)
+                }
             }
         }
         return LinkURL(
@@ -80,7 +83,12 @@ struct URLParser {
         let count = bytes.count
         guard count > 0 else { throw URLDiagnostic(.empty, .url, at: 0, "the URL is empty") }
         guard count <= limits.maxURLLength else {
-            throw URLDiagnostic(.tooLong, .url, at: limits.maxURLLength, "the URL is \(count) bytes, over the limit of \(limits.maxURLLength)")
+            throw URLDiagnostic(
+                .tooLong,
+                .url,
+                at: limits.maxURLLength,
+                "the URL is \(count) bytes, over the limit of \(limits.maxURLLength)"
+            )
         }
         // Raw characters: never a control character, NUL, space or one RFC 3986 never allows. One pass, most
         // bytes one table look-up; it also notes the '#', the first '?' before it, and whether any '%' is there.
@@ -91,7 +99,12 @@ struct URLParser {
             let byte = bytes[index]
             guard Self.isNotable(byte) else { continue }
             if byte < 0x20 || byte == 0x7F {
-                throw URLDiagnostic(.controlCharacter, component(at: index), at: index, "control character \(hex(byte))")
+                throw URLDiagnostic(
+                    .controlCharacter,
+                    component(at: index),
+                    at: index,
+                    "control character \(hex(byte))"
+                )
             }
             switch byte {
             case UInt8(ascii: "%"): hasPercent = true
@@ -102,7 +115,12 @@ struct URLParser {
                 }
                 hash = index
             default:
-                throw URLDiagnostic(.invalidCharacter, component(at: index), at: index, "'\(Character(Unicode.Scalar(byte)))' must be percent-encoded")
+                throw URLDiagnostic(
+                    .invalidCharacter,
+                    component(at: index),
+                    at: index,
+                    "'\(Character(Unicode.Scalar(byte)))' must be percent-encoded"
+                )
             }
         }
 
@@ -120,14 +138,21 @@ struct URLParser {
         for index in 0..<colon {
             let byte = bytes[index]
             let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-            let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            let isOther =
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             guard isLetter || (index > 0 && isOther) else {
-                throw URLDiagnostic(.invalidScheme, .scheme, at: index, "a scheme is a letter followed by letters, digits, '+', '-' or '.'")
+                throw URLDiagnostic(
+                    .invalidScheme,
+                    .scheme,
+                    at: index,
+                    "a scheme is a letter followed by letters, digits, '+', '-' or '.'"
+                )
             }
             if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { hasUpperCase = true }
         }
-        let isWeb = (colon == 4 || (colon == 5 && bytes[4] | 0x20 == UInt8(ascii: "s")))
+        let isWeb =
+            (colon == 4 || (colon == 5 && bytes[4] | 0x20 == UInt8(ascii: "s")))
             && bytes[0] | 0x20 == UInt8(ascii: "h") && bytes[1] | 0x20 == UInt8(ascii: "t")
             && bytes[2] | 0x20 == UInt8(ascii: "t") && bytes[3] | 0x20 == UInt8(ascii: "p")
         var layout = Layout(schemeEnd: colon, schemeHasUpperCase: hasUpperCase, isWeb: isWeb)
@@ -232,12 +257,20 @@ struct URLParser {
             let byte = bytes[index]
             let inHost = hostEnd == stop
             // Lower-case letters, digits, '-' and '.': the usual host bytes, nothing to note.
-            if inHost, byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") {
+            if inHost,
+                byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")
+            {
                 continue
             }
             switch byte {
             case UInt8(ascii: "@"):
-                throw URLDiagnostic(.userinfoNotAllowed, .userinfo, at: start, "user information before '@' is not allowed in a link")
+                throw URLDiagnostic(
+                    .userinfoNotAllowed,
+                    .userinfo,
+                    at: start,
+                    "user information before '@' is not allowed in a link"
+                )
             case UInt8(ascii: "["): inBrackets = true
             case UInt8(ascii: "]"): inBrackets = false
             case UInt8(ascii: ":") where !inBrackets && inHost:
@@ -248,7 +281,9 @@ struct URLParser {
             guard inHost else { continue }
             if byte &- UInt8(ascii: "A") < 26 {
                 hasUpperCase = true
-            } else if firstInvalid < 0, !(isLiteral && (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]"))) {
+            } else if firstInvalid < 0,
+                !(isLiteral && (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")))
+            {
                 firstInvalid = index
             }
         }
@@ -259,12 +294,22 @@ struct URLParser {
                 var value = 0
                 for (offset, byte) in digits.enumerated() {
                     guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), value <= 65535 else {
-                        throw URLDiagnostic(.invalidPort, .port, at: hostEnd + 1 + offset, "the port is not a number from 0 to 65535")
+                        throw URLDiagnostic(
+                            .invalidPort,
+                            .port,
+                            at: hostEnd + 1 + offset,
+                            "the port is not a number from 0 to 65535"
+                        )
                     }
                     value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 }
                 guard value <= 65535 else {
-                    throw URLDiagnostic(.invalidPort, .port, at: hostEnd + 1, "the port is not a number from 0 to 65535")
+                    throw URLDiagnostic(
+                        .invalidPort,
+                        .port,
+                        at: hostEnd + 1,
+                        "the port is not a number from 0 to 65535"
+                    )
                 }
                 guard limits.allowsPort else {
                     throw URLDiagnostic(.portNotAllowed, .port, at: hostEnd + 1, "a port is not allowed in a link")
@@ -294,7 +339,11 @@ struct URLParser {
     /// Splits `bytes[start..<stop]` into `name=value` items and checks each; `body` gets them decoded, or
     /// empty when `decoding` is false.
     private func queryItems(
-        _ start: Int, _ stop: Int, _ component: URLDiagnostic.Component, existing: Int, decoding: Bool = true,
+        _ start: Int,
+        _ stop: Int,
+        _ component: URLDiagnostic.Component,
+        existing: Int,
+        decoding: Bool = true,
         _ body: (QueryItem) -> Void
     ) throws(URLDiagnostic) {
         var count = 0
@@ -304,7 +353,12 @@ struct URLParser {
             if index == stop || bytes[index] == UInt8(ascii: "&") {
                 if index > pairStart {
                     guard existing + count < limits.maxQueryItems else {
-                        throw URLDiagnostic(.tooManyQueryItems, component, at: pairStart, "more than \(limits.maxQueryItems) query items")
+                        throw URLDiagnostic(
+                            .tooManyQueryItems,
+                            component,
+                            at: pairStart,
+                            "more than \(limits.maxQueryItems) query items"
+                        )
                     }
                     var equals = index
                     for probe in pairStart..<index where bytes[probe] == UInt8(ascii: "=") {
@@ -334,7 +388,12 @@ struct URLParser {
         while index < stop, bytes[index] != UInt8(ascii: "%") { index += 1 }
         if index == stop {
             guard stop - start <= limits.maxValueLength else {
-                throw URLDiagnostic(.valueTooLong, component, at: start, "a value is \(stop - start) bytes, over the limit of \(limits.maxValueLength)")
+                throw URLDiagnostic(
+                    .valueTooLong,
+                    component,
+                    at: start,
+                    "a value is \(stop - start) bytes, over the limit of \(limits.maxValueLength)"
+                )
             }
         } else {
             _ = try decode(start, stop, component)
@@ -346,7 +405,12 @@ struct URLParser {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
         if !slice.contains(UInt8(ascii: "%")) {
             guard slice.count <= limits.maxValueLength else {
-                throw URLDiagnostic(.valueTooLong, component, at: start, "a value is \(slice.count) bytes, over the limit of \(limits.maxValueLength)")
+                throw URLDiagnostic(
+                    .valueTooLong,
+                    component,
+                    at: start,
+                    "a value is \(slice.count) bytes, over the limit of \(limits.maxValueLength)"
+                )
             }
             return String(decoding: slice, as: UTF8.self)  // the input is a String: already valid UTF-8
         }
@@ -356,13 +420,24 @@ struct URLParser {
         while index < slice.count {
             let byte = slice[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < slice.count, let high = hexValue(slice[index + 1]), let low = hexValue(slice[index + 2])
+                guard index + 2 < slice.count, let high = hexValue(slice[index + 1]),
+                    let low = hexValue(slice[index + 2])
                 else {
-                    throw URLDiagnostic(.invalidPercentEncoding, component, at: start + index, "'%' is not followed by two hexadecimal digits")
+                    throw URLDiagnostic(
+                        .invalidPercentEncoding,
+                        component,
+                        at: start + index,
+                        "'%' is not followed by two hexadecimal digits"
+                    )
                 }
                 let value = high << 4 | low
                 if value < 0x20 || value == 0x7F {
-                    throw URLDiagnostic(.controlCharacter, component, at: start + index, "encoded control character \(hex(value))")
+                    throw URLDiagnostic(
+                        .controlCharacter,
+                        component,
+                        at: start + index,
+                        "encoded control character \(hex(value))"
+                    )
                 }
                 decoded.append(value)
                 index += 3
@@ -372,7 +447,12 @@ struct URLParser {
             }
         }
         guard decoded.count <= limits.maxValueLength else {
-            throw URLDiagnostic(.valueTooLong, component, at: start, "a value is \(decoded.count) bytes, over the limit of \(limits.maxValueLength)")
+            throw URLDiagnostic(
+                .valueTooLong,
+                component,
+                at: start,
+                "a value is \(decoded.count) bytes, over the limit of \(limits.maxValueLength)"
+            )
         }
         guard let string = String(validating: decoded, as: UTF8.self) else {
             throw URLDiagnostic(.invalidUTF8, component, at: start, "the decoded bytes are not UTF-8")

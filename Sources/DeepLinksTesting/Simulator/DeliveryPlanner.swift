@@ -3,7 +3,9 @@
 public enum DeliveryPlanner {
     /// An activity that is not a link (a Handoff-style activity with a web page): never to be handled (P8).
     static let otherActivity = DeviceEvent.Link(
-        url: "https://links.example.com/post/99", deliveryID: -1, activityType: "com.example.demo.viewing-post"
+        url: "https://links.example.com/post/99",
+        deliveryID: -1,
+        activityType: "com.example.demo.viewing-post"
     )
 
     /// The events for one user action opening `links` (a set delivered together) in `scenario`'s cell;
@@ -18,7 +20,8 @@ public enum DeliveryPlanner {
         let cold = scenario.state == .notRunning
         let scene = scenario.targetScene.id
         var events: [DeviceEvent] = cold ? [.processLaunch] : []
-        let restoration: [DeviceEvent] = scenario.restoration
+        let restoration: [DeviceEvent] =
+            scenario.restoration
             ? [.stateRestoration(scene: scenario.lifecycle == .appDelegate ? nil : scene, screen: "restored")]
             : []
 
@@ -39,7 +42,8 @@ public enum DeliveryPlanner {
             case .background, .backgroundDetached:
                 events += [.appWillEnterForeground] + around(delivery, .appDidBecomeActive)
             case .foreground:
-                events += scenario.activeBeforeLink ? [.appWillResignActive] + delivery + [.appDidBecomeActive] : delivery
+                events +=
+                    scenario.activeBeforeLink ? [.appWillResignActive] + delivery + [.appDidBecomeActive] : delivery
             }
 
         case .sceneDelegate:
@@ -49,9 +53,12 @@ public enum DeliveryPlanner {
                 events.append(.sceneWillConnect(scene: scene, urlContexts: contexts, userActivities: activities))
                 events += [.sceneWillEnterForeground(scene: scene), .sceneDidBecomeActive(scene: scene)]
             } else {
-                let delivery: DeviceEvent = ul ? .sceneContinueUserActivity(scene: scene, activity) : .sceneOpenURLContexts(scene: scene, set)
-                events += scenario.state == .background
-                    ? [.sceneWillEnterForeground(scene: scene)] + around([delivery], .sceneDidBecomeActive(scene: scene))
+                let delivery: DeviceEvent =
+                    ul ? .sceneContinueUserActivity(scene: scene, activity) : .sceneOpenURLContexts(scene: scene, set)
+                events +=
+                    scenario.state == .background
+                    ? [.sceneWillEnterForeground(scene: scene)]
+                        + around([delivery], .sceneDidBecomeActive(scene: scene))
                     : [delivery]
             }
 
@@ -60,8 +67,12 @@ public enum DeliveryPlanner {
             // SwiftUI publishes one context only ([R], P7); a universal link goes to onOpenURL, or (Camera-app
             // report) to onContinueUserActivity, or both.
             var publish: [DeviceEvent] = []
-            if !ul || scenario.universalLinkChannel != .continueUserActivity { publish.append(.swiftUIOpenURL(scene: scene, set[0])) }
-            if ul && scenario.universalLinkChannel != .openURL { publish.append(.swiftUIContinue(scene: scene, activity)) }
+            if !ul || scenario.universalLinkChannel != .continueUserActivity {
+                publish.append(.swiftUIOpenURL(scene: scene, set[0]))
+            }
+            if ul && scenario.universalLinkChannel != .openURL {
+                publish.append(.swiftUIContinue(scene: scene, activity))
+            }
             if scenario.connects {
                 if cold, adaptor { events.append(.appDidFinishLaunching(url: nil, userActivity: nil)) }
                 events += restoration
@@ -77,7 +88,11 @@ public enum DeliveryPlanner {
                 case .atFirstRender:
                     delivery = [.swiftUIHandlerMounted(scene: scene)] + wait + publish
                 case .remountedBeforePublish:
-                    delivery = [.swiftUIHandlerMounted(scene: scene), .swiftUIHandlerUnmounted(scene: scene), .swiftUIHandlerMounted(scene: scene)] + wait + publish
+                    delivery =
+                        [
+                            .swiftUIHandlerMounted(scene: scene), .swiftUIHandlerUnmounted(scene: scene),
+                            .swiftUIHandlerMounted(scene: scene),
+                        ] + wait + publish
                 case .afterPublish:
                     // Nothing has subscribed yet: SwiftUI queues the publish and replays it at the first mount.
                     delivery = wait + [.tick, .tick, .swiftUIHandlerMounted(scene: scene)] + publish

@@ -207,8 +207,20 @@ extension DeliveryScenario {
                 }.filter(\.isValid)
             }
         }
-        expand((1...3).flatMap { size in (0..<factorial(size)).map { order in { $0.setSize = size; $0.setOrder = order } } })
-        expand([ReadyAt.beforeFirstEvent, .afterEvents(1), .afterEvents(2), .afterLastEvent].map { ready in { $0.readyAt = ready } })
+        expand(
+            (1...3).flatMap { size in
+                (0..<factorial(size)).map { order in
+                    {
+                        $0.setSize = size; $0.setOrder = order
+                    }
+                }
+            }
+        )
+        expand(
+            [ReadyAt.beforeFirstEvent, .afterEvents(1), .afterEvents(2), .afterLastEvent].map { ready in
+                { $0.readyAt = ready }
+            }
+        )
         expand([{ $0.activeBeforeLink = false }, { $0.activeBeforeLink = true }])
         expand([{ $0.repeatLink = false }, { $0.repeatLink = true }])
         expand(TargetScene.allCases.map { target in { $0.targetScene = target } })

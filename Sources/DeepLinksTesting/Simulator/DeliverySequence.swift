@@ -19,7 +19,8 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
         var running = false
         var foreground = false
         for _ in 0..<count {
-            let states: [DeliveryScenario.AppState] = !running
+            let states: [DeliveryScenario.AppState] =
+                !running
                 ? [.notRunning]
                 : DeliveryScenario.AppState.allCases.filter {
                     (foreground || $0 != .foreground) && (lifecycle != .appDelegate || $0 != .backgroundDetached)
@@ -49,7 +50,11 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
             maybe { $0.restoration = draw() % 2 == 0 }
             maybe { $0.launchReturnsFalse = draw() % 4 == 0 }
             maybe { $0.handlerMount = DeliveryScenario.HandlerMount.allCases[Int(draw() % 3)] }
-            maybe { $0.opening = draw() % 5 == 0 ? LinkOpening.allCases[Int(draw() % UInt64(LinkOpening.allCases.count))] : .tapInAnotherApp }
+            maybe {
+                $0.opening =
+                    draw() % 5 == 0
+                    ? LinkOpening.allCases[Int(draw() % UInt64(LinkOpening.allCases.count))] : .tapInAnotherApp
+            }
             actions.append(scenario)
             if RoutingPolicy.delivers(scenario.kind, opening: scenario.opening) {
                 (running, foreground) = (true, true)
@@ -63,7 +68,10 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
     }
 
     /// Runs every action against one app, which a cold launch restarts, and checks the oracles over the whole run.
-    public func run(_ wiring: DeliverySimulator.Wiring, route: @escaping DeliverySimulator.Router = DeliverySimulator.screenPerLink) -> DeliverySimulator.Outcome {
+    public func run(
+        _ wiring: DeliverySimulator.Wiring,
+        route: @escaping DeliverySimulator.Router = DeliverySimulator.screenPerLink
+    ) -> DeliverySimulator.Outcome {
         var trace: [DeviceEvent] = []
         var handled: [(url: String, index: Int)] = []
         var opened: [DeviceEvent.Link] = []
@@ -81,8 +89,11 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
             var transition: [DeviceEvent] = []
             if !trace.isEmpty {
                 switch action.state {
-                case .background: transition = lifecycle == .appDelegate ? [.appDidEnterBackground] : [.sceneDidEnterBackground(scene: 1)]
-                case .backgroundDetached: transition = [.sceneDidEnterBackground(scene: 1), .sceneDidDisconnect(scene: 1)]
+                case .background:
+                    transition =
+                        lifecycle == .appDelegate ? [.appDidEnterBackground] : [.sceneDidEnterBackground(scene: 1)]
+                case .backgroundDetached:
+                    transition = [.sceneDidEnterBackground(scene: 1), .sceneDidDisconnect(scene: 1)]
                 case .notRunning, .foreground: transition = []
                 }
             }
@@ -95,7 +106,8 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
             }
             for (offset, event) in events.enumerated() {
                 let index = trace.count
-                if event == .processLaunch { app = AppUnderTest(wiring: wiring, route: route) }  // a new process: nothing survives
+                // a new process: nothing survives
+                if event == .processLaunch { app = AppUnderTest(wiring: wiring, route: route) }
                 if offset == readyOffset, !app.isReady {
                     readyMarks.append(index)
                     handled += app.becomeReady(at: index).map { ($0, index) }
@@ -108,11 +120,17 @@ public struct DeliverySequence: Sendable, CustomStringConvertible {
                 handled += app.becomeReady(at: trace.count).map { ($0, trace.count) }
             }
         }
-        let violations = DeliverySimulator.check(trace, handled, readyAt: 0)
-            + handled.filter { entry in !readyMarks.contains { $0 <= entry.index } }.map { "early: \($0.url) handled before the app was ready" }
+        let violations =
+            DeliverySimulator.check(trace, handled, readyAt: 0)
+            + handled.filter { entry in !readyMarks.contains { $0 <= entry.index } }.map {
+                "early: \($0.url) handled before the app was ready"
+            }
         return .init(
-            trace: trace, handled: handled.map(\.url), undelivered: DeliverySimulator.undelivered(opened, trace),
-            navigation: app.navigation, violations: violations + app.navigationViolations(handled: handled.map(\.url))
+            trace: trace,
+            handled: handled.map(\.url),
+            undelivered: DeliverySimulator.undelivered(opened, trace),
+            navigation: app.navigation,
+            violations: violations + app.navigationViolations(handled: handled.map(\.url))
         )
     }
 }

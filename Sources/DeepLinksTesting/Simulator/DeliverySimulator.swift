@@ -99,7 +99,8 @@ public struct DeliverySimulator: Sendable {
             handled: handledAt.map(\.url),
             undelivered: Self.undelivered(links, trace),
             navigation: app.navigation,
-            violations: Self.check(trace, handledAt, readyAt: readyAt) + app.navigationViolations(handled: handledAt.map(\.url))
+            violations: Self.check(trace, handledAt, readyAt: readyAt)
+                + app.navigationViolations(handled: handledAt.map(\.url))
         )
     }
 
@@ -131,13 +132,17 @@ public struct DeliverySimulator: Sendable {
         // Order and causality: the k-th handling of a URL answers its k-th delivery, and never comes before it.
         var firstSeen: [Int: Int] = [:]
         for (index, event) in trace.enumerated() {
-            for link in event.links where link.isDelivery && firstSeen[link.deliveryID] == nil { firstSeen[link.deliveryID] = index }
+            for link in event.links where link.isDelivery && firstSeen[link.deliveryID] == nil {
+                firstSeen[link.deliveryID] = index
+            }
         }
         for url in Set(expectedInOrder) {
             let deliveries = expected.keys.filter { expected[$0] == url }.sorted()
             let handlings = handled.filter { $0.url == url }.map(\.index)
             for (delivery, handledAt) in zip(deliveries, handlings) where handledAt < firstSeen[delivery]! {
-                violations.append("out of order: \(url) handled at event \(handledAt), before its delivery at \(firstSeen[delivery]!)")
+                violations.append(
+                    "out of order: \(url) handled at event \(handledAt), before its delivery at \(firstSeen[delivery]!)"
+                )
             }
         }
         return violations
@@ -207,7 +212,8 @@ struct AppUnderTest {
             }
         case .naiveFirstOfEachSet:
             switch event {
-            case .sceneWillConnect(_, let contexts, let activities): return handleAtOnce([(contexts.first ?? activities.first)?.url].compactMap { $0 })
+            case .sceneWillConnect(_, let contexts, let activities):
+                return handleAtOnce([(contexts.first ?? activities.first)?.url].compactMap { $0 })
             case .sceneOpenURLContexts(_, let contexts): return handleAtOnce([contexts[0].url])
             case .sceneContinueUserActivity(_, let link), .swiftUIOpenURL(_, let link): return handleAtOnce([link.url])
             default: return []
@@ -224,13 +230,17 @@ struct AppUnderTest {
         }
         switch event {
         case .appDidFinishLaunching(let url, let activity):
-            return (url.map { [($0.url, LinkChannel.launchOptionsURL)] } ?? []) + (activity.flatMap(link).map { [($0, .launchOptionsUserActivity)] } ?? [])
+            return (url.map { [($0.url, LinkChannel.launchOptionsURL)] } ?? [])
+                + (activity.flatMap(link).map { [($0, .launchOptionsUserActivity)] } ?? [])
         case .appOpenURL(let context): return [(context.url, .applicationOpenURL)]
-        case .appContinueUserActivity(let activity): return link(activity).map { [($0, .applicationContinueUserActivity)] } ?? []
+        case .appContinueUserActivity(let activity):
+            return link(activity).map { [($0, .applicationContinueUserActivity)] } ?? []
         case .sceneWillConnect(_, let contexts, let activities):
-            return contexts.map { ($0.url, .sceneConnectionURLContext) } + activities.compactMap(link).map { ($0, .sceneConnectionUserActivity) }
+            return contexts.map { ($0.url, .sceneConnectionURLContext) }
+                + activities.compactMap(link).map { ($0, .sceneConnectionUserActivity) }
         case .sceneOpenURLContexts(_, let contexts): return contexts.map { ($0.url, .sceneOpenURLContexts) }
-        case .sceneContinueUserActivity(_, let activity): return link(activity).map { [($0, .sceneContinueUserActivity)] } ?? []
+        case .sceneContinueUserActivity(_, let activity):
+            return link(activity).map { [($0, .sceneContinueUserActivity)] } ?? []
         case .swiftUIOpenURL(_, let url): return [(url.url, .onOpenURL)]
         case .swiftUIContinue(_, let activity): return link(activity).map { [($0, .onContinueUserActivity)] } ?? []
         default: return []
@@ -245,7 +255,9 @@ struct AppUnderTest {
     }
 
     private mutating func navigate(_ actions: [LinkInbox.Action]) -> [String] {
-        let urls = actions.compactMap { action -> String? in if case .handle(let delivery) = action { delivery.url } else { nil } }
+        let urls = actions.compactMap { action -> String? in
+            if case .handle(let delivery) = action { delivery.url } else { nil }
+        }
         for url in urls { go(to: url) }
         return urls
     }

@@ -25,7 +25,12 @@ public enum DeviceEvent: Sendable, Hashable {
 
         /// The same link as a browsing-web activity, as a universal link reaches UIKit callbacks.
         var asActivity: Link {
-            Link(url: url, deliveryID: deliveryID, activityType: LinkInbox.browsingWebActivityType, sourceApplication: sourceApplication)
+            Link(
+                url: url,
+                deliveryID: deliveryID,
+                activityType: LinkInbox.browsingWebActivityType,
+                sourceApplication: sourceApplication
+            )
         }
     }
 

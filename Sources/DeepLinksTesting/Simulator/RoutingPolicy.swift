@@ -33,7 +33,9 @@ public enum RoutingPolicy {
         guard associationCached, !userChoseBrowser else { return false }
         switch opening {
         case .tapInAnotherApp, .tapInSafariOnAnotherDomain, .tappedInAWebView: return true
-        case .tapInSafariOnTheSameDomain, .typedInTheAddressBar, .openedByTheAppItself, .loadedInAWebView, .javaScriptRedirect: return false
+        case .tapInSafariOnTheSameDomain, .typedInTheAddressBar, .openedByTheAppItself, .loadedInAWebView,
+            .javaScriptRedirect:
+            return false
         }
     }
 }

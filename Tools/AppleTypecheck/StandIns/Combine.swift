@@ -18,7 +18,7 @@ final public class ObservableObjectPublisher: Publisher {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
 public protocol ObservableObject: AnyObject {
     associatedtype ObjectWillChangePublisher: Publisher = ObservableObjectPublisher
-        where Self.ObjectWillChangePublisher.Failure == Never
+    where Self.ObjectWillChangePublisher.Failure == Never
     var objectWillChange: Self.ObjectWillChangePublisher { get }
 }
 

@@ -7,9 +7,9 @@
 // build of this file (`-D IOS16`, `-D TVOS16`, `-D VISIONOS1`, `-D MACOS13`): what the platform lacks is
 // `@available(*, unavailable)` under its condition.
 #if MACOS13
-@_exported import AppleFoundation  // on macOS, SwiftUI re-exports AppKit and Foundation, not UIKit
+    @_exported import AppleFoundation  // on macOS, SwiftUI re-exports AppKit and Foundation, not UIKit
 #else
-@_exported import UIKit
+    @_exported import UIKit
 #endif
 import Combine
 
@@ -78,13 +78,19 @@ extension Optional: View where Wrapped: View {
 @resultBuilder public struct ViewBuilder {
     public static func buildBlock() -> EmptyView { EmptyView() }
     public static func buildBlock<Content: View>(_ content: Content) -> Content { content }
-    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<(repeat each Content)> {
+    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<
+        (repeat each Content)
+    > {
         TupleView((repeat each content))
     }
     public static func buildExpression<Content: View>(_ content: Content) -> Content { content }
     public static func buildIf<Content: View>(_ content: Content?) -> Content? { content }
-    public static func buildEither<TrueContent: View, FalseContent: View>(first: TrueContent) -> _ConditionalContent<TrueContent, FalseContent> { fatalError() }
-    public static func buildEither<TrueContent: View, FalseContent: View>(second: FalseContent) -> _ConditionalContent<TrueContent, FalseContent> { fatalError() }
+    public static func buildEither<TrueContent: View, FalseContent: View>(first: TrueContent) -> _ConditionalContent<
+        TrueContent, FalseContent
+    > { fatalError() }
+    public static func buildEither<TrueContent: View, FalseContent: View>(second: FalseContent) -> _ConditionalContent<
+        TrueContent, FalseContent
+    > { fatalError() }
 }
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
@@ -127,9 +133,11 @@ extension Scene {
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+        @available(*, unavailable, message: "not on tvOS")
     #endif
-    nonisolated public func handlesExternalEvents(matching conditions: Set<String>) -> some Scene { _ModifiedScene(self) }
+    nonisolated public func handlesExternalEvents(matching conditions: Set<String>) -> some Scene {
+        _ModifiedScene(self)
+    }
 }
 
 // MARK: State and environment
@@ -142,8 +150,13 @@ extension Scene {
     }
     public var projectedValue: Binding<Value> { self }
     public init(projectedValue: Binding<Value>) {}
-    @preconcurrency public init(get: @escaping @isolated(any) @Sendable () -> Value, set: @escaping @isolated(any) @Sendable (Value) -> Void) {}
-    public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> { fatalError() }
+    @preconcurrency public init(
+        get: @escaping @isolated(any) @Sendable () -> Value,
+        set: @escaping @isolated(any) @Sendable (Value) -> Void
+    ) {}
+    public subscript<Subject>(dynamicMember keyPath: WritableKeyPath<Value, Subject>) -> Binding<Subject> {
+        fatalError()
+    }
     public static func constant(_ value: Value) -> Binding<Value> { fatalError() }
 }
 
@@ -162,16 +175,20 @@ extension Binding: Sendable {}
 extension State: Sendable {}
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
-@MainActor @frozen @propertyWrapper @preconcurrency public struct StateObject<ObjectType> where ObjectType: Combine.ObservableObject {
+@MainActor @frozen @propertyWrapper @preconcurrency public struct StateObject<ObjectType>
+where ObjectType: Combine.ObservableObject {
     nonisolated public init(wrappedValue thunk: @autoclosure @escaping () -> ObjectType) {}
     @MainActor @preconcurrency public var wrappedValue: ObjectType { fatalError() }
     @MainActor @preconcurrency public var projectedValue: ObservedObject<ObjectType>.Wrapper { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
-@MainActor @propertyWrapper @preconcurrency @frozen public struct ObservedObject<ObjectType> where ObjectType: Combine.ObservableObject {
+@MainActor @propertyWrapper @preconcurrency @frozen public struct ObservedObject<ObjectType>
+where ObjectType: Combine.ObservableObject {
     @MainActor @preconcurrency @dynamicMemberLookup @frozen public struct Wrapper {
-        public subscript<Subject>(dynamicMember keyPath: ReferenceWritableKeyPath<ObjectType, Subject>) -> Binding<Subject> { fatalError() }
+        public subscript<Subject>(dynamicMember keyPath: ReferenceWritableKeyPath<ObjectType, Subject>) -> Binding<
+            Subject
+        > { fatalError() }
     }
     public init(wrappedValue: ObjectType) {}
     public var wrappedValue: ObjectType { fatalError() }
@@ -179,9 +196,12 @@ extension State: Sendable {}
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
-@MainActor @frozen @propertyWrapper @preconcurrency public struct EnvironmentObject<ObjectType> where ObjectType: Combine.ObservableObject {
+@MainActor @frozen @propertyWrapper @preconcurrency public struct EnvironmentObject<ObjectType>
+where ObjectType: Combine.ObservableObject {
     @MainActor @preconcurrency @dynamicMemberLookup @frozen public struct Wrapper {
-        public subscript<Subject>(dynamicMember keyPath: ReferenceWritableKeyPath<ObjectType, Subject>) -> Binding<Subject> { fatalError() }
+        public subscript<Subject>(dynamicMember keyPath: ReferenceWritableKeyPath<ObjectType, Subject>) -> Binding<
+            Subject
+        > { fatalError() }
     }
     @MainActor @preconcurrency public var wrappedValue: ObjectType { fatalError() }
     @MainActor @preconcurrency public var projectedValue: EnvironmentObject<ObjectType>.Wrapper { fatalError() }
@@ -189,7 +209,9 @@ extension State: Sendable {}
 }
 
 extension View {
-    nonisolated public func environmentObject<T>(_ object: T) -> some View where T: Combine.ObservableObject { _Modified(self) }
+    nonisolated public func environmentObject<T>(_ object: T) -> some View where T: Combine.ObservableObject {
+        _Modified(self)
+    }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
@@ -233,13 +255,14 @@ public enum ScenePhase: Comparable, Hashable, Sendable {
 }
 
 #if !MACOS13
-@available(iOS 14.0, tvOS 14.0, visionOS 1.0, *)
-@available(macOS, unavailable)
-@available(watchOS, unavailable)
-@MainActor @preconcurrency @propertyWrapper public struct UIApplicationDelegateAdaptor<DelegateType> where DelegateType: NSObject, DelegateType: UIApplicationDelegate {
-    @MainActor @preconcurrency public var wrappedValue: DelegateType { fatalError() }
-    @MainActor @preconcurrency public init(_ delegateType: DelegateType.Type = DelegateType.self) {}
-}
+    @available(iOS 14.0, tvOS 14.0, visionOS 1.0, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
+    @MainActor @preconcurrency @propertyWrapper public struct UIApplicationDelegateAdaptor<DelegateType>
+    where DelegateType: NSObject, DelegateType: UIApplicationDelegate {
+        @MainActor @preconcurrency public var wrappedValue: DelegateType { fatalError() }
+        @MainActor @preconcurrency public init(_ delegateType: DelegateType.Type = DelegateType.self) {}
+    }
 #endif
 
 // MARK: Links and the app's life cycle
@@ -249,7 +272,10 @@ extension View {
     nonisolated public func onOpenURL(perform action: @escaping (URL) -> ()) -> some View { _Modified(self) }
 
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
-    nonisolated public func onContinueUserActivity(_ activityType: String, perform action: @escaping (NSUserActivity) -> ()) -> some View {
+    nonisolated public func onContinueUserActivity(
+        _ activityType: String,
+        perform action: @escaping (NSUserActivity) -> ()
+    ) -> some View {
         _Modified(self)
     }
 
@@ -257,21 +283,28 @@ extension View {
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+        @available(*, unavailable, message: "not on tvOS")
     #endif
-    nonisolated public func handlesExternalEvents(preferring: Set<String>, allowing: Set<String>) -> some View { _Modified(self) }
+    nonisolated public func handlesExternalEvents(preferring: Set<String>, allowing: Set<String>) -> some View {
+        _Modified(self)
+    }
 
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
     nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { _Modified(self) }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
-    nonisolated public func task(priority: TaskPriority = .userInitiated, @_inheritActorContext _ action: @escaping @Sendable () async -> Void) -> some View {
+    nonisolated public func task(
+        priority: TaskPriority = .userInitiated,
+        @_inheritActorContext _ action: @escaping @Sendable () async -> Void
+    ) -> some View {
         _Modified(self)
     }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
     nonisolated public func task<T>(
-        id value: T, priority: TaskPriority = .userInitiated, @_inheritActorContext _ action: @escaping @Sendable () async -> Void
+        id value: T,
+        priority: TaskPriority = .userInitiated,
+        @_inheritActorContext _ action: @escaping @Sendable () async -> Void
     ) -> some View where T: Equatable {
         _Modified(self)
     }
@@ -291,15 +324,19 @@ public struct NavigationPath: Equatable {
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
 @MainActor @preconcurrency public struct NavigationStack<Data, Root>: View where Root: View {
     @MainActor @preconcurrency public init(@ViewBuilder root: () -> Root) where Data == NavigationPath {}
-    @MainActor @preconcurrency public init(path: Binding<NavigationPath>, @ViewBuilder root: () -> Root) where Data == NavigationPath {}
+    @MainActor @preconcurrency public init(path: Binding<NavigationPath>, @ViewBuilder root: () -> Root)
+    where Data == NavigationPath {}
     @MainActor @preconcurrency public init(path: Binding<Data>, @ViewBuilder root: () -> Root)
-    where Data: MutableCollection, Data: RandomAccessCollection, Data: RangeReplaceableCollection, Data.Element: Hashable {}
+    where
+        Data: MutableCollection, Data: RandomAccessCollection, Data: RangeReplaceableCollection, Data.Element: Hashable
+    {}
     public var body: Never { fatalError() }
 }
 
 extension View {
     @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
-    nonisolated public func navigationDestination<D, C>(for data: D.Type, @ViewBuilder destination: @escaping (D) -> C) -> some View
+    nonisolated public func navigationDestination<D, C>(for data: D.Type, @ViewBuilder destination: @escaping (D) -> C)
+        -> some View
     where D: Hashable, C: View {
         _Modified(self)
     }
@@ -312,11 +349,15 @@ extension View {
     nonisolated public func navigationTitle<S>(_ title: S) -> some View where S: StringProtocol { _Modified(self) }
 
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
-    nonisolated public func toolbar<Content>(@ViewBuilder content: () -> Content) -> some View where Content: View { _Modified(self) }
+    nonisolated public func toolbar<Content>(@ViewBuilder content: () -> Content) -> some View where Content: View {
+        _Modified(self)
+    }
 
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
     nonisolated public func sheet<Item, Content>(
-        item: Binding<Item?>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping (Item) -> Content
+        item: Binding<Item?>,
+        onDismiss: (() -> Void)? = nil,
+        @ViewBuilder content: @escaping (Item) -> Content
     ) -> some View where Item: Identifiable, Content: View {
         _Modified(self)
     }
@@ -326,7 +367,9 @@ extension View {
     nonisolated public func tabItem<V>(@ViewBuilder _ label: () -> V) -> some View where V: View { _Modified(self) }
 
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
-    nonisolated public func tag<V>(_ tag: V, includeOptional: Bool = true) -> some View where V: Hashable { _Modified(self) }
+    nonisolated public func tag<V>(_ tag: V, includeOptional: Bool = true) -> some View where V: Hashable {
+        _Modified(self)
+    }
 }
 
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
@@ -367,7 +410,12 @@ extension Int: _FormatSpecifiable {}
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 @frozen public struct Text: Equatable, Sendable, View {
-    nonisolated public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) {}
+    nonisolated public init(
+        _ key: LocalizedStringKey,
+        tableName: String? = nil,
+        bundle: Bundle? = nil,
+        comment: StaticString? = nil
+    ) {}
     @_disfavoredOverload
     nonisolated public init<S>(_ content: S) where S: StringProtocol {}
     nonisolated public init(verbatim content: String) {}
@@ -383,7 +431,8 @@ extension Int: _FormatSpecifiable {}
 
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
 public struct Label<Title, Icon>: View where Title: View, Icon: View {
-    nonisolated public init(_ titleKey: LocalizedStringKey, systemImage name: String) where Title == Text, Icon == Image {}
+    nonisolated public init(_ titleKey: LocalizedStringKey, systemImage name: String)
+    where Title == Text, Icon == Image {}
     public var body: Never { fatalError() }
 }
 
@@ -395,9 +444,14 @@ public struct ButtonRole: Equatable, Sendable {
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 @MainActor @preconcurrency public struct Button<Label>: View where Label: View {
-    @preconcurrency nonisolated public init(_ titleKey: LocalizedStringKey, action: @escaping @MainActor () -> Void) where Label == Text {}
+    @preconcurrency nonisolated public init(_ titleKey: LocalizedStringKey, action: @escaping @MainActor () -> Void)
+    where Label == Text {}
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
-    @preconcurrency nonisolated public init(_ titleKey: LocalizedStringKey, role: ButtonRole?, action: @escaping @MainActor () -> Void) where Label == Text {}
+    @preconcurrency nonisolated public init(
+        _ titleKey: LocalizedStringKey,
+        role: ButtonRole?,
+        action: @escaping @MainActor () -> Void
+    ) where Label == Text {}
     public var body: Never { fatalError() }
 }
 
@@ -411,17 +465,18 @@ extension URL: Transferable {}
 @available(tvOS, unavailable)
 @available(watchOS, unavailable)
 #if TVOS16
-@available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
 #endif
 @MainActor @preconcurrency public struct PasteButton: View {
-    @MainActor @preconcurrency public init<T>(payloadType: T.Type, onPaste: @escaping ([T]) -> Void) where T: Transferable {}
+    @MainActor @preconcurrency public init<T>(payloadType: T.Type, onPaste: @escaping ([T]) -> Void)
+    where T: Transferable {}
     public var body: Never { fatalError() }
 }
 
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-@available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
 #endif
 public struct DefaultShareLinkLabel: View {
     public var body: Never { fatalError() }
@@ -430,7 +485,7 @@ public struct DefaultShareLinkLabel: View {
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-@available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
 #endif
 public struct ShareLink<Data, PreviewImage, PreviewIcon, Label>: View where Data: RandomAccessCollection, Label: View {
     public var body: Never { fatalError() }
@@ -439,9 +494,10 @@ public struct ShareLink<Data, PreviewImage, PreviewIcon, Label>: View where Data
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-@available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
 #endif
-extension ShareLink where Data == CollectionOfOne<URL>, PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel {
+extension ShareLink
+where Data == CollectionOfOne<URL>, PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel {
     nonisolated public init(item: URL, subject: Text? = nil, message: Text? = nil) {}
 }
 
@@ -466,17 +522,25 @@ public struct ProgressView<Label, CurrentValueLabel>: View where Label: View, Cu
 // MARK: Containers
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
-@MainActor @preconcurrency public struct List<SelectionValue, Content>: View where SelectionValue: Hashable, Content: View {
+@MainActor @preconcurrency public struct List<SelectionValue, Content>: View
+where SelectionValue: Hashable, Content: View {
     @MainActor @preconcurrency public init(@ViewBuilder content: () -> Content) where SelectionValue == Never {}
     @MainActor @preconcurrency public init<Data, ID, RowContent>(
-        _ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder rowContent: @escaping (Data.Element) -> RowContent
-    ) where Content == ForEach<Data, ID, RowContent>, Data: RandomAccessCollection, ID: Hashable, RowContent: View, SelectionValue == Never {}
+        _ data: Data,
+        id: KeyPath<Data.Element, ID>,
+        @ViewBuilder rowContent: @escaping (Data.Element) -> RowContent
+    )
+    where
+        Content == ForEach<Data, ID, RowContent>, Data: RandomAccessCollection, ID: Hashable, RowContent: View,
+        SelectionValue == Never
+    {}
     public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 public struct ForEach<Data, ID, Content>: View where Data: RandomAccessCollection, ID: Hashable, Content: View {
-    public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {}
+    public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content)
+    {}
     public var body: Never { fatalError() }
 }
 
@@ -489,7 +553,8 @@ public struct Form<Content>: View where Content: View {
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 public struct Section<Parent, Content, Footer>: View where Parent: View, Content: View, Footer: View {
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
-    public init(_ titleKey: LocalizedStringKey, @ViewBuilder content: () -> Content) where Parent == Text, Footer == EmptyView {}
+    public init(_ titleKey: LocalizedStringKey, @ViewBuilder content: () -> Content)
+    where Parent == Text, Footer == EmptyView {}
     public var body: Never { fatalError() }
 }
 
@@ -521,13 +586,21 @@ public struct Section<Parent, Content, Footer>: View where Parent: View, Content
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 @frozen public struct HStack<Content>: View where Content: View {
-    nonisolated public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
+    nonisolated public init(
+        alignment: VerticalAlignment = .center,
+        spacing: CGFloat? = nil,
+        @ViewBuilder content: () -> Content
+    ) {}
     public var body: Never { fatalError() }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 @frozen public struct VStack<Content>: View where Content: View {
-    nonisolated public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {}
+    nonisolated public init(
+        alignment: HorizontalAlignment = .center,
+        spacing: CGFloat? = nil,
+        @ViewBuilder content: () -> Content
+    ) {}
     public var body: Never { fatalError() }
 }
 
@@ -562,17 +635,17 @@ extension ShapeStyle where Self == Material {
 }
 
 #if !MACOS13
-extension View {
-    @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-    @available(macOS, unavailable)
-    @available(watchOS, unavailable)
-    nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { _Modified(self) }
+    extension View {
+        @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+        @available(macOS, unavailable)
+        @available(watchOS, unavailable)
+        nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { _Modified(self) }
 
-    @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-    @available(macOS, unavailable)
-    @available(watchOS, unavailable)
-    nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { _Modified(self) }
-}
+        @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+        @available(macOS, unavailable)
+        @available(watchOS, unavailable)
+        nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { _Modified(self) }
+    }
 #endif
 
 extension View {
@@ -586,13 +659,17 @@ extension View {
     nonisolated public func foregroundStyle<S>(_ style: S) -> some View where S: ShapeStyle { _Modified(self) }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
-    nonisolated public func background<S>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View where S: ShapeStyle {
+    nonisolated public func background<S>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View
+    where S: ShapeStyle {
         _Modified(self)
     }
 
     @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
     nonisolated public func safeAreaInset<V>(
-        edge: VerticalEdge, alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> V
+        edge: VerticalEdge,
+        alignment: HorizontalAlignment = .center,
+        spacing: CGFloat? = nil,
+        @ViewBuilder content: () -> V
     ) -> some View where V: View {
         _Modified(self)
     }

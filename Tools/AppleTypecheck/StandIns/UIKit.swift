@@ -23,42 +23,54 @@
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         @available(iOS 3.0, *) public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
-        @available(iOS 8.0, *) public static let userActivityDictionary = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityDictionaryKey")
+        @available(iOS 8.0, *) public static let userActivityDictionary = LaunchOptionsKey(
+            rawValue: "UIApplicationLaunchOptionsUserActivityDictionaryKey"
+        )
     }
 
     @available(iOS 10.0, tvOS 10.0, visionOS 1.0, *)
     open func open(
-        _ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
+        _ url: URL,
+        options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
         completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil
     ) {}
 
     public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        @available(iOS 10.0, *) public static let universalLinksOnly = OpenExternalURLOptionsKey(rawValue: "UIApplicationOpenURLOptionUniversalLinksOnly")
+        @available(iOS 10.0, *) public static let universalLinksOnly = OpenExternalURLOptionsKey(
+            rawValue: "UIApplicationOpenURLOptionUniversalLinksOnly"
+        )
     }
 
     public struct OpenURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        @available(iOS 9.0, *) public static let sourceApplication = OpenURLOptionsKey(rawValue: "UIApplicationOpenURLOptionsSourceApplicationKey")
+        @available(iOS 9.0, *) public static let sourceApplication = OpenURLOptionsKey(
+            rawValue: "UIApplicationOpenURLOptionsSourceApplicationKey"
+        )
     }
 }
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor public protocol UIApplicationDelegate: NSObjectProtocol {
     @available(iOS 3.0, *)
-    func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool
+    func application(
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool
     @available(iOS 9.0, *)
     func application(_ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any]) -> Bool
     @available(iOS 8.0, *)
     func application(
-        _ application: UIApplication, continue userActivity: NSUserActivity,
+        _ application: UIApplication,
+        continue userActivity: NSUserActivity,
         restorationHandler: @escaping ([any UIUserActivityRestoring]?) -> Void
     ) -> Bool
     @available(iOS 13.0, *)
     func application(
-        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
         options: UIScene.ConnectionOptions
     ) -> UISceneConfiguration
     @available(iOS 2.0, *)
@@ -69,14 +81,21 @@
 
 // `@optional` in Objective-C.
 extension UIApplicationDelegate {
-    public func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool { true }
-    public func application(_ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any]) -> Bool { false }
     public func application(
-        _ application: UIApplication, continue userActivity: NSUserActivity,
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool { true }
+    public func application(_ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any])
+        -> Bool
+    { false }
+    public func application(
+        _ application: UIApplication,
+        continue userActivity: NSUserActivity,
         restorationHandler: @escaping ([any UIUserActivityRestoring]?) -> Void
     ) -> Bool { false }
     public func application(
-        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        _ application: UIApplication,
+        configurationForConnecting connectingSceneSession: UISceneSession,
         options: UIScene.ConnectionOptions
     ) -> UISceneConfiguration { fatalError() }
     public func applicationDidBecomeActive(_ application: UIApplication) {}
@@ -126,7 +145,11 @@ extension UIApplicationDelegate {
 
 @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
 @MainActor public protocol UISceneDelegate: NSObjectProtocol {
-    func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions)
+    func scene(
+        _ scene: UIScene,
+        willConnectTo session: UISceneSession,
+        options connectionOptions: UIScene.ConnectionOptions
+    )
     func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>)
     func scene(_ scene: UIScene, continue userActivity: NSUserActivity)
     func scene(_ scene: UIScene, didFailToContinueUserActivityWithType userActivityType: String, error: any Error)
@@ -137,10 +160,18 @@ extension UIApplicationDelegate {
 
 // `@optional` in Objective-C.
 extension UISceneDelegate {
-    public func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions) {}
+    public func scene(
+        _ scene: UIScene,
+        willConnectTo session: UISceneSession,
+        options connectionOptions: UIScene.ConnectionOptions
+    ) {}
     public func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>) {}
     public func scene(_ scene: UIScene, continue userActivity: NSUserActivity) {}
-    public func scene(_ scene: UIScene, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {}
+    public func scene(
+        _ scene: UIScene,
+        didFailToContinueUserActivityWithType userActivityType: String,
+        error: any Error
+    ) {}
     public func sceneDidBecomeActive(_ scene: UIScene) {}
     public func sceneDidEnterBackground(_ scene: UIScene) {}
     public func sceneDidDisconnect(_ scene: UIScene) {}
@@ -174,7 +205,8 @@ extension UISceneDelegate {
     @available(iOS 5.0, *)
     open var presentedViewController: UIViewController? { fatalError() }
     @available(iOS 5.0, *)
-    open func present(_ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil) {}
+    open func present(_ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil)
+    {}
     @available(iOS 5.0, *)
     open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) {}
 }
@@ -191,7 +223,9 @@ extension UISceneDelegate {
     open func pushViewController(_ viewController: UIViewController, animated: Bool) {}
     @discardableResult open func popViewController(animated: Bool) -> UIViewController? { nil }
     @discardableResult open func popToRootViewController(animated: Bool) -> [UIViewController]? { nil }
-    @discardableResult open func popToViewController(_ viewController: UIViewController, animated: Bool) -> [UIViewController]? { nil }
+    @discardableResult open func popToViewController(_ viewController: UIViewController, animated: Bool)
+        -> [UIViewController]?
+    { nil }
 }
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)

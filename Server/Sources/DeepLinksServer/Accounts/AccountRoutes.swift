@@ -18,8 +18,18 @@ struct AccountRoutes: Sendable {
         self.accounts = accounts
         self.proxies = proxies
         let database = accounts.database
-        signUps = SharedRateLimiter(database: database, name: "sign-up", capacity: settings.signUpBurst, perMinute: settings.signUpsPerMinute)
-        signIns = SharedRateLimiter(database: database, name: "sign-in", capacity: settings.signInBurst, perMinute: settings.signInsPerMinute)
+        signUps = SharedRateLimiter(
+            database: database,
+            name: "sign-up",
+            capacity: settings.signUpBurst,
+            perMinute: settings.signUpsPerMinute
+        )
+        signIns = SharedRateLimiter(
+            database: database,
+            name: "sign-in",
+            capacity: settings.signInBurst,
+            perMinute: settings.signInsPerMinute
+        )
         signInsPerAddress = SharedRateLimiter(database: database, name: "sign-in-address", capacity: 10, perMinute: 2)
         passwordChanges = SharedRateLimiter(database: database, name: "password-change", capacity: 5, perMinute: 1)
     }
@@ -32,7 +42,10 @@ struct AccountRoutes: Sendable {
         router.post("/v1/accounts") { request, context -> Response in
             try await signUps.admit(network(request, context), now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
-            let account = try await accounts.signUp(email: try body.string("email"), password: try body.string("password"))
+            let account = try await accounts.signUp(
+                email: try body.string("email"),
+                password: try body.string("password")
+            )
             return JSONResponse.make(.created, ["email": .string(account.display)])
         }
         router.post("/v1/sessions") { request, context -> Response in
@@ -40,34 +53,48 @@ struct AccountRoutes: Sendable {
             let body = try await JSONBody.read(request, context: context)
             let email = try body.string("email")
             if let address = try? EmailAddress(email) {
-                let bucket = accounts.keys.digest(address.normalized, purpose: "sign-in address", key: accounts.keys.current)
+                let bucket = accounts.keys.digest(
+                    address.normalized,
+                    purpose: "sign-in address",
+                    key: accounts.keys.current
+                )
                 try await signInsPerAddress.admit(bucket, now: accounts.clock.milliseconds())
             }
             let token = try await accounts.signIn(email: email, password: try body.string("password"))
             return JSONResponse.make(.created, ["token": .string(token)])
         }
         router.get("/v1/me") { request, _ -> Response in
-            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
+            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else {
+                throw APIError.unauthorized
+            }
             return JSONResponse.make(.ok, ["email": .string(account.display)])
         }
         router.post("/v1/me/password") { request, context -> Response in
-            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else { throw APIError.unauthorized }
+            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else {
+                throw APIError.unauthorized
+            }
             try await passwordChanges.admit(String(account.id), now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             try await accounts.changePassword(
-                account: account, session: token, current: try body.string("currentPassword"), new: try body.string("newPassword")
+                account: account,
+                session: token,
+                current: try body.string("currentPassword"),
+                new: try body.string("newPassword")
             )
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.delete("/v1/sessions/current") { request, _ -> Response in
-            guard let token = Self.bearer(request), try await accounts.account(session: token) != nil else { throw APIError.unauthorized }
+            guard let token = Self.bearer(request), try await accounts.account(session: token) != nil else {
+                throw APIError.unauthorized
+            }
             try await accounts.signOut(session: token)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }
 
     static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.count > 7, value.prefix(7).lowercased() == "bearer " else { return nil }
+        guard let value = request.headers[.authorization], value.count > 7, value.prefix(7).lowercased() == "bearer "
+        else { return nil }
         return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }

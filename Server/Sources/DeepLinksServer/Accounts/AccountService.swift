@@ -47,9 +47,13 @@ struct AccountService: Sendable {
     /// A new session token for the right address and password; one generic failure otherwise.
     func signIn(email submitted: String, password: String) async throws -> String {
         let invalid = APIError(status: .unauthorized, code: "invalid_credentials")
-        guard let email = try? EmailAddress(submitted), password.utf8.count <= policy.maximumBytes else { throw invalid }
+        guard let email = try? EmailAddress(submitted), password.utf8.count <= policy.maximumBytes else {
+            throw invalid
+        }
         let row = try await database.withConnection { sql in
-            try await sql.raw("SELECT id, password_hash FROM accounts WHERE email = \(bind: email.normalized) AND disabled = \(bind: false)").first()
+            try await sql.raw(
+                "SELECT id, password_hash FROM accounts WHERE email = \(bind: email.normalized) AND disabled = \(bind: false)"
+            ).first()
         }
         // An unknown address still costs one hash, so the answer takes as long as for a wrong password.
         let stored = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
@@ -85,11 +89,12 @@ struct AccountService: Sendable {
             ).first()
         }
         guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
-              digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
+            digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
         else { return nil }
         if try row.decode(column: "used_at", as: Int64.self) < now - 60_000 {
             try await database.withConnection { sql in
-                try await sql.raw("UPDATE sessions SET last_used_at = \(bind: now) WHERE token_hash = \(bind: stored)").run()
+                try await sql.raw("UPDATE sessions SET last_used_at = \(bind: now) WHERE token_hash = \(bind: stored)")
+                    .run()
             }
         }
         return Account(
@@ -105,8 +110,9 @@ struct AccountService: Sendable {
         let row = try await database.withConnection { sql in
             try await sql.raw("SELECT password_hash FROM accounts WHERE id = \(bind: account.id)").first()
         }
-        guard current.utf8.count <= policy.maximumBytes, let stored = try row?.decode(column: "password_hash", as: String.self),
-              try await hashing.run({ await hasher.verify(current, against: stored) })
+        guard current.utf8.count <= policy.maximumBytes,
+            let stored = try row?.decode(column: "password_hash", as: String.self),
+            try await hashing.run({ await hasher.verify(current, against: stored) })
         else { throw APIError(status: .forbidden, code: "invalid_credentials") }
         let problems = policy.problems(password, email: account.email)
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
@@ -116,7 +122,9 @@ struct AccountService: Sendable {
             try await sql.raw(
                 "UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1 WHERE id = \(bind: account.id)"
             ).run()
-            try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: account.id) AND token_hash <> \(bind: keep)").run()
+            try await sql.raw(
+                "DELETE FROM sessions WHERE account_id = \(bind: account.id) AND token_hash <> \(bind: keep)"
+            ).run()
             try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: account.id)").run()
         }
     }
@@ -137,9 +145,16 @@ struct AccountService: Sendable {
     }
 
     static func weakPassword(_ reasons: [PasswordPolicy.Reason]) -> APIError {
-        APIError(status: .unprocessableContent, code: "weak_password", fields: ["reasons": .array(reasons.map { .string($0.rawValue) })])
+        APIError(
+            status: .unprocessableContent,
+            code: "weak_password",
+            fields: ["reasons": .array(reasons.map { .string($0.rawValue) })]
+        )
     }
 
     /// A well-formed hash of nothing, at the configured cost, verified when the address is unknown.
-    var decoyHash: String { "$scrypt$ln=\(hasher.logN),r=\(hasher.r),p=\(hasher.p)$" + Base64URL.encode(SecureBytes.random(count: 16)) + "$" + Base64URL.encode(SecureBytes.random(count: 32)) }
+    var decoyHash: String {
+        "$scrypt$ln=\(hasher.logN),r=\(hasher.r),p=\(hasher.p)$" + Base64URL.encode(SecureBytes.random(count: 16)) + "$"
+            + Base64URL.encode(SecureBytes.random(count: 32))
+    }
 }

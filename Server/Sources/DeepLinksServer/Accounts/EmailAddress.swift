@@ -16,7 +16,8 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
 
     public enum Problem: String, Error, Sendable {
         case empty, tooLong = "too_long", controlCharacter = "control_character", notOneAt = "not_one_at"
-        case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart = "invalid_local_part"
+        case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart =
+            "invalid_local_part"
     }
 
     public init(_ string: String) throws(Problem) {
@@ -26,7 +27,11 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         guard !trimmed.isEmpty else { throw .empty }
         guard trimmed.utf8.count <= Self.maxOctets else { throw .tooLong }
         // CR, LF and NUL would inject headers or SMTP commands; no control character belongs in an address.
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+        guard
+            !trimmed.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+            })
+        else {
             throw .controlCharacter
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else { throw .whitespace }
@@ -38,7 +43,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         guard !local.isEmpty, !domain.isEmpty, local.utf8.count <= 64 else { throw .emptyPart }
         guard Self.isValidLocalPart(local) else { throw .invalidLocalPart }
         guard !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains(".."),
-              !domain.contains(where: { "[]()<>,;:\\\"/".contains($0) })
+            !domain.contains(where: { "[]()<>,;:\\\"/".contains($0) })
         else { throw .invalidDomain }
         display = trimmed
         normalized = trimmed.precomposedStringWithCompatibilityMapping.lowercased()
@@ -60,9 +65,11 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         }
         let atext = Set("!#$%&'*+-/=?^_`{|}~".unicodeScalars)
         return local.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { atom in
-            !atom.isEmpty && atom.unicodeScalars.allSatisfy { scalar in
-                !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || atext.contains(scalar)
-            }
+            !atom.isEmpty
+                && atom.unicodeScalars.allSatisfy { scalar in
+                    !scalar.isASCII || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                        || ("0"..."9").contains(scalar) || atext.contains(scalar)
+                }
         }
     }
 

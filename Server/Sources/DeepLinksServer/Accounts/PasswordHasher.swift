@@ -34,7 +34,7 @@ public struct PasswordHasher: Sendable {
             parameters[pair[0]] = value
         }
         guard let logN = parameters["ln"], (1...22).contains(logN), let r = parameters["r"], let p = parameters["p"],
-              let salt = Base64URL.decode(String(fields[3])), let expected = Base64URL.decode(String(fields[4]))
+            let salt = Base64URL.decode(String(fields[3])), let expected = Base64URL.decode(String(fields[4]))
         else { return false }
         guard let derived = try? await derive(password, salt: salt, logN: logN, r: r, p: p) else { return false }
         return SecureBytes.equal(derived, expected)
@@ -44,11 +44,15 @@ public struct PasswordHasher: Sendable {
         let input = Array(PasswordPolicy.normalize(password).utf8)
         return try await NIOThreadPool.singleton.runIfActive {
             let key = try KDF.Scrypt.deriveKey(
-                from: input, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r, parallelism: p,
+                from: input,
+                salt: salt,
+                outputByteCount: 32,
+                rounds: 1 << logN,
+                blockSize: r,
+                parallelism: p,
                 maxMemory: 128 * r * (1 << logN) + 1024 * 1024
             )
             return key.withUnsafeBytes { Array($0) }
         }
     }
 }
-

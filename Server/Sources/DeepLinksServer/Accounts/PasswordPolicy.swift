@@ -37,7 +37,8 @@ public struct PasswordPolicy: Sendable {
         let lowered = normalized.lowercased()
         if Self.isCommon(lowered) { reasons.append(.common) }
         if let email, let local = email.split(separator: "@").first, local.count >= 3,
-           lowered.contains(local.lowercased()) {
+            lowered.contains(local.lowercased())
+        {
             reasons.append(.containsEmail)
         }
         if contextWords.contains(where: { $0.count >= 3 && lowered.contains($0.lowercased()) }) {
@@ -70,7 +71,8 @@ public struct PasswordPolicy: Sendable {
         guard values.count >= 4 else { return false }
         let steps = zip(values, values.dropFirst()).map { $1 - $0 }
         let wraps: Set<Int> = [1, -1, -9, 9]  // 9 → 0 and 0 → 9 continue a digit run
-        return steps.allSatisfy { wraps.contains($0) } && (steps.allSatisfy { $0 == 1 || $0 == -9 } || steps.allSatisfy { $0 == -1 || $0 == 9 })
+        return steps.allSatisfy { wraps.contains($0) }
+            && (steps.allSatisfy { $0 == 1 || $0 == -9 } || steps.allSatisfy { $0 == -1 || $0 == 9 })
     }
 
     /// Passwords that breach corpora rank first; keyboard walks long enough to pass a length rule.

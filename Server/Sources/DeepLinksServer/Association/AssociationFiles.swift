@@ -60,7 +60,13 @@ public struct AssociationFiles: Sendable {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
         if let linkDomain, !apps.contains(where: { $0.domains.contains(linkDomain) }) {
-            let links = AASAConfiguration(apps: [.init(appID: app.appID, paths: ["/?*"], exclusions: Self.serverPaths(resetPath: app.passwordReset?.path))])
+            let links = AASAConfiguration(apps: [
+                .init(
+                    appID: app.appID,
+                    paths: ["/?*"],
+                    exclusions: Self.serverPaths(resetPath: app.passwordReset?.path)
+                )
+            ])
             do {
                 linkDomainAssociation = (linkDomain, File(try AASAGenerator.generate(links)))
             } catch {

@@ -17,7 +17,9 @@ struct AssociationRoutes: Sendable {
 
     /// - Parameter forHost: another file for one host (the link domain), chosen by the request's host.
     private func serve(
-        _ main: AssociationFiles.File, at path: RouterPath, on router: Router<AppRequestContext>,
+        _ main: AssociationFiles.File,
+        at path: RouterPath,
+        on router: Router<AppRequestContext>,
         forHost other: (host: String, file: AssociationFiles.File)? = nil
     ) {
         for method in [HTTPRequest.Method.get, .head] {
@@ -28,7 +30,11 @@ struct AssociationRoutes: Sendable {
                     .eTag: file.etag,
                     .cacheControl: "public, max-age=3600",
                 ]
-                if let tags = request.headers[.ifNoneMatch], tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag || $0 == "*" }) {
+                if let tags = request.headers[.ifNoneMatch],
+                    tags.split(separator: ",").contains(where: {
+                        $0.trimmingCharacters(in: .whitespaces) == file.etag || $0 == "*"
+                    })
+                {
                     return Response(status: .notModified, headers: headers)
                 }
                 headers[.contentLength] = String(file.body.count)

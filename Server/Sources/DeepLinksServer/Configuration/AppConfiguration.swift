@@ -84,7 +84,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Validates a decoded file. Throws ``ConfigurationError`` listing every problem.
     /// - Parameter routes: the route manifest of each app the file names, in order, already read (see
     ///   ``load(path:)``).
-    public init(file: AppConfigurationFile, source: String = "configuration", routes: [RouteManifest?] = []) throws(ConfigurationError) {
+    public init(file: AppConfigurationFile, source: String = "configuration", routes: [RouteManifest?] = [])
+        throws(ConfigurationError)
+    {
         var problems: [String] = []
         let entries = Self.appEntries(file, problems: &problems)
         var apps: [AppConfiguration] = []
@@ -115,9 +117,13 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         links.linkDomain = host(file.links?.linkDomain, "links.linkDomain")
         links.landingDomain = host(file.links?.landingDomain, "links.landingDomain")
-        links.allowedHosts = (file.links?.allowedDestinationHosts ?? []).enumerated().compactMap { host($1, "links.allowedDestinationHosts[\($0)]") }
+        links.allowedHosts = (file.links?.allowedDestinationHosts ?? []).enumerated().compactMap {
+            host($1, "links.allowedDestinationHosts[\($0)]")
+        }
         if let landing = links.landingDomain, landing == (links.linkDomain ?? apps.first?.domains.first) {
-            problems.append("links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap")
+            problems.append(
+                "links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap"
+            )
         }
         for entry in entries.dropFirst() where entry.app.passwordReset != nil {
             problems.append("\(entry.key).passwordReset: only the first app has the reset journey")
@@ -133,7 +139,9 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// The file's apps with the key each is reported under: `app`, or `apps[i]`.
-    static func appEntries(_ file: AppConfigurationFile, problems: inout [String]) -> [(app: AppConfigurationFile.App, key: String)] {
+    static func appEntries(_ file: AppConfigurationFile, problems: inout [String]) -> [(
+        app: AppConfigurationFile.App, key: String
+    )] {
         switch (file.app, file.apps) {
         case (let app?, nil): return [(app, "app")]
         case (nil, let apps?) where !apps.isEmpty: return apps.enumerated().map { ($1, "apps[\($0)]") }
@@ -145,7 +153,9 @@ public struct AppConfiguration: Sendable, Equatable {
     }
 
     /// One app of the file, validated; nil (with its problems recorded) when it cannot be used.
-    static func app(_ app: AppConfigurationFile.App, key: String, routes: RouteManifest?, problems: inout [String]) -> AppConfiguration? {
+    static func app(_ app: AppConfigurationFile.App, key: String, routes: RouteManifest?, problems: inout [String])
+        -> AppConfiguration?
+    {
         let before = problems.count
         func required(_ value: String?, _ field: String) -> String {
             guard let value, !value.isEmpty else {
@@ -160,12 +170,18 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         let bundleID = required(app.bundleID, "bundleID")
         if !bundleID.isEmpty, !isBundleID(bundleID) {
-            problems.append("\(key).bundleID: '\(bundleID)' is not a reverse-DNS identifier (letters, digits, '-' and '.')")
+            problems.append(
+                "\(key).bundleID: '\(bundleID)' is not a reverse-DNS identifier (letters, digits, '-' and '.')"
+            )
         }
         let scheme = required(app.customScheme, "customScheme")
         if !scheme.isEmpty, !isScheme(scheme) {
-            problems.append("\(key).customScheme: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')")
-        } else if ["http", "https", "file", "ftp", "mailto", "tel", "sms", "javascript", "data"].contains(scheme.lowercased()) {
+            problems.append(
+                "\(key).customScheme: '\(scheme)' is not a URL scheme (a letter, then letters, digits, '+', '-' or '.')"
+            )
+        } else if ["http", "https", "file", "ftp", "mailto", "tel", "sms", "javascript", "data"].contains(
+            scheme.lowercased()
+        ) {
             problems.append("\(key).customScheme: '\(scheme)' is reserved; choose a scheme of the app's own")
         }
         var domains: [String] = []
@@ -179,18 +195,33 @@ public struct AppConfiguration: Sendable, Equatable {
         if app.domains?.isEmpty ?? true {
             problems.append("\(key).domains: list at least one universal-link domain")
         }
-        if let storeID = app.appStoreID, !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count)) {
-            problems.append("\(key).appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')")
+        if let storeID = app.appStoreID,
+            !(storeID.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...12).contains(storeID.count))
+        {
+            problems.append(
+                "\(key).appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')"
+            )
         }
         var android: AndroidApp?
         if let file = app.android {
-            let candidate = AndroidApp(packageName: file.packageName ?? "", sha256CertFingerprints: file.sha256CertFingerprints ?? [], playStoreURL: file.playStoreURL)
-            let statement = AssetLinksStatement.appLinks(packageName: candidate.packageName, fingerprints: candidate.sha256CertFingerprints)
+            let candidate = AndroidApp(
+                packageName: file.packageName ?? "",
+                sha256CertFingerprints: file.sha256CertFingerprints ?? [],
+                playStoreURL: file.playStoreURL
+            )
+            let statement = AssetLinksStatement.appLinks(
+                packageName: candidate.packageName,
+                fingerprints: candidate.sha256CertFingerprints
+            )
             let document = (try? JSONEncoder().encode([statement])) ?? Data()
             for diagnostic in AssetLinksValidator.validate(data: document) where diagnostic.severity == .error {
                 problems.append("\(key).android: \(diagnostic.message)")
             }
-            if let store = file.playStoreURL, URLComponents(string: store).map({ $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true && $0.user == nil }) != true {
+            if let store = file.playStoreURL,
+                URLComponents(string: store).map({
+                    $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true && $0.user == nil
+                }) != true
+            {
                 problems.append("\(key).android.playStoreURL: '\(store)' is not an https URL")
             }
             android = candidate
@@ -208,7 +239,12 @@ public struct AppConfiguration: Sendable, Equatable {
         configuration.excludedPaths = app.excludedPaths ?? []
         configuration.android = android
         if let reset = app.passwordReset {
-            configuration.passwordReset = PasswordResetRoute.validated(reset, key: "\(key).passwordReset", app: configuration, problems: &problems)
+            configuration.passwordReset = PasswordResetRoute.validated(
+                reset,
+                key: "\(key).passwordReset",
+                app: configuration,
+                problems: &problems
+            )
         }
         guard problems.count == before else { return nil }
         return configuration
@@ -227,7 +263,9 @@ public struct AppConfiguration: Sendable, Equatable {
 
     /// Decodes and validates JSON configuration bytes.
     /// - Parameter folder: where a relative `routes` path is read from.
-    public static func decode(_ data: Data, source: String, folder: URL? = nil) throws(ConfigurationError) -> AppConfiguration {
+    public static func decode(_ data: Data, source: String, folder: URL? = nil) throws(ConfigurationError)
+        -> AppConfiguration
+    {
         guard data.count <= 1 << 20 else {
             throw ConfigurationError(setting: source, problems: ["is larger than 1 MiB"])
         }
@@ -246,7 +284,9 @@ public struct AppConfiguration: Sendable, Equatable {
                 routes.append(nil)
                 continue
             }
-            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : (folder ?? URL(fileURLWithPath: ".")).appendingPathComponent(path)
+            let url =
+                path.hasPrefix("/")
+                ? URL(fileURLWithPath: path) : (folder ?? URL(fileURLWithPath: ".")).appendingPathComponent(path)
             guard let manifestData = try? Data(contentsOf: url) else {
                 throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) cannot be read"])
             }
@@ -255,9 +295,15 @@ public struct AppConfiguration: Sendable, Equatable {
                 _ = try RouteTable<ManifestDestination>(manifest: manifest)
                 routes.append(manifest)
             } catch let error as DecodingError {
-                throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) is not a route manifest: \(error.readableDescription)"])
+                throw ConfigurationError(
+                    setting: source,
+                    problems: ["\(entry.key).routes: \(url.path) is not a route manifest: \(error.readableDescription)"]
+                )
             } catch {
-                throw ConfigurationError(setting: source, problems: ["\(entry.key).routes: \(url.path) is not a valid route table: \(error)"])
+                throw ConfigurationError(
+                    setting: source,
+                    problems: ["\(entry.key).routes: \(url.path) is not a valid route table: \(error)"]
+                )
             }
         }
         return try AppConfiguration(file: file, source: source, routes: routes)

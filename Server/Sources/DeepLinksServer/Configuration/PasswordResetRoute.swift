@@ -21,7 +21,13 @@ public struct PasswordResetRoute: Sendable, Equatable {
     /// The custom-scheme route of the mail's second link; nil (the default) for no such link.
     public var customSchemeRoute: String?
 
-    public init(route: String, path: String, tokenParameter: String = "token", emailParameter: String? = nil, customSchemeRoute: String? = nil) {
+    public init(
+        route: String,
+        path: String,
+        tokenParameter: String = "token",
+        emailParameter: String? = nil,
+        customSchemeRoute: String? = nil
+    ) {
         self.route = route
         self.path = path
         self.tokenParameter = tokenParameter
@@ -38,7 +44,10 @@ public struct PasswordResetRoute: Sendable, Equatable {
     /// cannot be used. Whether the association file claims the path is checked once the app is whole
     /// (``AppConfiguration/resetRouteProblems()``).
     static func validated(
-        _ file: AppConfigurationFile.PasswordReset, key: String, app: AppConfiguration, problems: inout [String]
+        _ file: AppConfigurationFile.PasswordReset,
+        key: String,
+        app: AppConfiguration,
+        problems: inout [String]
     ) -> PasswordResetRoute? {
         let before = problems.count
         guard let name = file.route, !name.isEmpty else {
@@ -51,23 +60,35 @@ public struct PasswordResetRoute: Sendable, Equatable {
         }
         func entry(_ name: String, field: String) -> RouteManifest.Entry? {
             if let entry = manifest.routes.first(where: { $0.name == name }) { return entry }
-            problems.append("\(key).\(field): '\(name)' is not a route of the manifest (\(manifest.routes.map(\.name).joined(separator: ", ")))")
+            problems.append(
+                "\(key).\(field): '\(name)' is not a route of the manifest (\(manifest.routes.map(\.name).joined(separator: ", ")))"
+            )
             return nil
         }
         let token = file.tokenParameter ?? "token"
-        func secret(_ parameter: String, of entry: RouteManifest.Entry, field: String, where location: ParameterSpec.Location) {
+        func secret(
+            _ parameter: String,
+            of entry: RouteManifest.Entry,
+            field: String,
+            where location: ParameterSpec.Location
+        ) {
             guard let spec = entry.parameters.first(where: { $0.name == parameter }) else {
                 problems.append("\(key).\(field): route '\(entry.name)' has no parameter '\(parameter)'")
                 return
             }
             if spec.location != location {
-                let reason = location == .fragment
+                let reason =
+                    location == .fragment
                     ? "a universal link carries secrets in the fragment, which browsers never send to a server"
                     : "a custom-scheme link carries them in the query"
-                problems.append("\(key).\(field): '\(parameter)' of route '\(entry.name)' is in the \(spec.location.rawValue): \(reason)")
+                problems.append(
+                    "\(key).\(field): '\(parameter)' of route '\(entry.name)' is in the \(spec.location.rawValue): \(reason)"
+                )
             }
             if !spec.isSensitive {
-                problems.append("\(key).\(field): '\(parameter)' of route '\(entry.name)' must be sensitive, so it never reaches a log line")
+                problems.append(
+                    "\(key).\(field): '\(parameter)' of route '\(entry.name)' must be sensitive, so it never reaches a log line"
+                )
             }
         }
         var path = ""
@@ -83,13 +104,17 @@ public struct PasswordResetRoute: Sendable, Equatable {
             }
             let segments = universal.pattern.split(separator: "/").map(String.init)
             if segments.contains(where: { $0.hasPrefix(":") || $0.hasPrefix("*") }) {
-                problems.append("\(key).route: '\(universal.pattern)' has parameters in its path; the server serves the web form at the reset route's path, so it must be fixed")
+                problems.append(
+                    "\(key).route: '\(universal.pattern)' has parameters in its path; the server serves the web form at the reset route's path, so it must be fixed"
+                )
             } else if segments.isEmpty || serverSegments.contains(segments[0].lowercased()) {
                 problems.append("\(key).route: '\(universal.pattern)' is one of the server's own paths")
             }
             path = "/" + segments.joined(separator: "/")
             secret(token, of: universal, field: "tokenParameter", where: .fragment)
-            if let email = file.emailParameter { secret(email, of: universal, field: "emailParameter", where: .fragment) }
+            if let email = file.emailParameter {
+                secret(email, of: universal, field: "emailParameter", where: .fragment)
+            }
         }
         if let scheme = file.customSchemeRoute, let custom = entry(scheme, field: "customSchemeRoute") {
             if !custom.sources.contains("customScheme") {
@@ -100,7 +125,11 @@ public struct PasswordResetRoute: Sendable, Equatable {
         }
         guard problems.count == before else { return nil }
         let route = PasswordResetRoute(
-            route: name, path: path, tokenParameter: token, emailParameter: file.emailParameter, customSchemeRoute: file.customSchemeRoute
+            route: name,
+            path: path,
+            tokenParameter: token,
+            emailParameter: file.emailParameter,
+            customSchemeRoute: file.customSchemeRoute
         )
         // Printed once as the server will print every link, and matched back as the app will: a token of the
         // server's shape and an address with characters that need encoding must fit the parameters'
@@ -118,7 +147,9 @@ public struct PasswordResetRoute: Sendable, Equatable {
                 guard case .success(let match) = links.table.match(url), match.destination.route == name,
                     match.destination.parameters[route.tokenParameter] == [sample]
                 else {
-                    problems.append("\(key): a reset link printed from route '\(name)' does not route back to it with its token (another route shadows it)")
+                    problems.append(
+                        "\(key): a reset link printed from route '\(name)' does not route back to it with its token (another route shadows it)"
+                    )
                     return nil
                 }
             }
@@ -147,7 +178,8 @@ extension AppConfiguration {
             let url = "https://\(domain)\(reset.path)"
             let decision = policy.opens(self, url)
             guard decision.verdict != .match else { return nil }
-            return "passwordReset.route: the association file does not claim \(url) for the app (\(decision.trace.last ?? decision.verdict.rawValue))"
+            return
+                "passwordReset.route: the association file does not claim \(url) for the app (\(decision.trace.last ?? decision.verdict.rawValue))"
         }
     }
 }

@@ -25,5 +25,9 @@ struct APIError: HTTPResponseError {
         APIError(status: .tooManyRequests, code: "too_many_requests", headers: [.retryAfter: String(max(1, seconds))])
     }
 
-    static let unauthorized = APIError(status: .unauthorized, code: "unauthorized", headers: [.wwwAuthenticate: "Bearer"])
+    static let unauthorized = APIError(
+        status: .unauthorized,
+        code: "unauthorized",
+        headers: [.wwwAuthenticate: "Bearer"]
+    )
 }

@@ -4,11 +4,11 @@ import Hummingbird
 import NIOCore
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An IP address, parsed (`inet_pton`): an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is the IPv4 address.
@@ -60,9 +60,16 @@ struct IPNetwork: Sendable, Hashable {
 
     /// - Throws: ``ConfigurationError`` naming the entry and why it is refused.
     init(parsing entry: String) throws(ConfigurationError) {
-        let parts = entry.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = entry.trimmingCharacters(in: .whitespaces).split(
+            separator: "/",
+            maxSplits: 1,
+            omittingEmptySubsequences: false
+        )
         guard let address = IPAddress(parts[0]) else {
-            throw ConfigurationError(setting: "trusted proxies", reason: "'\(entry)' is not an IP address or a CIDR network (10.0.0.0/8, fd00::/8)")
+            throw ConfigurationError(
+                setting: "trusted proxies",
+                reason: "'\(entry)' is not an IP address or a CIDR network (10.0.0.0/8, fd00::/8)"
+            )
         }
         let bits = address.bytes.count * 8
         // A mapped IPv6 network (`::ffff:10.0.0.0/104`) counts in IPv6 bits; parsed, it is IPv4.
@@ -70,7 +77,10 @@ struct IPNetwork: Sendable, Hashable {
         var length = bits
         if parts.count == 2 {
             guard let given = Int(parts[1]), (0...(mapped ? 128 : bits)).contains(given), !(mapped && given < 96) else {
-                throw ConfigurationError(setting: "trusted proxies", reason: "'\(entry)' has a prefix length outside 0 to \(mapped ? 128 : bits)")
+                throw ConfigurationError(
+                    setting: "trusted proxies",
+                    reason: "'\(entry)' has a prefix length outside 0 to \(mapped ? 128 : bits)"
+                )
             }
             length = mapped ? given - 96 : given
         }
@@ -123,7 +133,9 @@ public struct TrustedProxies: Sendable, Equatable {
         guard let peerIP = peer?.ipAddress else { return "unknown" }
         let peerText = IPAddress(peerIP)?.description ?? peerIP
         guard trusts(peerIP) else { return peerText }
-        let hops = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let hops = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         // The rightmost hop the trusted proxies did not add; one that is not an address ends the walk there.
         for hop in hops.reversed() where !trusts(hop) {
             return IPAddress(hop)?.description ?? peerText
@@ -131,4 +143,3 @@ public struct TrustedProxies: Sendable, Equatable {
         return peerText
     }
 }
-

@@ -5,11 +5,17 @@ import NIOFoundationCompat
 
 /// A JSON response: compact, keys sorted (the same value gives the same bytes), never cached.
 enum JSONResponse {
-    static func make(_ status: HTTPResponse.Status, _ object: [String: JSONValue], headers: HTTPFields = [:]) -> Response {
+    static func make(_ status: HTTPResponse.Status, _ object: [String: JSONValue], headers: HTTPFields = [:])
+        -> Response
+    {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON)))
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON))
+        )
     }
 }
 
@@ -23,18 +29,27 @@ struct JSONBody {
         do {
             return try JSONDecoder().decode(T.self, from: Data(JSONValue.object(object).compactJSON.utf8))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw APIError.malformed("'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+            throw APIError.malformed(
+                "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
+            )
         } catch let DecodingError.keyNotFound(key, context) {
-            throw APIError.malformed("'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required")
+            throw APIError.malformed(
+                "'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required"
+            )
         } catch {
             throw APIError.malformed("the body does not describe a link")
         }
     }
 
     static func read(_ request: Request, context: AppRequestContext) async throws -> JSONBody {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            .lowercased()
         guard type == "application/json" else {
-            throw APIError(status: .unsupportedMediaType, code: "unsupported_media_type", fields: ["reason": .string("send application/json")])
+            throw APIError(
+                status: .unsupportedMediaType,
+                code: "unsupported_media_type",
+                fields: ["reason": .string("send application/json")]
+            )
         }
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         let data = Data(buffer: buffer)
@@ -49,7 +64,9 @@ struct JSONBody {
     /// A required string field.
     func string(_ key: String) throws -> String {
         guard let value = object[key] else { throw APIError.malformed("'\(key)' is required") }
-        guard case .string(let string) = value else { throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)") }
+        guard case .string(let string) = value else {
+            throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)")
+        }
         return string
     }
 
@@ -72,18 +89,26 @@ struct JSONBody {
             case UInt8(ascii: "{"): stack.append((true, [], true))
             case UInt8(ascii: "["): stack.append((false, [], false))
             case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = stack.popLast()
-            case UInt8(ascii: ","): if let last = stack.indices.last, stack[last].isObject { stack[last].expectingKey = true }
+            case UInt8(ascii: ","):
+                if let last = stack.indices.last, stack[last].isObject { stack[last].expectingKey = true }
             case UInt8(ascii: "\""):
                 var end = data.index(after: index)
                 var escaped = false
                 while end < data.endIndex {
-                    if escaped { escaped = false } else if data[end] == UInt8(ascii: "\\") { escaped = true } else if data[end] == UInt8(ascii: "\"") { break }
+                    if escaped {
+                        escaped = false
+                    } else if data[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if data[end] == UInt8(ascii: "\"") {
+                        break
+                    }
                     end = data.index(after: end)
                 }
                 guard end < data.endIndex else { return nil }
                 if let last = stack.indices.last, stack[last].isObject, stack[last].expectingKey {
                     let raw = data[index...end]
-                    let key = (try? JSONDecoder().decode(String.self, from: raw)) ?? String(decoding: raw, as: UTF8.self)
+                    let key =
+                        (try? JSONDecoder().decode(String.self, from: raw)) ?? String(decoding: raw, as: UTF8.self)
                     if !stack[last].keys.insert(key).inserted { return key }
                     stack[last].expectingKey = false
                 }

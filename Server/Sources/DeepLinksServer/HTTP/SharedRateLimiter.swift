@@ -48,10 +48,16 @@ struct SharedRateLimiter: Sendable {
     }
 
     private func wait(_ bucket: String, now: Int64, on sql: any SQLDatabase) async throws -> Int? {
-        guard let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)").first() else { return nil }
+        guard
+            let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)")
+                .first()
+        else { return nil }
         let perMillisecond = Double(perMinute) / 60_000
         let since = max(0, now - (try row.decode(column: "updated_at", as: Int64.self)))
-        let tokens = min(Double(capacity), try row.decode(column: "tokens", as: Double.self) + Double(since) * perMillisecond)
+        let tokens = min(
+            Double(capacity),
+            try row.decode(column: "tokens", as: Double.self) + Double(since) * perMillisecond
+        )
         guard tokens < 1 else { return nil }
         return max(1, Int(((1 - tokens) / perMillisecond / 1000).rounded(.up)))
     }
@@ -64,7 +70,8 @@ enum ClientNetwork {
         guard let parsed = IPAddress(address) else { return address }
         switch parsed {
         case .v4: return parsed.description
-        case .v6(let bytes): return IPAddress.v6(Array(bytes.prefix(8)) + Array(repeating: 0, count: 8)).description + "/64"
+        case .v6(let bytes):
+            return IPAddress.v6(Array(bytes.prefix(8)) + Array(repeating: 0, count: 8)).description + "/64"
         }
     }
 }

@@ -12,7 +12,9 @@ import SQLiteNIO
 struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
@@ -41,7 +43,9 @@ struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
 struct StrictTransportSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     static var value: String { "max-age=31536000" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             var response = try await next(request, context)
             response.headers[.strictTransportSecurity] = Self.value

@@ -56,7 +56,13 @@ public final class BackgroundJobs: Service, Sendable {
     let shutdownGrace: Duration
     let logger: Logger
 
-    init(_ jobs: [Job], trigger: Trigger = Trigger(), interval: Duration = .seconds(1), shutdownGrace: Duration = .seconds(5), logger: Logger) {
+    init(
+        _ jobs: [Job],
+        trigger: Trigger = Trigger(),
+        interval: Duration = .seconds(1),
+        shutdownGrace: Duration = .seconds(5),
+        logger: Logger
+    ) {
         self.jobs = jobs
         self.trigger = trigger
         self.interval = interval
@@ -73,7 +79,10 @@ public final class BackgroundJobs: Service, Sendable {
         do {
             try await job.run()
         } catch {
-            logger.warning("background job failed", metadata: ["job": "\(job.name)", "reason": "\(Database.reason(error))"])
+            logger.warning(
+                "background job failed",
+                metadata: ["job": "\(job.name)", "reason": "\(Database.reason(error))"]
+            )
         }
     }
 

@@ -33,9 +33,12 @@ public struct MailOutbox: Sendable {
     ///
     /// - Parameter resetTokenHash: the stored hash of the reset token the message carries: when that token is
     ///   no longer live at sending time (superseded by a newer link, expired, used), the message is dropped.
-    func enqueue(_ mail: OutgoingMail, kind: String, resetTokenHash: String? = nil, on sql: any SQLDatabase) async throws {
+    func enqueue(_ mail: OutgoingMail, kind: String, resetTokenHash: String? = nil, on sql: any SQLDatabase)
+        async throws
+    {
         let key = keys.current
-        let sealed = try ChaChaPoly.seal(JSONEncoder().encode(mail), using: keys.subkey("mail outbox", of: key)).combined.base64EncodedString()
+        let sealed = try ChaChaPoly.seal(JSONEncoder().encode(mail), using: keys.subkey("mail outbox", of: key))
+            .combined.base64EncodedString()
         let messageID = "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(messageDomain)"
         let now = clock.milliseconds()
         try await sql.raw(
@@ -54,7 +57,8 @@ public struct MailOutbox: Sendable {
         let ordered = keys.keys.filter { $0.version == keyVersion } + keys.keys.filter { $0.version != keyVersion }
         for key in ordered {
             if let opened = try? ChaChaPoly.open(box, using: keys.subkey("mail outbox", of: key)),
-               let mail = try? JSONDecoder().decode(OutgoingMail.self, from: opened) {
+                let mail = try? JSONDecoder().decode(OutgoingMail.self, from: opened)
+            {
                 return mail
             }
         }
@@ -137,22 +141,33 @@ struct MailSender: Sendable {
         let id = claimed.id
         do {
             if let hash = claimed.resetTokenHash, !(try await isLive(resetTokenHash: hash, now: now)) {
-                try await finish(id, sentAt: nil, next: MailOutbox.never, error: "not sent: its reset link was superseded, used or expired first", erase: true)
+                try await finish(
+                    id,
+                    sentAt: nil,
+                    next: MailOutbox.never,
+                    error: "not sent: its reset link was superseded, used or expired first",
+                    erase: true
+                )
                 logger.info("mail dropped: its reset link is no longer live", metadata: ["outbox_id": "\(id)"])
                 metrics?.mailDropped.increment()
                 return
             }
             let mail = try outbox.open(claimed.sealed, keyVersion: claimed.keyVersion)
             let rendered = mail.rendered(
-                from: sender, date: Date(timeIntervalSince1970: Double(now) / 1000),
-                messageID: claimed.messageID ?? "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(outbox.messageDomain)"
+                from: sender,
+                date: Date(timeIntervalSince1970: Double(now) / 1000),
+                messageID: claimed.messageID
+                    ?? "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(outbox.messageDomain)"
             )
             try await transport.deliver(mail, rendered: rendered)
             do {
                 try await finish(id, sentAt: outbox.clock.milliseconds(), next: now, error: nil, erase: true)
             } catch {
                 // Sent but not marked: when the lease ends it is sent again, with the same Message-ID.
-                logger.warning("mail sent but not marked as sent", metadata: ["outbox_id": "\(id)", "reason": "\(Database.reason(error))"])
+                logger.warning(
+                    "mail sent but not marked as sent",
+                    metadata: ["outbox_id": "\(id)", "reason": "\(Database.reason(error))"]
+                )
             }
             logger.info("mail sent", metadata: ["outbox_id": "\(id)", "kind": "\(claimed.kind)"])
             metrics?.mailSent.increment()
@@ -160,10 +175,18 @@ struct MailSender: Sendable {
             let failure = error as? MailDeliveryError ?? MailDeliveryError(Database.reason(error))
             let attempts = claimed.attempts
             let delay = min(Int64(2_000) << min(attempts - 1, 20), 15 * 60 * 1000)
-            try? await finish(id, sentAt: nil, next: failure.isPermanent ? MailOutbox.never : now + delay, error: failure.reason)
+            try? await finish(
+                id,
+                sentAt: nil,
+                next: failure.isPermanent ? MailOutbox.never : now + delay,
+                error: failure.reason
+            )
             logger.warning(
                 "mail not sent",
-                metadata: ["outbox_id": "\(id)", "attempt": "\(attempts)", "reason": "\(failure.reason)", "retry": "\(failure.isPermanent ? "never (deeplinks outbox requeue)" : "in \(delay / 1000) s")"]
+                metadata: [
+                    "outbox_id": "\(id)", "attempt": "\(attempts)", "reason": "\(failure.reason)",
+                    "retry": "\(failure.isPermanent ? "never (deeplinks outbox requeue)" : "in \(delay / 1000) s")",
+                ]
             )
             metrics?.mailFailed.increment()
         }
@@ -171,7 +194,9 @@ struct MailSender: Sendable {
 
     private func isLive(resetTokenHash hash: String, now: Int64) async throws -> Bool {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT id FROM password_resets WHERE token_hash = \(bind: hash) AND expires_at > \(bind: now)").first()
+            try await sql.raw(
+                "SELECT id FROM password_resets WHERE token_hash = \(bind: hash) AND expires_at > \(bind: now)"
+            ).first()
         } != nil
     }
 
@@ -186,4 +211,3 @@ struct MailSender: Sendable {
         }
     }
 }
-

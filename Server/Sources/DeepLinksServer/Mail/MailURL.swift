@@ -19,7 +19,14 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         /// `smtp://...?starttls=required`: never send over a connection the server did not upgrade.
         public var requireTLS: Bool
 
-        public init(host: String, port: Int, implicitTLS: Bool, username: String?, password: String?, requireTLS: Bool = false) {
+        public init(
+            host: String,
+            port: Int,
+            implicitTLS: Bool,
+            username: String?,
+            password: String?,
+            requireTLS: Bool = false
+        ) {
             self.host = host
             self.port = port
             self.implicitTLS = implicitTLS
@@ -41,13 +48,20 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         if lowered.hasPrefix("smtp://") || lowered.hasPrefix("smtps://") {
             let implicitTLS = lowered.hasPrefix("smtps://")
             guard let components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else {
-                throw ConfigurationError(setting: "mail URL", reason: "\(DatabaseURL.redact(trimmed)) is not a valid SMTP URL")
+                throw ConfigurationError(
+                    setting: "mail URL",
+                    reason: "\(DatabaseURL.redact(trimmed)) is not a valid SMTP URL"
+                )
             }
             let port = components.port ?? (implicitTLS ? 465 : 587)
             var requireTLS = false
             for item in components.queryItems ?? [] {
                 guard item.name == "starttls", let value = item.value, ["required", "optional"].contains(value) else {
-                    throw ConfigurationError(setting: "mail URL", reason: "unknown option '\(item.name)': the one option is starttls=required (or optional, the default)")
+                    throw ConfigurationError(
+                        setting: "mail URL",
+                        reason:
+                            "unknown option '\(item.name)': the one option is starttls=required (or optional, the default)"
+                    )
                 }
                 requireTLS = value == "required"
             }
@@ -67,7 +81,9 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         } else if lowered.hasPrefix("file:") {
             var path = String(trimmed.dropFirst("file:".count))
             if path.hasPrefix("//") { path.removeFirst(2) }
-            guard !path.isEmpty else { throw ConfigurationError(setting: "mail URL", reason: "file: needs a folder path") }
+            guard !path.isEmpty else {
+                throw ConfigurationError(setting: "mail URL", reason: "file: needs a folder path")
+            }
             self = .folder(path: path)
         } else if trimmed.contains("://") {
             throw ConfigurationError(

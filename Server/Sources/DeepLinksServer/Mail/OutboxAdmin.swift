@@ -47,7 +47,9 @@ public struct OutboxAdmin: Sendable {
             return Entry(
                 id: try row.decode(column: "id", as: Int64.self),
                 kind: try row.decode(column: "kind", as: String.self),
-                createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self)) / 1000),
+                createdAt: Date(
+                    timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self)) / 1000
+                ),
                 attempts: attempts,
                 status: status,
                 lastError: try row.decode(column: "last_error", as: String?.self)

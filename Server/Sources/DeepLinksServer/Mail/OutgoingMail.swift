@@ -42,7 +42,13 @@ public struct OutgoingMail: Sendable, Codable, Equatable {
     }
 
     static func headerValue(_ value: String) -> String {
-        String(String.UnicodeScalarView(value.unicodeScalars.filter { $0.properties.generalCategory != .control && $0 != "\u{2028}" && $0 != "\u{2029}" }))
+        String(
+            String.UnicodeScalarView(
+                value.unicodeScalars.filter {
+                    $0.properties.generalCategory != .control && $0 != "\u{2028}" && $0 != "\u{2029}"
+                }
+            )
+        )
     }
 
     static func encodedWord(_ value: String) -> String {
@@ -53,7 +59,9 @@ public struct OutgoingMail: Sendable, Codable, Equatable {
         let encoded = Data(body.utf8).base64EncodedString()
         return stride(from: 0, to: encoded.count, by: 76).map { start in
             let from = encoded.index(encoded.startIndex, offsetBy: start)
-            return String(encoded[from..<(encoded.index(from, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex)])
+            return String(
+                encoded[from..<(encoded.index(from, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex)]
+            )
         }
     }
 
@@ -95,10 +103,16 @@ public struct FolderMailTransport: MailTransport {
     public func deliver(_ mail: OutgoingMail, rendered: String) async throws {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(Base64URL.encode(SecureBytes.random(count: 6))).eml"
-            try Data(rendered.utf8).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name), options: .atomic)
+            let name =
+                "\(Int64(Date().timeIntervalSince1970 * 1000))-\(Base64URL.encode(SecureBytes.random(count: 6))).eml"
+            try Data(rendered.utf8).write(
+                to: URL(fileURLWithPath: folder).appendingPathComponent(name),
+                options: .atomic
+            )
         } catch {
-            throw MailDeliveryError("cannot write to the mail folder \(folder): \((error as NSError).localizedDescription)")
+            throw MailDeliveryError(
+                "cannot write to the mail folder \(folder): \((error as NSError).localizedDescription)"
+            )
         }
     }
 }

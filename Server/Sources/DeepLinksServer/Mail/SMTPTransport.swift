@@ -54,7 +54,9 @@ public struct SMTPTransport: MailTransport {
             .connect(host: host, port: settings.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if implicitTLS {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)))
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host))
+                        )
                     }
                     // After the TLS handler, also when STARTTLS puts one first later.
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: readTimeout))
@@ -67,11 +69,15 @@ public struct SMTPTransport: MailTransport {
             var lines = inbound.makeAsyncIterator()
             var encrypted = implicitTLS
 
-            func reply(expect: ClosedRange<Int>, after command: String, perRecipient: Bool = false) async throws -> [String] {
+            func reply(expect: ClosedRange<Int>, after command: String, perRecipient: Bool = false) async throws
+                -> [String]
+            {
                 var text: [String] = []
                 while true {
                     guard let buffer = try await lines.next() else {
-                        throw MailDeliveryError("SMTP \(host): \(recorder.reason ?? "the server closed the connection") after \(command)")
+                        throw MailDeliveryError(
+                            "SMTP \(host): \(recorder.reason ?? "the server closed the connection") after \(command)"
+                        )
                     }
                     let line = String(buffer: buffer).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
                     text.append(line)
@@ -83,34 +89,52 @@ public struct SMTPTransport: MailTransport {
                 }
                 guard expect.contains(code) else {
                     let summary = String(last.prefix(200))
-                    throw MailDeliveryError("SMTP \(host) refused \(command): \(summary)", permanent: perRecipient && code >= 500)
+                    throw MailDeliveryError(
+                        "SMTP \(host) refused \(command): \(summary)",
+                        permanent: perRecipient && code >= 500
+                    )
                 }
                 return text
             }
-            func command(_ line: String, expect: ClosedRange<Int>, name: String? = nil, perRecipient: Bool = false) async throws -> [String] {
+            func command(_ line: String, expect: ClosedRange<Int>, name: String? = nil, perRecipient: Bool = false)
+                async throws -> [String]
+            {
                 try await outbound.write(ByteBuffer(string: line + "\r\n"))
-                return try await reply(expect: expect, after: name ?? String(line.prefix(while: { $0 != " " && $0 != ":" })), perRecipient: perRecipient)
+                return try await reply(
+                    expect: expect,
+                    after: name ?? String(line.prefix(while: { $0 != " " && $0 != ":" })),
+                    perRecipient: perRecipient
+                )
             }
 
             _ = try await reply(expect: 220...220, after: "connecting")
-            var extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
+            var extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map {
+                $0.dropFirst(4).uppercased()
+            }
             if !encrypted, extensions.contains("STARTTLS") {
                 _ = try await command("STARTTLS", expect: 220...220)
                 // Made on the channel's event loop: the TLS handler is not Sendable.
                 try await channel.channel.eventLoop.submit {
                     try channel.channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)), position: .first
+                        NIOSSLClientHandler(context: sslContext, serverHostname: Self.sniName(host)),
+                        position: .first
                     )
                 }.get()
                 encrypted = true
-                extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map { $0.dropFirst(4).uppercased() }
+                extensions = try await command("EHLO \(heloName)", expect: 250...250).dropFirst().map {
+                    $0.dropFirst(4).uppercased()
+                }
             }
             if settings.requireTLS, !encrypted {
-                throw MailDeliveryError("SMTP \(host): the server offers no STARTTLS and the mail URL requires it (starttls=required)")
+                throw MailDeliveryError(
+                    "SMTP \(host): the server offers no STARTTLS and the mail URL requires it (starttls=required)"
+                )
             }
             if let username = settings.username {
                 guard encrypted else {
-                    throw MailDeliveryError("SMTP \(host): the server offers no TLS; credentials are never sent in the clear")
+                    throw MailDeliveryError(
+                        "SMTP \(host): the server offers no TLS; credentials are never sent in the clear"
+                    )
                 }
                 let password = settings.password ?? ""
                 let methods = extensions.first { $0.hasPrefix("AUTH") }?.split(separator: " ").dropFirst() ?? []
@@ -119,20 +143,42 @@ public struct SMTPTransport: MailTransport {
                     _ = try await command("AUTH PLAIN \(token)", expect: 235...235, name: "AUTH PLAIN")
                 } else {
                     _ = try await command("AUTH LOGIN", expect: 334...334)
-                    _ = try await command(Data(username.utf8).base64EncodedString(), expect: 334...334, name: "AUTH LOGIN user")
-                    _ = try await command(Data(password.utf8).base64EncodedString(), expect: 235...235, name: "AUTH LOGIN password")
+                    _ = try await command(
+                        Data(username.utf8).base64EncodedString(),
+                        expect: 334...334,
+                        name: "AUTH LOGIN user"
+                    )
+                    _ = try await command(
+                        Data(password.utf8).base64EncodedString(),
+                        expect: 235...235,
+                        name: "AUTH LOGIN password"
+                    )
                 }
             }
             let utf8 = !mail.to.allSatisfy(\.isASCII)
             if utf8, !extensions.contains("SMTPUTF8") {
-                throw MailDeliveryError("SMTP \(host): the recipient address is not ASCII and the server lacks SMTPUTF8", permanent: true)
+                throw MailDeliveryError(
+                    "SMTP \(host): the recipient address is not ASCII and the server lacks SMTPUTF8",
+                    permanent: true
+                )
             }
             let sender = Self.address(in: heloName)
-            _ = try await command("MAIL FROM:<\(sender)>" + (utf8 ? " SMTPUTF8" : ""), expect: 250...250, name: "MAIL FROM")
-            _ = try await command("RCPT TO:<\(OutgoingMail.headerValue(mail.to))>", expect: 250...251, name: "RCPT TO", perRecipient: true)
+            _ = try await command(
+                "MAIL FROM:<\(sender)>" + (utf8 ? " SMTPUTF8" : ""),
+                expect: 250...250,
+                name: "MAIL FROM"
+            )
+            _ = try await command(
+                "RCPT TO:<\(OutgoingMail.headerValue(mail.to))>",
+                expect: 250...251,
+                name: "RCPT TO",
+                perRecipient: true
+            )
             _ = try await command("DATA", expect: 354...354)
             // Dot-stuffing (RFC 5321 §4.5.2): a line starting with "." gets another.
-            let stuffed = rendered.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
+            let stuffed = rendered.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(
+                separator: "\r\n"
+            )
             _ = try await command(stuffed + "\r\n.", expect: 250...250, name: "the message", perRecipient: true)
             _ = try? await command("QUIT", expect: 221...221)
         }

@@ -54,12 +54,19 @@ struct HealthReport: Codable, Sendable {
                 warnings.append("\(outbox.failed) message(s) will not be retried: see `deeplinks outbox list`")
             }
             if budgetSpent >= mailBudgetPerHour {
-                warnings.append("the hourly reset-mail budget for accounts younger than a day (\(mailBudgetPerHour)) is spent: such resets are held back")
+                warnings.append(
+                    "the hourly reset-mail budget for accounts younger than a day (\(mailBudgetPerHour)) is spent: such resets are held back"
+                )
             }
             return HealthReport(
                 status: "ok",
                 version: DeepLinksServerVersion.current,
-                database: .init(status: "ok", kind: database.kind, latencyMilliseconds: (milliseconds * 1000).rounded() / 1000, schemaVersion: schema),
+                database: .init(
+                    status: "ok",
+                    kind: database.kind,
+                    latencyMilliseconds: (milliseconds * 1000).rounded() / 1000,
+                    schemaVersion: schema
+                ),
                 outbox: outbox,
                 warnings: warnings
             )
@@ -68,7 +75,11 @@ struct HealthReport: Codable, Sendable {
             return HealthReport(
                 status: "unavailable",
                 version: DeepLinksServerVersion.current,
-                database: .init(status: "error", kind: database.kind, error: "the database did not accept the check's write (the server's log says why)"),
+                database: .init(
+                    status: "error",
+                    kind: database.kind,
+                    error: "the database did not accept the check's write (the server's log says why)"
+                ),
                 warnings: []
             )
         }
@@ -89,7 +100,10 @@ extension HealthReport {
             ).first()
         }
         return (
-            OutboxCheck(queued: try row?.decode(column: "queued", as: Int.self) ?? 0, failed: try row?.decode(column: "failed", as: Int.self) ?? 0),
+            OutboxCheck(
+                queued: try row?.decode(column: "queued", as: Int.self) ?? 0,
+                failed: try row?.decode(column: "failed", as: Int.self) ?? 0
+            ),
             try row?.decode(column: "budget_spent", as: Int.self) ?? 0
         )
     }

@@ -17,7 +17,12 @@ struct OperationsRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/healthz") { _, _ -> Response in
-            let report = await HealthReport.check(database, mailBudgetPerHour: mailBudgetPerHour, now: clock.milliseconds(), logger: logger)
+            let report = await HealthReport.check(
+                database,
+                mailBudgetPerHour: mailBudgetPerHour,
+                now: clock.milliseconds(),
+                logger: logger
+            )
             metrics.databaseUp.set(report.isHealthy ? Double(1) : Double(0))
 
             let encoder = JSONEncoder()
@@ -31,8 +36,14 @@ struct OperationsRoutes: Sendable {
         }
         router.get("/metrics") { request, context -> Response in
             // A request with no socket peer comes from inside the process (tests), never from the network.
-            if let metricsReaders, let peer = context.peer, !metricsReaders.trusts(proxies.clientAddress(peer: peer, headers: request.headers)) {
-                throw APIError(status: .forbidden, code: "metrics_not_allowed", fields: ["reason": .string("/metrics answers loopback and the networks of --metrics-allow")])
+            if let metricsReaders, let peer = context.peer,
+                !metricsReaders.trusts(proxies.clientAddress(peer: peer, headers: request.headers))
+            {
+                throw APIError(
+                    status: .forbidden,
+                    code: "metrics_not_allowed",
+                    fields: ["reason": .string("/metrics answers loopback and the networks of --metrics-allow")]
+                )
             }
             // The queue's gauges are read from the database every server shares, at each scrape.
             if let (outbox, _) = try? await HealthReport.counts(database, now: clock.milliseconds()) {

@@ -22,41 +22,72 @@ public final class ServerMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         func counter(_ name: String, _ help: String, _ subsystem: String = "mail") -> Counter {
-            registry.makeCounter(descriptor: .init(namespace: "deeplinks", subsystem: subsystem, metricName: name, unitName: "total", helpText: help))
+            registry.makeCounter(
+                descriptor: .init(
+                    namespace: "deeplinks",
+                    subsystem: subsystem,
+                    metricName: name,
+                    unitName: "total",
+                    helpText: help
+                )
+            )
         }
         func gauge(_ name: String, _ help: String) -> Gauge {
-            registry.makeGauge(descriptor: .init(namespace: "deeplinks", subsystem: "mail", metricName: name, helpText: help))
+            registry.makeGauge(
+                descriptor: .init(namespace: "deeplinks", subsystem: "mail", metricName: name, helpText: help)
+            )
         }
         mailSent = counter("sent", "Messages this server handed to the mail transport")
         mailFailed = counter("failed", "Delivery attempts that failed (retried unless permanent)")
         mailDropped = counter("dropped", "Reset messages not sent because their link was no longer live")
         outboxQueued = gauge("outbox_queued", "Messages in the outbox waiting to be sent (all servers)")
-        outboxFailed = gauge("outbox_failed", "Messages in the outbox that will not be retried until requeued (all servers)")
-        resetBudgetExhausted = counter("budget_exhausted", "Reset mails held back because the hourly budget for new accounts was spent", "password_reset")
+        outboxFailed = gauge(
+            "outbox_failed",
+            "Messages in the outbox that will not be retried until requeued (all servers)"
+        )
+        resetBudgetExhausted = counter(
+            "budget_exhausted",
+            "Reset mails held back because the hourly budget for new accounts was spent",
+            "password_reset"
+        )
         clicksFlushed = counter("flushed", "Clicks written to the database", "clicks")
         self.databaseUp = registry.makeGauge(
-            descriptor: .init(namespace: "deeplinks", metricName: "database", unitName: "up", helpText: "1 when the last database check passed")
+            descriptor: .init(
+                namespace: "deeplinks",
+                metricName: "database",
+                unitName: "up",
+                helpText: "1 when the last database check passed"
+            )
         )
         registry.makeGauge(
-            descriptor: .init(namespace: "deeplinks", metricName: "build", unitName: "info", helpText: "The server's version"),
+            descriptor: .init(
+                namespace: "deeplinks",
+                metricName: "build",
+                unitName: "info",
+                helpText: "The server's version"
+            ),
             labels: [("version", DeepLinksServerVersion.current)]
         ).set(Double(1))
     }
 
-    private static var requests: MetricNameDescriptor { MetricNameDescriptor(
-        namespace: "deeplinks",
-        subsystem: "http",
-        metricName: "requests",
-        unitName: "total",
-        helpText: "HTTP requests answered, by method, route pattern and status"
-    ) }
-    private static var duration: MetricNameDescriptor { MetricNameDescriptor(
-        namespace: "deeplinks",
-        subsystem: "http",
-        metricName: "request_duration",
-        unitName: "seconds",
-        helpText: "Time to answer an HTTP request"
-    ) }
+    private static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "deeplinks",
+            subsystem: "http",
+            metricName: "requests",
+            unitName: "total",
+            helpText: "HTTP requests answered, by method, route pattern and status"
+        )
+    }
+    private static var duration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "deeplinks",
+            subsystem: "http",
+            metricName: "request_duration",
+            unitName: "seconds",
+            helpText: "Time to answer an HTTP request"
+        )
+    }
 
     private struct RequestKey: Hashable {
         let method: String
@@ -102,7 +133,9 @@ public final class ServerMetrics: Sendable {
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         let method = request.method.rawValue
         do {
@@ -119,7 +152,8 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     private func record(_ method: String, _ context: Context, _ status: Int, _ start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let knownMethod = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(method) ? method : "OTHER"
+        let knownMethod =
+            ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(method) ? method : "OTHER"
         metrics.recordRequest(
             method: knownMethod,
             route: context.endpointPath ?? "unmatched",

@@ -32,15 +32,26 @@ struct PasswordResetService: Sendable {
     private let addressLimiter: SharedRateLimiter
 
     init(
-        database: Database, keys: SecretKeys, clock: WallClock, settings: PasswordResetSettings, outbox: MailOutbox,
-        links: ResetLinks, appName: String, wake: @escaping @Sendable () -> Void, logger: Logger, metrics: ServerMetrics? = nil,
+        database: Database,
+        keys: SecretKeys,
+        clock: WallClock,
+        settings: PasswordResetSettings,
+        outbox: MailOutbox,
+        links: ResetLinks,
+        appName: String,
+        wake: @escaping @Sendable () -> Void,
+        logger: Logger,
+        metrics: ServerMetrics? = nil,
         hashing: HashingGate
     ) {
         self.hashing = hashing
         self.logger = logger
         self.metrics = metrics
         self.addressLimiter = SharedRateLimiter(
-            database: database, name: "reset-check-address", capacity: settings.failedAttemptCap, perMinute: 1
+            database: database,
+            name: "reset-check-address",
+            capacity: settings.failedAttemptCap,
+            perMinute: 1
         )
         self.database = database
         self.keys = keys
@@ -82,7 +93,9 @@ struct PasswordResetService: Sendable {
         // A processed request matters to the daily cap for a day; then ``Pruning`` deletes it.
         while true {
             let pending = try await database.withConnection { sql in
-                try await sql.raw("SELECT id, address, address_key FROM reset_requests WHERE processed = \(bind: false) ORDER BY id LIMIT 50").all()
+                try await sql.raw(
+                    "SELECT id, address, address_key FROM reset_requests WHERE processed = \(bind: false) ORDER BY id LIMIT 50"
+                ).all()
             }
             if pending.isEmpty { return }
             for row in pending {
@@ -105,17 +118,21 @@ struct PasswordResetService: Sendable {
                 "UPDATE reset_requests SET processed = \(bind: true), address = '' WHERE id = \(bind: id) AND processed = \(bind: false) RETURNING id"
             ).all()
             guard !claimed.isEmpty else { return false }
-            guard let account = try await sql.raw(
-                "SELECT id, email, email_display, credential_generation, created_at FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
-            ).first() else { return false }
+            guard
+                let account = try await sql.raw(
+                    "SELECT id, email, email_display, credential_generation, created_at FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
+                ).first()
+            else { return false }
             let accountID = try account.decode(column: "id", as: Int64.self)
             func mailedSince(_ start: Int64, key: String?) async throws -> Int {
                 let filter: SQLQueryString = key.map { "AND address_key = \(bind: $0)" } ?? ""
-                let row = try await sql.raw("SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND received_at > \(bind: start) \(filter)").first()
+                let row = try await sql.raw(
+                    "SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND received_at > \(bind: start) \(filter)"
+                ).first()
                 return try row?.decode(column: "n", as: Int.self) ?? 0
             }
             guard try await mailedSince(now - settings.windowSeconds * 1000, key: key) < settings.mailPerWindow,
-                  try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay
+                try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay
             else {
                 try await audit("reset.throttled", account: accountID, client: nil, on: sql)
                 return false
@@ -132,7 +149,7 @@ struct PasswordResetService: Sendable {
                     """
                 ).first()
                 guard try spent?.decode(column: "n", as: Int.self) ?? 0 < settings.mailBudgetPerHour,
-                      try spent?.decode(column: "here", as: Int?.self) ?? 0 < settings.mailBudgetPerNetworkPerHour
+                    try spent?.decode(column: "here", as: Int?.self) ?? 0 < settings.mailBudgetPerNetworkPerHour
                 else {
                     try await audit("reset.budget_exhausted", account: accountID, client: nil, on: sql)
                     return nil
@@ -150,10 +167,14 @@ struct PasswordResetService: Sendable {
                         \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
                 """
             ).run()
-            try await sql.raw("UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: isNew) WHERE id = \(bind: id)").run()
+            try await sql.raw(
+                "UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: isNew) WHERE id = \(bind: id)"
+            ).run()
             let mail = ResetMail.reset(
-                to: display, universal: try links.universal(token: token, email: display),
-                scheme: try links.customScheme(token: token, email: display), appName: appName,
+                to: display,
+                universal: try links.universal(token: token, email: display),
+                scheme: try links.customScheme(token: token, email: display),
+                appName: appName,
                 lifetimeMinutes: settings.tokenLifetimeSeconds / 60
             )
             try await outbox.enqueue(mail, kind: "password-reset", resetTokenHash: tokenHash, on: sql)
@@ -167,7 +188,9 @@ struct PasswordResetService: Sendable {
             metrics?.resetBudgetExhausted.increment()
             logger.warning(
                 "reset mail held back: the hourly budget for accounts younger than a day is spent",
-                metadata: ["budget": "\(settings.mailBudgetPerHour)", "per network": "\(settings.mailBudgetPerNetworkPerHour)"]
+                metadata: [
+                    "budget": "\(settings.mailBudgetPerHour)", "per network": "\(settings.mailBudgetPerNetworkPerHour)",
+                ]
             )
         }
     }
@@ -218,7 +241,7 @@ struct PasswordResetService: Sendable {
             ).first()
         }
         guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
-              digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
+            digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
         else {
             if let addressBucket { _ = try await addressLimiter.take(addressBucket, now: now) }
             try await countFailure(tokenID: nil, client: client)
@@ -234,7 +257,7 @@ struct PasswordResetService: Sendable {
         )
         // Valid while now < expiry: at T-1 s yes, at T+1 s no (T4).
         guard now < (try row.decode(column: "expires_at", as: Int64.self)),
-              try row.decode(column: "failed_attempts", as: Int64.self) < Int64(settings.failedAttemptCap)
+            try row.decode(column: "failed_attempts", as: Int64.self) < Int64(settings.failedAttemptCap)
         else {
             try await audit(event + ".failed", account: found.accountID, client: client)
             return nil
@@ -251,7 +274,9 @@ struct PasswordResetService: Sendable {
     private func countFailure(tokenID: Int64?, client: Client) async throws {
         try await database.withConnection { sql in
             if let tokenID {
-                try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: tokenID)").run()
+                try await sql.raw(
+                    "UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: tokenID)"
+                ).run()
             }
             try await audit("reset.failed", account: nil, client: client, on: sql)
         }
@@ -259,7 +284,9 @@ struct PasswordResetService: Sendable {
 
     /// `{"valid": true, "email": "u***@example.com"}` for a live token; never consumes it (P4).
     func verify(token: String, email: String?, client: Client) async throws -> String {
-        guard let live = try await live(token, email: email, client: client, event: "reset.checked") else { throw Self.invalidToken }
+        guard let live = try await live(token, email: email, client: client, event: "reset.checked") else {
+            throw Self.invalidToken
+        }
         return EmailAddress.masked(live.display)
     }
 
@@ -270,7 +297,9 @@ struct PasswordResetService: Sendable {
         let policy = settings.passwordPolicy
         // The size ceiling comes before any lookup, normalisation or hashing (C2).
         guard password.utf8.count <= policy.maximumBytes else { throw AccountService.weakPassword([.tooLong]) }
-        guard let live = try await live(token, email: email, client: client, event: "reset.confirming") else { throw Self.invalidToken }
+        guard let live = try await live(token, email: email, client: client, event: "reset.confirming") else {
+            throw Self.invalidToken
+        }
         let problems = policy.problems(password, email: live.email)
         guard problems.isEmpty else { throw AccountService.weakPassword(problems) }
         let hash = try await hashing.run { try await settings.hasher.hash(password) }
@@ -294,7 +323,11 @@ struct PasswordResetService: Sendable {
             guard updated.count == 1 else { throw Self.invalidToken }
             try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
             try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
-            try await outbox.enqueue(ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page), kind: "password-changed", on: sql)
+            try await outbox.enqueue(
+                ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
+                kind: "password-changed",
+                on: sql
+            )
             try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
             return true
         }
@@ -312,12 +345,15 @@ struct PasswordResetService: Sendable {
 
     /// A keyed hash of a client address or network: what rows keep instead of the address.
     private func hashed(_ address: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Array(address.utf8), using: ipKey)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        Data(HMAC<SHA256>.authenticationCode(for: Array(address.utf8), using: ipKey)).prefix(12).map {
+            String(format: "%02x", $0)
+        }.joined()
     }
 
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
     /// a password or an address (S4).
-    private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
+    private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws
+    {
         let ipHash = client.map { hashed($0.address) }
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()

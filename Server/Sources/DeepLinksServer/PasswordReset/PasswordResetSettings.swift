@@ -31,10 +31,16 @@ public struct PasswordResetSettings: Sendable {
 
     public func validated() throws(ConfigurationError) -> Self {
         guard (5 * 60...120 * 60).contains(tokenLifetimeSeconds) else {
-            throw ConfigurationError(setting: "reset token lifetime", reason: "\(tokenLifetimeSeconds / 60) min is outside 5 to 120 min")
+            throw ConfigurationError(
+                setting: "reset token lifetime",
+                reason: "\(tokenLifetimeSeconds / 60) min is outside 5 to 120 min"
+            )
         }
         guard passwordPolicy.minimumLength >= 8, passwordPolicy.maximumLength >= 64 else {
-            throw ConfigurationError(setting: "password policy", reason: "the minimum must be at least 8 and the maximum at least 64 code points")
+            throw ConfigurationError(
+                setting: "password policy",
+                reason: "the minimum must be at least 8 and the maximum at least 64 code points"
+            )
         }
         return self
     }

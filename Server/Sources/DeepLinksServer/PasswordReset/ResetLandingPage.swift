@@ -20,7 +20,8 @@ struct ResetLandingPage: Sendable {
     static let securityHeaders: HTTPFields = [
         .init("Referrer-Policy")!: "no-referrer",
         .cacheControl: "no-store",
-        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        .contentSecurityPolicy:
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         .init("X-Robots-Tag")!: "noindex, nofollow",
         .xContentTypeOptions: "nosniff",
         .init("X-Frame-Options")!: "DENY",
@@ -31,9 +32,15 @@ struct ResetLandingPage: Sendable {
             router.on(RouterPath(reset.path), method: method) { request, _ -> Response in
                 var headers = Self.securityHeaders
                 headers[.contentType] = "text/html; charset=utf-8"
-                let html = page(queryToken: request.uri.queryParameters[Substring(reset.tokenParameter)].map(String.init))
+                let html = page(
+                    queryToken: request.uri.queryParameters[Substring(reset.tokenParameter)].map(String.init)
+                )
                 headers[.contentLength] = String(html.utf8.count)
-                return Response(status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html)))
+                return Response(
+                    status: .ok,
+                    headers: headers,
+                    body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html))
+                )
             }
         }
     }
@@ -53,7 +60,11 @@ struct ResetLandingPage: Sendable {
                     headers[.contentType] = type
                     headers[.cacheControl] = "public, max-age=300"
                     headers[.contentLength] = String(body.utf8.count)
-                    return Response(status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
+                    return Response(
+                        status: .ok,
+                        headers: headers,
+                        body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body))
+                    )
                 }
             }
         }
@@ -65,8 +76,14 @@ struct ResetLandingPage: Sendable {
         let token = queryToken.flatMap { SecretToken.isWellFormed($0) ? $0 : nil } ?? ""
         let canonical = links.page
         let name = HTML.escape(app.displayName)
-        let banner = app.appStoreID.map { #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(canonical))">"# } ?? ""
-        let store = app.appStoreID.map { #"<p class="store">No app yet? <a href="https://apps.apple.com/app/id\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"# } ?? ""
+        let banner =
+            app.appStoreID.map {
+                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(canonical))">"#
+            } ?? ""
+        let store =
+            app.appStoreID.map {
+                #"<p class="store">No app yet? <a href="https://apps.apple.com/app/id\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"#
+            } ?? ""
         return """
             <!doctype html>
             <html lang="en">

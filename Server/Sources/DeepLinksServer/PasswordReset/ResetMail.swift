@@ -46,9 +46,14 @@ struct ResetLinks: Sendable {
 /// The reset message and the "your password was changed" notice. Subjects are static; the only
 /// user-controlled text (the stored address) is HTML-escaped in the HTML part.
 enum ResetMail {
-    static func reset(to address: String, universal: String, scheme: String?, appName: String, lifetimeMinutes: Int64) -> OutgoingMail {
+    static func reset(to address: String, universal: String, scheme: String?, appName: String, lifetimeMinutes: Int64)
+        -> OutgoingMail
+    {
         let schemeText = scheme.map { "\n\nIn the app already? This link opens it directly:\n\($0)" } ?? ""
-        let schemeHTML = scheme.map { "\n<p>In the app already? <a href=\"\(HTML.escape($0))\" clicktracking=\"off\">Open it directly</a>.</p>" } ?? ""
+        let schemeHTML =
+            scheme.map {
+                "\n<p>In the app already? <a href=\"\(HTML.escape($0))\" clicktracking=\"off\">Open it directly</a>.</p>"
+            } ?? ""
         return OutgoingMail(
             to: address,
             subject: "Reset your \(appName) password",
@@ -88,4 +93,3 @@ enum ResetMail {
         )
     }
 }
-

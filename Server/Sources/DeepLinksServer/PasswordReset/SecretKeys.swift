@@ -18,14 +18,21 @@ public struct SecretKeys: Sendable {
 
     /// - Parameter keys: version and key material (at least 32 bytes each).
     public init(_ keys: [(version: Int, bytes: [UInt8])]) throws(ConfigurationError) {
-        guard !keys.isEmpty else { throw ConfigurationError(setting: "secret keys", reason: "at least one key is needed") }
+        guard !keys.isEmpty else {
+            throw ConfigurationError(setting: "secret keys", reason: "at least one key is needed")
+        }
         for key in keys where key.bytes.count < 32 {
-            throw ConfigurationError(setting: "secret keys", reason: "key version \(key.version) has \(key.bytes.count) bytes; use at least 32")
+            throw ConfigurationError(
+                setting: "secret keys",
+                reason: "key version \(key.version) has \(key.bytes.count) bytes; use at least 32"
+            )
         }
         guard Set(keys.map(\.version)).count == keys.count else {
             throw ConfigurationError(setting: "secret keys", reason: "two keys have the same version")
         }
-        self.keys = keys.sorted { $0.version > $1.version }.map { Key(version: $0.version, key: SymmetricKey(data: $0.bytes)) }
+        self.keys = keys.sorted { $0.version > $1.version }.map {
+            Key(version: $0.version, key: SymmetricKey(data: $0.bytes))
+        }
     }
 
     /// Parses `VERSION:BASE64[,VERSION:BASE64...]`. The message never repeats key material.
@@ -34,9 +41,13 @@ public struct SecretKeys: Sendable {
         for (index, item) in string.split(separator: ",").enumerated() {
             let pair = item.split(separator: ":", maxSplits: 1)
             guard pair.count == 2, let version = Int(pair[0].trimmingCharacters(in: .whitespaces)), version > 0,
-                  let bytes = Data(base64Encoded: pair[1].trimmingCharacters(in: .whitespaces)) ?? Base64URL.decode(String(pair[1])).map({ Data($0) })
+                let bytes = Data(base64Encoded: pair[1].trimmingCharacters(in: .whitespaces))
+                    ?? Base64URL.decode(String(pair[1])).map({ Data($0) })
             else {
-                throw ConfigurationError(setting: "secret keys", reason: "item \(index + 1) is not VERSION:BASE64 (a positive version, a colon, base64 key bytes)")
+                throw ConfigurationError(
+                    setting: "secret keys",
+                    reason: "item \(index + 1) is not VERSION:BASE64 (a positive version, a colon, base64 key bytes)"
+                )
             }
             parsed.append((version, Array(bytes)))
         }

@@ -23,7 +23,12 @@ final class ClickCounter: Sendable {
     }
 
     func count(code: String, platform: ClientPlatform, at milliseconds: Int64) {
-        let key = Key(code: code, day: Self.day(milliseconds), platform: platform.rawValue, bot: platform == .previewBot)
+        let key = Key(
+            code: code,
+            day: Self.day(milliseconds),
+            platform: platform.rawValue,
+            bot: platform == .previewBot
+        )
         pending.withLock { $0[key, default: 0] += 1 }
     }
 
@@ -43,7 +48,9 @@ final class ClickCounter: Sendable {
             let rows = Array(batch)
             try await database.transaction { sql in
                 for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
-                    let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map { key, clicks -> SQLQueryString in
+                    let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map {
+                        key,
+                        clicks -> SQLQueryString in
                         "(\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks))"
                     }
                     try await sql.raw(

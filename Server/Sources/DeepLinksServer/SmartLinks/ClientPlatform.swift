@@ -54,7 +54,8 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
 /// The social apps whose own in-app browser shows a link: iOS does not hand a universal link tapped there to
 /// the app it belongs to, so the landing page says how to reach Safari: in-app browsers do not hand universal links to apps.
 public enum InAppBrowser: String, Sendable, CaseIterable {
-    case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat", line = "LINE"
+    case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat",
+        line = "LINE"
 
     /// User-agent tokens, lower-cased: the apps append them to the system web view's agent.
     var tokens: [String] {

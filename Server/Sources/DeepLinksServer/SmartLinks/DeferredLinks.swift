@@ -38,9 +38,13 @@ struct DeferredLinks: Sendable {
         return try await database.withConnection { sql in
             for hash in hashes {
                 // One statement finds and deletes: two redemptions at once cannot both succeed.
-                guard let row = try await sql.raw("DELETE FROM deferred_links WHERE token_hash = \(bind: hash) RETURNING code, expires_at").first()
+                guard
+                    let row = try await sql.raw(
+                        "DELETE FROM deferred_links WHERE token_hash = \(bind: hash) RETURNING code, expires_at"
+                    ).first()
                 else { continue }
-                return try row.decode(column: "expires_at", as: Int64.self) > now ? try row.decode(column: "code", as: String.self) : nil
+                return try row.decode(column: "expires_at", as: Int64.self) > now
+                    ? try row.decode(column: "code", as: String.self) : nil
             }
             return nil
         }

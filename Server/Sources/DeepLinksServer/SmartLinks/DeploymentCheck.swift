@@ -18,7 +18,9 @@ public enum DeploymentCheck {
         for app in routes.apps {
             let label = named ? "\(app.bundleID): " : ""
             guard let manifest = app.routes else {
-                problems.append("\(label)the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens")
+                problems.append(
+                    "\(label)the configuration names no route manifest: the association file claims every path, and links cannot be checked against the app's screens"
+                )
                 continue
             }
             for entry in manifest.routes where entry.sources.contains("universalLink") {
@@ -26,15 +28,21 @@ public enum DeploymentCheck {
                     let url = "https://\(domain)\(sample(entry.pattern))"
                     let decision = routes.opens(app, url)
                     if decision.verdict != .match {
-                        problems.append("\(label)route '\(entry.name)' (\(entry.pattern)): iOS would not open the app for \(url): \(decision.trace.last ?? decision.verdict.rawValue)")
+                        problems.append(
+                            "\(label)route '\(entry.name)' (\(entry.pattern)): iOS would not open the app for \(url): \(decision.trace.last ?? decision.verdict.rawValue)"
+                        )
                     }
                 }
             }
         }
         if let landing = settings.smartLinks.landingDomain, landing == routes.linkDomain {
-            problems.append("the landing domain is the link domain (\(landing)): a tap on the landing page stays on one domain and opens Safari, not the app")
+            problems.append(
+                "the landing domain is the link domain (\(landing)): a tap on the landing page stays on one domain and opens Safari, not the app"
+            )
         } else if settings.smartLinks.landingDomain == nil {
-            problems.append("no landing domain: landing pages are served on the link domain \(routes.linkDomain), where \"Open in the app\" is a same-domain tap (set --landing-domain)")
+            problems.append(
+                "no landing domain: landing pages are served on the link domain \(routes.linkDomain), where \"Open in the app\" is a same-domain tap (set --landing-domain)"
+            )
         }
         for link in links {
             for problem in routes.validator.problems(link) {

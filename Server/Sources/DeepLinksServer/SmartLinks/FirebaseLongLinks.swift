@@ -14,36 +14,70 @@ extension SmartLinkRoutes {
         let query = request.uri.queryParameters
         // Hummingbird percent-decodes each value once (and leaves `+` alone).
         func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
-        guard let target = value("link"), let components = URLComponents(string: target), let host = components.host?.lowercased(),
-              policy.apps.contains(where: { $0.domains.contains(host) })
+        guard let target = value("link"), let components = URLComponents(string: target),
+            let host = components.host?.lowercased(),
+            policy.apps.contains(where: { $0.domains.contains(host) })
         else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var problems: [String] = []
         let bundle = value("ibi")
         let package = value("apn")
-        let app = bundle.map { id in policy.apps.first { $0.bundleID == id } }
+        let app =
+            bundle.map { id in policy.apps.first { $0.bundleID == id } }
             ?? package.flatMap { id in policy.apps.first { $0.android?.packageName == id } }
             ?? policy.apps.first { $0.domains.contains(host) }
         if app == nil { problems.append("ibi: not the bundle ID of a configured app") }
-        if let store = value("isi"), store != app?.appStoreID { problems.append("isi: not the App Store ID of the app") }
-        if let package, package != app?.android?.packageName { problems.append("apn: not the Android package of the app") }
+        if let store = value("isi"), store != app?.appStoreID {
+            problems.append("isi: not the App Store ID of the app")
+        }
+        if let package, package != app?.android?.packageName {
+            problems.append("apn: not the Android package of the app")
+        }
         if let app, !app.domains.contains(host) { problems.append("link: \(host) is not a domain of \(app.bundleID)") }
-        var link = SmartLink(code: "fdl", route: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
+        var link = SmartLink(
+            code: "fdl",
+            route: components.percentEncodedPath.isEmpty
+                ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        )
         if let app, app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
-        link.destinations = .init(ios: value("ifl"), ipad: value("ipfl"), android: value("afl"), desktop: value("ofl"), fallback: target)
+        link.destinations = .init(
+            ios: value("ifl"),
+            ipad: value("ipfl"),
+            android: value("afl"),
+            desktop: value("ofl"),
+            fallback: target
+        )
         link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
         link.passQuery = false
         problems += policy.validator.problems(link)
         guard problems.isEmpty else {
-            return SmartLinkPages.html(.badRequest, SmartLinkPages.page(title: "Invalid link", body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"))
+            return SmartLinkPages.html(
+                .badRequest,
+                SmartLinkPages.page(
+                    title: "Invalid link",
+                    body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"
+                )
+            )
         }
-        let platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
+        let platform = ClientPlatform(
+            userAgent: request.headers[.userAgent],
+            platformHint: request.headers[Self.platformHint]
+        )
         switch policy.decision(link, platform: platform) {
-        case .preview: return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName))
+        case .preview:
+            return SmartLinkPages.html(
+                .ok,
+                SmartLinkPages.openGraph(link, url: target, appName: policy.app(for: link).displayName)
+            )
         case .landing(let web):
             let page = SmartLinkPages.landing(
-                link, policy: policy, web: web, appArgument: target, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]), stored: false
+                link,
+                policy: policy,
+                web: web,
+                appArgument: target,
+                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]),
+                stored: false
             )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url): return Self.redirect(url)

@@ -15,7 +15,10 @@ struct LinkPolicy: Sendable {
     init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
         apps = app.apps
-        var allowed = Set(apps.flatMap(\.domains) + ["apps.apple.com", "play.google.com"] + settings.allowedHosts.map { $0.lowercased() })
+        var allowed = Set(
+            apps.flatMap(\.domains) + ["apps.apple.com", "play.google.com"]
+                + settings.allowedHosts.map { $0.lowercased() }
+        )
         for store in apps.compactMap(\.android?.playStoreURL) {
             if let host = URLComponents(string: store)?.host?.lowercased() { allowed.insert(host) }
         }
@@ -23,7 +26,9 @@ struct LinkPolicy: Sendable {
         if let domain = settings.landingDomain { allowed.insert(domain) }
         validator = try SmartLinkValidator(apps: apps, allowedHosts: allowed)
         matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
-        linkMatcher = try association.linkDomainAssociation.map { ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body)))) }
+        linkMatcher = try association.linkDomainAssociation.map {
+            ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body))))
+        }
     }
 
     /// The primary app: reset links, and short links that name no app.

@@ -45,7 +45,9 @@ struct LinkStore: Sendable {
         let document = try Self.encode(link)
         let now = clock.milliseconds()
         let rows = try await database.withConnection { sql in
-            try await sql.raw("UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code").all()
+            try await sql.raw(
+                "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
+            ).all()
         }
         cache.remove(link.code)
         return rows.count == 1
@@ -62,19 +64,30 @@ struct LinkStore: Sendable {
     /// A page of links in code order, after `cursor`.
     func list(after cursor: String?, limit: Int) async throws -> [SmartLink] {
         let rows = try await database.withConnection { sql in
-            try await sql.raw("SELECT document FROM links WHERE code > \(bind: cursor ?? "") ORDER BY code LIMIT \(bind: limit)").all()
+            try await sql.raw(
+                "SELECT document FROM links WHERE code > \(bind: cursor ?? "") ORDER BY code LIMIT \(bind: limit)"
+            ).all()
         }
-        return try rows.map { try JSONDecoder().decode(SmartLink.self, from: Data(try $0.decode(column: "document", as: String.self).utf8)) }
+        return try rows.map {
+            try JSONDecoder().decode(
+                SmartLink.self,
+                from: Data(try $0.decode(column: "document", as: String.self).utf8)
+            )
+        }
     }
 
     /// Clicks per day and platform, bots apart.
     func stats(_ code: String) async throws -> [(day: String, platform: String, bot: Bool, clicks: Int64)] {
         let rows = try await database.withConnection { sql in
-            try await sql.raw("SELECT day, platform, bot, clicks FROM link_clicks WHERE code = \(bind: code) ORDER BY day, platform").all()
+            try await sql.raw(
+                "SELECT day, platform, bot, clicks FROM link_clicks WHERE code = \(bind: code) ORDER BY day, platform"
+            ).all()
         }
         return try rows.map {
-            (try $0.decode(column: "day", as: String.self), try $0.decode(column: "platform", as: String.self),
-             try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "clicks", as: Int64.self))
+            (
+                try $0.decode(column: "day", as: String.self), try $0.decode(column: "platform", as: String.self),
+                try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "clicks", as: Int64.self)
+            )
         }
     }
 

@@ -66,7 +66,10 @@ struct SmartLinkValidator: Sendable {
     init(apps: [AppConfiguration], allowedHosts: Set<String>) throws {
         var manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)] = [:]
         for app in apps {
-            manifests[app.bundleID] = (try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) }, app.routes?.hosts.first ?? app.domains[0])
+            manifests[app.bundleID] = (
+                try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) },
+                app.routes?.hosts.first ?? app.domains[0]
+            )
         }
         self.manifests = manifests
         primary = apps[0].bundleID
@@ -86,7 +89,8 @@ struct SmartLinkValidator: Sendable {
 
     /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.
     static func isCode(_ code: String) -> Bool {
-        (3...64).contains(code.utf8.count) && CharacterRule.base64URL.allows(code) && !reservedCodes.contains(code.lowercased())
+        (3...64).contains(code.utf8.count) && CharacterRule.base64URL.allows(code)
+            && !reservedCodes.contains(code.lowercased())
     }
 
     /// An unguessable short code: 8 characters of base64url (48 bits).
@@ -105,19 +109,26 @@ struct SmartLinkValidator: Sendable {
             }
         }
         if let app = link.app, manifests[app] == nil {
-            problems.append("app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.sorted().joined(separator: ", ")))")
+            problems.append(
+                "app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.sorted().joined(separator: ", ")))"
+            )
         }
         let destinations: [(String, String?)] = [
             ("destinations.ios", link.destinations.ios), ("destinations.ipad", link.destinations.ipad),
             ("destinations.android", link.destinations.android), ("destinations.desktop", link.destinations.desktop),
-            ("destinations.fallback", link.destinations.fallback), ("expiredURL", link.expiredURL), ("preview.image", link.preview.image),
+            ("destinations.fallback", link.destinations.fallback), ("expiredURL", link.expiredURL),
+            ("preview.image", link.preview.image),
         ]
         for (field, value) in destinations {
             guard let value else { continue }
             if let problem = destinationProblem(value) { problems.append("\(field): \(problem)") }
         }
-        for (field, value) in [("preview.title", link.preview.title), ("preview.description", link.preview.description)] {
-            if let value, value.count > 300 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        for (field, value) in [
+            ("preview.title", link.preview.title), ("preview.description", link.preview.description),
+        ] {
+            if let value,
+                value.count > 300 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
                 problems.append("\(field): at most 300 characters, no control characters")
             }
         }
@@ -126,8 +137,9 @@ struct SmartLinkValidator: Sendable {
 
     /// An https URL on an allowed host: no link may become an open redirect.
     func destinationProblem(_ value: String) -> String? {
-        guard value.utf8.count <= 2048, let components = URLComponents(string: value), components.scheme?.lowercased() == "https",
-              let host = components.host?.lowercased(), !host.isEmpty, components.user == nil, components.password == nil
+        guard value.utf8.count <= 2048, let components = URLComponents(string: value),
+            components.scheme?.lowercased() == "https",
+            let host = components.host?.lowercased(), !host.isEmpty, components.user == nil, components.password == nil
         else { return "an https URL without credentials, at most 2048 bytes" }
         guard allowedHosts.contains(host) else {
             return "\(host) is not on the destination allowlist (\(allowedHosts.sorted().joined(separator: ", ")))"

@@ -22,9 +22,10 @@ enum SmartLinkPages {
         let apps = policy.apps.map { app in
             "<li><strong>\(HTML.escape(app.displayName))</strong>: <code>\(HTML.escape(app.appID))</code> on \(app.domains.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", "))</li>"
         }.joined(separator: "\n")
-        let reset = policy.primary.passwordReset.map {
-            "<li><a href=\"\(HTML.escape($0.path))\">\(HTML.escape($0.path))</a>: the reset page people reach without the app</li>\n"
-        } ?? ""
+        let reset =
+            policy.primary.passwordReset.map {
+                "<li><a href=\"\(HTML.escape($0.path))\">\(HTML.escape($0.path))</a>: the reset page people reach without the app</li>\n"
+            } ?? ""
         return page(
             title: "deeplinks",
             body: """
@@ -73,14 +74,18 @@ enum SmartLinkPages {
             tags.append(#"<meta property="og:description" content="\#(HTML.escape(description))">"#)
             tags.append(#"<meta name="description" content="\#(HTML.escape(description))">"#)
         }
-        if let image = link.preview.image { tags.append(#"<meta property="og:image" content="\#(HTML.escape(image))">"#) }
+        if let image = link.preview.image {
+            tags.append(#"<meta property="og:image" content="\#(HTML.escape(image))">"#)
+        }
         return tags.joined(separator: "\n")
     }
 
     static func openGraph(_ link: SmartLink, url: String, appName: String) -> String {
         page(
-            title: link.preview.title ?? appName, head: openGraphTags(link, url: url, appName: appName),
-            body: "<h1>\(HTML.escape(link.preview.title ?? appName))</h1><p>\(HTML.escape(link.preview.description ?? ""))</p>"
+            title: link.preview.title ?? appName,
+            head: openGraphTags(link, url: url, appName: appName),
+            body:
+                "<h1>\(HTML.escape(link.preview.title ?? appName))</h1><p>\(HTML.escape(link.preview.description ?? ""))</p>"
         )
     }
 
@@ -92,29 +97,47 @@ enum SmartLinkPages {
     ///   - inAppBrowser: the social app whose browser shows the page: it keeps universal links to itself, so
     ///     the page first says how to open it in Safari, where the banner and the button work.
     ///   - stored: whether the link is stored (it has a code to defer); a Firebase long link is not.
-    static func landing(_ link: SmartLink, policy routes: LinkPolicy, web: String?, appArgument: String? = nil, inAppBrowser: InAppBrowser? = nil, stored: Bool = true) -> String {
+    static func landing(
+        _ link: SmartLink,
+        policy routes: LinkPolicy,
+        web: String?,
+        appArgument: String? = nil,
+        inAppBrowser: InAppBrowser? = nil,
+        stored: Bool = true
+    ) -> String {
         let app = routes.app(for: link)
         let name = HTML.escape(app.displayName)
         let short = appArgument ?? routes.shortURL(link.code)
         var head = openGraphTags(link, url: short, appName: app.displayName)
-        var actions = [#"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#]
+        var actions = [
+            #"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#
+        ]
         if let store = app.appStoreID {
-            head += "\n" + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
+            head +=
+                "\n"
+                + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
             // deferred.js leaves the link on the pasteboard on the way (DeferredLinks); without script, a plain link.
             let deferred = stored ? #" id="get-app" data-deferred="/v1/links/\#(HTML.escape(link.code))/deferred""# : ""
-            actions.append(#"<p><a class="button secondary"\#(deferred) href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#)
+            actions.append(
+                #"<p><a class="button secondary"\#(deferred) href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#
+            )
             if stored { head += "\n" + #"<script src="/assets/deferred.js" defer></script>"# }
         }
         if let web {
             actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)
         }
         if let inAppBrowser {
-            actions.insert(#"<p class="notice">\#(inAppBrowser.rawValue) opens links in its own browser, which cannot open the \#(name) app. Tap ••• (or the share button) and choose “Open in Safari” (or “Open in browser”), then “Open in the \#(name) app”.</p>"#, at: 0)
+            actions.insert(
+                #"<p class="notice">\#(inAppBrowser.rawValue) opens links in its own browser, which cannot open the \#(name) app. Tap ••• (or the share button) and choose “Open in Safari” (or “Open in browser”), then “Open in the \#(name) app”.</p>"#,
+                at: 0
+            )
         }
         return page(
-            title: link.preview.title ?? app.displayName, head: head,
+            title: link.preview.title ?? app.displayName,
+            head: head,
             body: "<h1>\(HTML.escape(link.preview.title ?? app.displayName))</h1>\n"
-                + (link.preview.description.map { "<p>\(HTML.escape($0))</p>\n" } ?? "") + actions.joined(separator: "\n")
+                + (link.preview.description.map { "<p>\(HTML.escape($0))</p>\n" } ?? "")
+                + actions.joined(separator: "\n")
         )
     }
 
@@ -124,7 +147,8 @@ enum SmartLinkPages {
         let back = "/\(code)?" + (query.map { $0 + "&" } ?? "") + "_platform=mac"
         return page(
             title: "Opening…",
-            head: #"<script src="/assets/platform.js" defer></script>"# + "\n" + #"<noscript><meta http-equiv="refresh" content="0;url=\#(HTML.escape(back))"></noscript>"#,
+            head: #"<script src="/assets/platform.js" defer></script>"# + "\n"
+                + #"<noscript><meta http-equiv="refresh" content="0;url=\#(HTML.escape(back))"></noscript>"#,
             body: "<p>Opening…</p>"
         )
     }
@@ -168,27 +192,38 @@ enum SmartLinkPages {
             let outcome: String
             switch routes.decision(link, platform: platform) {
             case .preview: outcome = "Open Graph page (not counted as a click)"
-            case .landing(let web): outcome = "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
+            case .landing(let web):
+                outcome =
+                    "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
             case .redirect(let url): outcome = "302 to \(url)"
-            case .probe: outcome = "a page that asks the browser for touch support, then goes on as ipad or desktop (iPadOS Safari sends a Mac agent)"
+            case .probe:
+                outcome =
+                    "a page that asks the browser for touch support, then goes on as ipad or desktop (iPadOS Safari sends a Mac agent)"
             }
             rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
         }
         let inApp = InAppBrowser.allCases.map(\.rawValue).joined(separator: ", ")
-        rows.append("<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>")
+        rows.append(
+            "<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>"
+        )
         var checks: [String] = []
         let app = routes.app(for: link)
         for (label, url) in [("the short link", routes.shortURL(link.code)), ("Open in the app", routes.appURL(link))] {
             let decision = routes.opens(app, url)
-            let verdict = decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
+            let verdict =
+                decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
             checks.append("<li>\(label) <code>\(HTML.escape(url))</code>: iOS \(verdict)</li>")
         }
         let landing = routes.settings.landingDomain ?? routes.linkDomain
         if landing == routes.linkDomain {
-            checks.append("<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>")
+            checks.append(
+                "<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>"
+            )
         }
         if let expiry = link.expiresAt {
-            checks.append("<li>expires at \(Date(timeIntervalSince1970: Double(expiry) / 1000)), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>")
+            checks.append(
+                "<li>expires at \(Date(timeIntervalSince1970: Double(expiry) / 1000)), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>"
+            )
         }
         return page(
             title: "Link \(link.code): decisions",
@@ -218,8 +253,12 @@ enum SmartLinkPages {
             let people = perDay[day]!.people
             let barHeight = Int(Double(people) / Double(peak) * Double(height))
             let x = index * (width + gap) + gap
-            bars.append(#"<rect class="bar" data-day="\#(day)" data-clicks="\#(people)" x="\#(x)" y="\#(height - barHeight)" width="\#(width)" height="\#(barHeight)" fill="rgb(0,102,204)"><title>\#(day): \#(people)</title></rect>"#)
-            bars.append(#"<text x="\#(x + width / 2)" y="\#(height + 16)" font-size="10" text-anchor="middle">\#(day.suffix(5))</text>"#)
+            bars.append(
+                #"<rect class="bar" data-day="\#(day)" data-clicks="\#(people)" x="\#(x)" y="\#(height - barHeight)" width="\#(width)" height="\#(barHeight)" fill="rgb(0,102,204)"><title>\#(day): \#(people)</title></rect>"#
+            )
+            bars.append(
+                #"<text x="\#(x + width / 2)" y="\#(height + 16)" font-size="10" text-anchor="middle">\#(day.suffix(5))</text>"#
+            )
         }
         let chartWidth = max(days.count, 1) * (width + gap) + gap
         let table = days.map { day in
@@ -238,7 +277,10 @@ enum SmartLinkPages {
     }
 
     static let notFound =
-        page(title: "No such link", body: "<h1>This link does not exist</h1><p>Check the address, or ask whoever sent it for a new one.</p>")
+        page(
+            title: "No such link",
+            body: "<h1>This link does not exist</h1><p>Check the address, or ask whoever sent it for a new one.</p>"
+        )
 
     static let expired =
         page(title: "Expired link", body: "<h1>This link has expired</h1><p>Ask whoever sent it for a new one.</p>")

@@ -12,7 +12,10 @@ extension SmartLinkRoutes {
         guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
-        var platform = ClientPlatform(userAgent: request.headers[.userAgent], platformHint: request.headers[Self.platformHint])
+        var platform = ClientPlatform(
+            userAgent: request.headers[.userAgent],
+            platformHint: request.headers[Self.platformHint]
+        )
         var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if query != nil {
             if request.uri.queryParameters["d"] == "1" {
@@ -23,7 +26,8 @@ extension SmartLinkRoutes {
                 platform = answer == "ipad" ? .iPad : .desktop
             }
         }
-        let onLandingDomain = policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
+        let onLandingDomain =
+            policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
         // A click is counted where it lands first (a visit to the landing domain came from the link domain),
         // once the platform is known.
         if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
@@ -39,7 +43,10 @@ extension SmartLinkRoutes {
         let passed = link.passQuery ? query : nil
         switch policy.decision(link, platform: platform) {
         case .preview:
-            return SmartLinkPages.html(.ok, SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app(for: link).displayName))
+            return SmartLinkPages.html(
+                .ok,
+                SmartLinkPages.openGraph(link, url: policy.shortURL(code), appName: policy.app(for: link).displayName)
+            )
         case .landing(let web):
             // On the link domain, send iOS to the landing domain: from there, "Open in the app" is a
             // cross-domain tap, which iOS hands to the app.
@@ -47,7 +54,10 @@ extension SmartLinkRoutes {
                 return Self.redirect(Self.appending(hop, to: "https://\(landing)/\(code)"))
             }
             let page = SmartLinkPages.landing(
-                link, policy: policy, web: web.map { Self.appending(passed, to: $0) }, inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
+                link,
+                policy: policy,
+                web: web.map { Self.appending(passed, to: $0) },
+                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
             )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url):

@@ -20,7 +20,9 @@ struct SmartLinkRoutes: Sendable {
         router.post("/v1/links") { request, context -> Response in
             try admit(request)
             var body = try await JSONBody.read(request, context: context).object
-            if body["code"] == nil || body["code"] == .null { body["code"] = .string(SmartLinkValidator.generateCode()) }
+            if body["code"] == nil || body["code"] == .null {
+                body["code"] = .string(SmartLinkValidator.generateCode())
+            }
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
             guard try await store.insert(link) else { throw APIError(status: .conflict, code: "code_taken") }
             return try document(link, status: .created)
@@ -42,7 +44,9 @@ struct SmartLinkRoutes: Sendable {
             try admit(request)
             let code = try context.parameters.require("code")
             var body = try await JSONBody.read(request, context: context).object
-            if let given = body["code"], given != .string(code) { throw APIError.malformed("'code' cannot change: delete and create instead") }
+            if let given = body["code"], given != .string(code) {
+                throw APIError.malformed("'code' cannot change: delete and create instead")
+            }
             body["code"] = .string(code)
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
             guard try await store.update(link) else { throw APIError(status: .notFound, code: "no_such_link") }
@@ -50,7 +54,9 @@ struct SmartLinkRoutes: Sendable {
         }
         router.delete("/v1/links/:code") { request, context -> Response in
             try admit(request)
-            guard try await store.delete(try context.parameters.require("code")) else { throw APIError(status: .notFound, code: "no_such_link") }
+            guard try await store.delete(try context.parameters.require("code")) else {
+                throw APIError(status: .notFound, code: "no_such_link")
+            }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.get("/v1/links/:code/stats") { request, context -> Response in
@@ -58,11 +64,20 @@ struct SmartLinkRoutes: Sendable {
             let link = try await existing(context)
             let rows = try await store.stats(link.code)
             let days = rows.map { row -> JSONValue in
-                .object(["day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot), "clicks": .number(Double(row.clicks))])
+                .object([
+                    "day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot),
+                    "clicks": .number(Double(row.clicks)),
+                ])
             }
             let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
             let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
-            return JSONResponse.make(.ok, ["code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)), "days": .array(days)])
+            return JSONResponse.make(
+                .ok,
+                [
+                    "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
+                    "days": .array(days),
+                ]
+            )
         }
         // The same counts as a page: a bar per day, people and preview fetchers apart.
         router.get("/v1/links/:code/stats.html") { request, context -> Response in
@@ -73,33 +88,51 @@ struct SmartLinkRoutes: Sendable {
         // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
         router.get("/v1/links/:code/resolve") { _, context -> Response in
             let link = try await existing(context)
-            if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
+            if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+                throw APIError(status: .gone, code: "link_expired")
+            }
             return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(policy.appURL(link))])
         }
         // Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
         router.post("/v1/links/:code/deferred") { request, context -> Response in
             try admitDeferred(request, context)
             let link = try await existing(context)
-            if let expiry = link.expiresAt, clock.milliseconds() >= expiry { throw APIError(status: .gone, code: "link_expired") }
+            if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+                throw APIError(status: .gone, code: "link_expired")
+            }
             let token = try await deferred.issue(code: link.code)
             let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
-            return JSONResponse.make(.created, ["pasteboard": .string(pasteboard), "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000))])
+            return JSONResponse.make(
+                .created,
+                [
+                    "pasteboard": .string(pasteboard),
+                    "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000)),
+                ]
+            )
         }
         // ... and the app, at its first launch, redeems it once for the link's route.
         router.post("/v1/deferred/redeem") { request, context -> Response in
             try admitDeferred(request, context)
             let token = try await JSONBody.read(request, context: context).string("token")
-            guard DeferredLinks.isWellFormed(token) else { throw APIError.malformed("'token' is 22 base64url characters") }
+            guard DeferredLinks.isWellFormed(token) else {
+                throw APIError.malformed("'token' is 22 base64url characters")
+            }
             guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
                 throw APIError(status: .gone, code: "deferred_link_gone")
             }
-            return JSONResponse.make(.ok, ["code": .string(link.code), "route": .string(link.route), "url": .string(policy.appURL(link))])
+            return JSONResponse.make(
+                .ok,
+                ["code": .string(link.code), "route": .string(link.route), "url": .string(policy.appURL(link))]
+            )
         }
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
-        let robots = "User-agent: *\nDisallow: /v1/\n" + (policy.primary.passwordReset.map { "Disallow: \($0.path)\n" } ?? "") + "Disallow: /assets/\n"
+        let robots =
+            "User-agent: *\nDisallow: /v1/\n" + (policy.primary.passwordReset.map { "Disallow: \($0.path)\n" } ?? "")
+            + "Disallow: /assets/\n"
         router.get("/robots.txt") { _, _ -> Response in
             Response(
-                status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=86400"],
+                status: .ok,
+                headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "public, max-age=86400"],
                 body: .init(byteBuffer: ByteBuffer(string: robots))
             )
         }
@@ -126,14 +159,20 @@ struct SmartLinkRoutes: Sendable {
 
     private func admit(_ request: Request) throws {
         guard policy.settings.adminKeyDigest != nil else {
-            throw APIError(status: .serviceUnavailable, code: "links_api_disabled", fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")])
+            throw APIError(
+                status: .serviceUnavailable,
+                code: "links_api_disabled",
+                fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")]
+            )
         }
         guard let key = AccountRoutes.bearer(request), policy.settings.isAdmin(key) else { throw APIError.unauthorized }
     }
 
     private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {
         let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
-        if let wait = deferredLimiter.take(address, now: clock.milliseconds()) { throw APIError.tooManyRequests(retryAfter: wait) }
+        if let wait = deferredLimiter.take(address, now: clock.milliseconds()) {
+            throw APIError.tooManyRequests(retryAfter: wait)
+        }
     }
 
     private func existing(_ context: AppRequestContext) async throws -> SmartLink {
@@ -147,14 +186,20 @@ struct SmartLinkRoutes: Sendable {
     private func validated(_ link: SmartLink) throws -> SmartLink {
         let problems = policy.validator.problems(link)
         guard problems.isEmpty else {
-            throw APIError(status: .unprocessableContent, code: "invalid_link", fields: ["problems": .array(problems.map { .string($0) })])
+            throw APIError(
+                status: .unprocessableContent,
+                code: "invalid_link",
+                fields: ["problems": .array(problems.map { .string($0) })]
+            )
         }
         return link
     }
 
     /// A link as the API shows it: its stored document and its short URL.
     private func document(_ link: SmartLink, status: HTTPResponse.Status) throws -> Response {
-        guard case .object(var body) = try JSONValue.parse(Data(LinkStore.encode(link).utf8)) else { throw APIError.malformed("") }
+        guard case .object(var body) = try JSONValue.parse(Data(LinkStore.encode(link).utf8)) else {
+            throw APIError.malformed("")
+        }
         body["url"] = .string(policy.shortURL(link.code))
         return JSONResponse.make(status, body)
     }

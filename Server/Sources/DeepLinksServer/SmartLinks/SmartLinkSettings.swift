@@ -19,7 +19,10 @@ public struct SmartLinkSettings: Sendable, Equatable {
     /// Keeps only the digest of `key`.
     public mutating func setAdminKey(_ key: String) throws(ConfigurationError) {
         guard key.utf8.count >= 24 else {
-            throw ConfigurationError(setting: "admin key", reason: "use at least 24 characters (openssl rand -base64 32)")
+            throw ConfigurationError(
+                setting: "admin key",
+                reason: "use at least 24 characters (openssl rand -base64 32)"
+            )
         }
         adminKeyDigest = Array(SHA256.hash(data: Array(key.utf8)))
     }

@@ -40,7 +40,10 @@ public final class Database: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw DatabaseError.unreachable(url, reason: "cannot create the folder \(folder): \(Self.reason(error))")
+                throw DatabaseError.unreachable(
+                    url,
+                    reason: "cannot create the folder \(folder): \(Self.reason(error))"
+                )
             }
             pool = sqlitePool(.file(path: path), eventLoop, logger)
         case .postgres(let string):
@@ -49,9 +52,14 @@ public final class Database: Sendable {
                 configuration = try SQLPostgresConfiguration(url: string)
             } catch {
                 // The driver's error repeats the whole URL, password included: never show it.
-                throw DatabaseError.unreachable(url, reason: "the URL is not valid (check sslmode and the database name)")
+                throw DatabaseError.unreachable(
+                    url,
+                    reason: "the URL is not valid (check sslmode and the database name)"
+                )
             }
-            if let searchPath = URLComponents(string: string)?.queryItems?.last(where: { $0.name == "search_path" })?.value {
+            if let searchPath = URLComponents(string: string)?.queryItems?.last(where: { $0.name == "search_path" })?
+                .value
+            {
                 configuration.searchPath = searchPath.split(separator: ",").map(String.init)
             }
             configuration.coreConfiguration.options.connectTimeout = .seconds(5)
@@ -135,8 +143,13 @@ public final class Database: Sendable {
     }
 
     /// SQLite gets one connection: it has one writer anyway, and one connection keeps transactions whole.
-    private static func sqlitePool(_ storage: SQLiteConfiguration.Storage, _ eventLoop: any EventLoop, _ logger: Logger) -> any ConnectionLeasing {
-        let source = SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true), threadPool: .singleton)
+    private static func sqlitePool(_ storage: SQLiteConfiguration.Storage, _ eventLoop: any EventLoop, _ logger: Logger)
+        -> any ConnectionLeasing
+    {
+        let source = SQLiteConnectionSource(
+            configuration: .init(storage: storage, enableForeignKeys: true),
+            threadPool: .singleton
+        )
         return Pool(
             pool: EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop),
             sql: { $0.sql(queryLogLevel: nil) }
@@ -176,7 +189,8 @@ public final class Database: Sendable {
 
 /// Leases a connection for the duration of a closure.
 private protocol ConnectionLeasing: Sendable {
-    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T)
+        async throws -> T
     func close() async throws
 }
 
@@ -202,13 +216,16 @@ extension EventLoopGroupConnectionPool: AsyncKitPool {
 
 /// A pool of either driver; `sql` wraps a driver connection in SQLKit with query logging off. The AsyncKit pools
 /// lock their own state, hence `@unchecked Sendable`.
-private struct Pool<Leasing: AsyncKitPool>: ConnectionLeasing, @unchecked Sendable where Leasing.Source.Connection: Sendable {
+private struct Pool<Leasing: AsyncKitPool>: ConnectionLeasing, @unchecked Sendable
+where Leasing.Source.Connection: Sendable {
     let pool: Leasing
     let sql: @Sendable (Leasing.Source.Connection) -> any SQLDatabase
 
     /// With a `limit`, the connection is closed if `body` holds it longer: that fails the query waiting on it,
     /// and the pool then discards the connection.
-    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(limit: Duration?, _ body: @Sendable (any SQLDatabase) async throws -> T)
+        async throws -> T
+    {
         let connection = try await pool.requestConnection().get()
         defer { pool.release(connection) }
         let deadline = limit.map { limit in

@@ -35,14 +35,18 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
                 path.removeFirst(2)  // sqlite:///abs/path -> /abs/path
             }
             guard !path.isEmpty else {
-                throw ConfigurationError(setting: "database URL", reason: "sqlite: needs a file path, as in sqlite:var/deeplinks.sqlite")
+                throw ConfigurationError(
+                    setting: "database URL",
+                    reason: "sqlite: needs a file path, as in sqlite:var/deeplinks.sqlite"
+                )
             }
             self = .sqliteFile(path: path)
         } else if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
             guard let components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else {
                 throw ConfigurationError(
                     setting: "database URL",
-                    reason: "\(Self.redact(trimmed)) is not a valid PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+                    reason:
+                        "\(Self.redact(trimmed)) is not a valid PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
                 )
             }
             if let port = components.port, !(1...65535).contains(port) {
@@ -57,7 +61,8 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             let scheme = trimmed.split(separator: ":", maxSplits: 1).first.map(String.init) ?? trimmed
             throw ConfigurationError(
                 setting: "database URL",
-                reason: "unsupported scheme '\(Self.redact(scheme))': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE"
+                reason:
+                    "unsupported scheme '\(Self.redact(scheme))': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE"
             )
         }
     }

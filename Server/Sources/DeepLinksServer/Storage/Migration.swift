@@ -147,25 +147,29 @@ public struct Migration: Sendable {
         // `next_attempt_at`), keeps the Message-ID it was queued with and the key version it was sealed
         // under, and names the reset token it carries so a superseded link is never sent. Throttles that
         // must hold across servers live in `rate_limits`; sessions expire when idle.
-        Migration(version: 5, name: "outbox claims, shared rate limits, session lifetime, pruning indexes") { sql, kind in
+        Migration(version: 5, name: "outbox claims, shared rate limits, session lifetime, pruning indexes") {
+            sql,
+            kind in
             let real = kind == .sqlite ? "REAL" : "DOUBLE PRECISION"
             // SQLite: the click table is its primary key (WITHOUT ROWID) instead of a table and an index that
             // both hold the key.
-            let clicksWithoutRowID = kind == .sqlite ? [
-                """
-                CREATE TABLE link_clicks_keyed (
-                    code TEXT NOT NULL,
-                    day TEXT NOT NULL,
-                    platform TEXT NOT NULL,
-                    bot BOOLEAN NOT NULL,
-                    clicks BIGINT NOT NULL,
-                    PRIMARY KEY (code, day, platform, bot)
-                ) WITHOUT ROWID
-                """,
-                "INSERT INTO link_clicks_keyed SELECT code, day, platform, bot, clicks FROM link_clicks",
-                "DROP TABLE link_clicks",
-                "ALTER TABLE link_clicks_keyed RENAME TO link_clicks",
-            ] : []
+            let clicksWithoutRowID =
+                kind == .sqlite
+                ? [
+                    """
+                    CREATE TABLE link_clicks_keyed (
+                        code TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        bot BOOLEAN NOT NULL,
+                        clicks BIGINT NOT NULL,
+                        PRIMARY KEY (code, day, platform, bot)
+                    ) WITHOUT ROWID
+                    """,
+                    "INSERT INTO link_clicks_keyed SELECT code, day, platform, bot, clicks FROM link_clicks",
+                    "DROP TABLE link_clicks",
+                    "ALTER TABLE link_clicks_keyed RENAME TO link_clicks",
+                ] : []
             for statement in clicksWithoutRowID + [
                 "ALTER TABLE mail_outbox ADD COLUMN message_id TEXT",
                 "ALTER TABLE mail_outbox ADD COLUMN key_version BIGINT",

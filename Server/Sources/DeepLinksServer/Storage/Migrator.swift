@@ -74,7 +74,10 @@ public struct Migrator: Sendable {
                 return true
             }
             if didApply {
-                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+                logger.info(
+                    "applied migration",
+                    metadata: ["version": "\(migration.version)", "name": "\(migration.name)"]
+                )
                 appliedNow.append(migration.version)
             }
         }

@@ -101,7 +101,12 @@ final class RouteMatcher: @unchecked Sendable {
         schemeBytes = schemes.map { Array($0.utf8) }
         hostBytes = hosts.map { Array($0.utf8) }
         entries = routes.map {
-            Entry(name: $0.name, pattern: $0.pattern.description, parameters: $0.parameters, sensitiveNames: $0.sensitiveNames)
+            Entry(
+                name: $0.name,
+                pattern: $0.pattern.description,
+                parameters: $0.parameters,
+                sensitiveNames: $0.sensitiveNames
+            )
         }
         trie = RouteTrie(routes.map(\.pattern))
         var routeSlots: [RouteSlots] = []
@@ -109,7 +114,10 @@ final class RouteMatcher: @unchecked Sendable {
         var names: [String] = []
         var nameIndices: [String: Int] = [:]
         for route in routes {
-            precondition(route.parameters.count <= UInt16.max && route.capturePositions.allSatisfy { $0 <= Int16.max }, "route '\(route.name)' has too many parameters")
+            precondition(
+                route.parameters.count <= UInt16.max && route.capturePositions.allSatisfy { $0 <= Int16.max },
+                "route '\(route.name)' has too many parameters"
+            )
             let all = zip(route.parameters, route.capturePositions).map { spec, capture in
                 let name = nameIndices[spec.name] ?? names.count
                 if name == names.count {
@@ -118,12 +126,22 @@ final class RouteMatcher: @unchecked Sendable {
                 }
                 precondition(name <= UInt16.max, "a table's routes have at most 65,535 parameter names")
                 return Slot(
-                    name: UInt16(name), capture: Int16(capture), location: spec.location, kind: Slot.Kind(spec.kind),
+                    name: UInt16(name),
+                    capture: Int16(capture),
+                    location: spec.location,
+                    kind: Slot.Kind(spec.kind),
                     constrained: spec.minLength != nil || spec.maxLength != nil || spec.characters != .any
                 )
             }
             let first = all.first ?? Slot(name: 0, capture: -1, location: .path, kind: .text, constrained: false)
-            routeSlots.append(RouteSlots(first: first, rest: Int32(slots.count), count: UInt16(all.count), sources: UInt8(route.sources.rawValue)))
+            routeSlots.append(
+                RouteSlots(
+                    first: first,
+                    rest: Int32(slots.count),
+                    count: UInt16(all.count),
+                    sources: UInt8(route.sources.rawValue)
+                )
+            )
             slots += all.dropFirst()
         }
         self.names = names
@@ -148,7 +166,10 @@ final class RouteMatcher: @unchecked Sendable {
         if let error = error as? ParameterError {
             return LinkRejection(.invalidParameter, "route '\(entries[index].name)': \(error)")
         }
-        return LinkRejection(.invalidParameter, "route '\(entries[index].name)' refused its parameters (\(type(of: error)))")
+        return LinkRejection(
+            .invalidParameter,
+            "route '\(entries[index].name)' refused its parameters (\(type(of: error)))"
+        )
     }
 
     /// The source a match reports: `id` is twice the index of the URL's scheme in `schemes`, or twice the
@@ -180,7 +201,9 @@ final class RouteMatcher: @unchecked Sendable {
                     isHTTPS: layout.schemeEnd == 5,
                     scheme: { parser.string(0, layout.schemeEnd, lowercased: true) },
                     schemeIs: { parser.asciiEqualsLowercased(0, layout.schemeEnd, schemeBytes[$0]) },
-                    hostIs: { layout.hasHost && parser.asciiEqualsLowercased(layout.hostStart, layout.hostEnd, hostBytes[$0]) }
+                    hostIs: {
+                        layout.hasHost && parser.asciiEqualsLowercased(layout.hostStart, layout.hostEnd, hostBytes[$0])
+                    }
                 )
             } catch {
                 return error
@@ -189,11 +212,18 @@ final class RouteMatcher: @unchecked Sendable {
             var host: String?
             var hostIsASCII = false
             if !layout.isWeb, layout.hostEnd > layout.hostStart {
-                hostIsASCII = bytes[layout.hostStart..<layout.hostEnd].allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "%") }
+                hostIsASCII = bytes[layout.hostStart..<layout.hostEnd].allSatisfy {
+                    $0 < 0x80 && $0 != UInt8(ascii: "%")
+                }
                 if !hostIsASCII { host = (try? parser.decode(layout.hostStart, layout.hostEnd, .host))?.lowercased() }
             }
-            let items = layout.queryStart < layout.end || layout.hash >= 0 ? parser.items(layout) : (query: [], fragment: [])
-            return withScratch(segments: parser.slashes(layout) + 2, bytes: bytes.count + (host?.utf8.count ?? 0)) { buffer, bounds, frames, captures in
+            let items =
+                layout.queryStart < layout.end || layout.hash >= 0 ? parser.items(layout) : (query: [], fragment: [])
+            return withScratch(segments: parser.slashes(layout) + 2, bytes: bytes.count + (host?.utf8.count ?? 0)) {
+                buffer,
+                bounds,
+                frames,
+                captures in
                 var count = 0
                 var offset = 0
                 if hostIsASCII {
@@ -212,7 +242,8 @@ final class RouteMatcher: @unchecked Sendable {
                     if bytes[start..<stop].contains(UInt8(ascii: "%")) {
                         // Scanned already: the escape decodes.
                         let decoded = (try? parser.decode(start, stop, .path)) ?? ""
-                        offset += UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: decoded.utf8).1
+                        offset +=
+                            UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: decoded.utf8).1
                     } else {
                         _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + stop - start)])
                             .update(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[start..<stop]))
@@ -221,8 +252,19 @@ final class RouteMatcher: @unchecked Sendable {
                     count += 1
                     bounds[count] = Int32(offset)
                 }
-                let segments = URLSegments(bytes: UnsafeBufferPointer(buffer), bounds: UnsafeBufferPointer(rebasing: bounds[...count]))
-                return match(segments, frames: frames, captures: captures, source: source, queryItems: items.query, fragmentItems: items.fragment, accept: accept)
+                let segments = URLSegments(
+                    bytes: UnsafeBufferPointer(buffer),
+                    bounds: UnsafeBufferPointer(rebasing: bounds[...count])
+                )
+                return match(
+                    segments,
+                    frames: frames,
+                    captures: captures,
+                    source: source,
+                    queryItems: items.query,
+                    fragmentItems: items.fragment,
+                    accept: accept
+                )
             }
         }
     }
@@ -230,19 +272,29 @@ final class RouteMatcher: @unchecked Sendable {
     /// Where a URL comes from (as ``source(_:)`` reads it), if the table accepts it: `schemeIs(i)` and
     /// `hostIs(i)` compare the URL's (lower-cased) scheme and host with the table's i-th.
     private func source(
-        isWeb: Bool, isHTTPS: Bool, scheme: () -> String, schemeIs: (Int) -> Bool, hostIs: (Int) -> Bool
+        isWeb: Bool,
+        isHTTPS: Bool,
+        scheme: () -> String,
+        schemeIs: (Int) -> Bool,
+        hostIs: (Int) -> Bool
     ) throws(LinkRejection) -> Int32 {
         if isWeb {
             guard isHTTPS else {
                 throw LinkRejection(.schemeNotAccepted, "universal links use https, not \(scheme())")
             }
             guard let host = hosts.indices.first(where: hostIs) else {
-                throw LinkRejection(.hostNotAccepted, "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))")
+                throw LinkRejection(
+                    .hostNotAccepted,
+                    "the host is not one of this app's universal-link hosts (\(hosts.joined(separator: ", ")))"
+                )
             }
             return Int32(host) * 2 + 1
         }
         guard let match = schemes.indices.first(where: schemeIs) else {
-            throw LinkRejection(.schemeNotAccepted, "the scheme '\(scheme())' is not one of this app's (\(schemes.joined(separator: ", ")))")
+            throw LinkRejection(
+                .schemeNotAccepted,
+                "the scheme '\(scheme())' is not one of this app's (\(schemes.joined(separator: ", ")))"
+            )
         }
         return Int32(match) * 2
     }
@@ -250,8 +302,12 @@ final class RouteMatcher: @unchecked Sendable {
     /// Temporary memory for a match over at most `segments` segments of at most `bytes` bytes in all: the
     /// segments' bytes, their bounds (the first set to 0), the trie's frames and the captures.
     private func withScratch<Result>(
-        segments: Int, bytes: Int,
-        _ body: (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Result
+        segments: Int,
+        bytes: Int,
+        _ body: (
+            UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>,
+            UnsafeMutableBufferPointer<Int32>
+        ) -> Result
     ) -> Result {
         // One allocation: the Int32 values first (aligned), then the bytes.
         let values = 6 * (segments + 1)
@@ -268,8 +324,13 @@ final class RouteMatcher: @unchecked Sendable {
 
     /// Offers each candidate route for `segments`, most specific first, to `accept`.
     private func match(
-        _ segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>,
-        source: Int32, queryItems: [QueryItem], fragmentItems: [QueryItem], accept: Accept
+        _ segments: URLSegments,
+        frames: UnsafeMutableBufferPointer<Int32>,
+        captures: UnsafeMutableBufferPointer<Int32>,
+        source: Int32,
+        queryItems: [QueryItem],
+        fragmentItems: [QueryItem],
+        accept: Accept
     ) -> LinkRejection? {
         var candidates = trie.candidates(segments, frames: frames, captures: captures)
         var firstRejection: LinkRejection?
@@ -277,7 +338,11 @@ final class RouteMatcher: @unchecked Sendable {
             let rejection: LinkRejection?
             do throws(LinkRejection) {
                 let parameters = try extract(
-                    index, captures: captures, segments: segments, queryItems: queryItems, fragmentItems: fragmentItems,
+                    index,
+                    captures: captures,
+                    segments: segments,
+                    queryItems: queryItems,
+                    fragmentItems: fragmentItems,
                     source: source & 1 == 1 ? .universalLink : .customScheme
                 )
                 rejection = accept(index, source, parameters)
@@ -286,7 +351,9 @@ final class RouteMatcher: @unchecked Sendable {
             }
             guard let rejection else { return nil }
             // A route that accepts this source explains better than one that does not.
-            if firstRejection == nil || (firstRejection?.code == .sourceNotAccepted && rejection.code != .sourceNotAccepted) {
+            if firstRejection == nil
+                || (firstRejection?.code == .sourceNotAccepted && rejection.code != .sourceNotAccepted)
+            {
                 firstRejection = rejection
             }
         }
@@ -306,12 +373,19 @@ final class RouteMatcher: @unchecked Sendable {
     /// Takes the parameters of route `index` from the URL and checks them. Reads `routeSlots` and `slots`; a
     /// route's ``ParameterSpec``s only for a default value, a constraint or a refusal.
     private func extract(
-        _ index: Int, captures: UnsafeBufferPointer<Int32>, segments: URLSegments, queryItems: [QueryItem],
-        fragmentItems: [QueryItem], source: RouteSources
+        _ index: Int,
+        captures: UnsafeBufferPointer<Int32>,
+        segments: URLSegments,
+        queryItems: [QueryItem],
+        fragmentItems: [QueryItem],
+        source: RouteSources
     ) throws(LinkRejection) -> RouteParameters {
         let route = routeSlots[index]
         guard RouteSources(rawValue: Int(route.sources)).contains(source) else {
-            throw LinkRejection(.sourceNotAccepted, "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")")
+            throw LinkRejection(
+                .sourceNotAccepted,
+                "route '\(entries[index].name)' does not accept \(source == .customScheme ? "custom-scheme links" : "universal links")"
+            )
         }
         var values: [RouteParameters.Entry] = []
         values.reserveCapacity(Int(route.count))
@@ -340,12 +414,18 @@ final class RouteMatcher: @unchecked Sendable {
             if found == 0 {
                 switch spec.presence {
                 case .required:
-                    throw LinkRejection(.missingParameter, "route '\(entry.name)' needs the \(spec.location) parameter '\(name)'")
+                    throw LinkRejection(
+                        .missingParameter,
+                        "route '\(entry.name)' needs the \(spec.location) parameter '\(name)'"
+                    )
                 case .optional, .list: continue
                 case .defaultValue(let value): values.append(.init(name: name, value: value))
                 }
             } else if found > 1, spec.presence != .list {
-                throw LinkRejection(.invalidParameter, "route '\(entry.name)': parameter '\(name)' appears \(found) times but takes one value")
+                throw LinkRejection(
+                    .invalidParameter,
+                    "route '\(entry.name)': parameter '\(name)' appears \(found) times but takes one value"
+                )
             }
             for taken in start..<values.count {
                 if let violation = spec.violation(values[taken].value) {

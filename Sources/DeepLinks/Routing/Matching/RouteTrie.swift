@@ -116,7 +116,9 @@ final class RouteTrie: @unchecked Sendable {
         // literal child comes next, after its text when the node holds it. A branch of at most four cells starts
         // where it fits in one cache line (the cells skipped stay empty).
         func inlineText(_ node: Building) -> String? {
-            guard node.literals.count == 1, let text = node.literals.keys.first, text.utf8.count <= 16 else { return nil }
+            guard node.literals.count == 1, let text = node.literals.keys.first, text.utf8.count <= 16 else {
+                return nil
+            }
             return text
         }
         func children(_ node: Building) -> [Int] {
@@ -130,13 +132,16 @@ final class RouteTrie: @unchecked Sendable {
         }
         var size = [Int](repeating: 0, count: building.count)
         for node in order.reversed() {
-            size[node] = (inlineText(building[node]) == nil ? 1 : 2) + children(building[node]).reduce(0) { $0 + size[$1] }
+            size[node] =
+                (inlineText(building[node]) == nil ? 1 : 2) + children(building[node]).reduce(0) { $0 + size[$1] }
         }
         var cell = [Int](repeating: 0, count: building.count)
         var cellCount = 0
         var follows = Set<Int>()  // the children held inline, which come right after their text
         for node in order {
-            if !follows.contains(node), size[node] <= 4, cellCount % 4 + size[node] > 4 { cellCount += 4 - cellCount % 4 }
+            if !follows.contains(node), size[node] <= 4, cellCount % 4 + size[node] > 4 {
+                cellCount += 4 - cellCount % 4
+            }
             if inlineText(building[node]) != nil { follows.insert(building[node].literals.values.first!) }
             cell[node] = cellCount
             cellCount += inlineText(building[node]) == nil ? 1 : 2
@@ -147,15 +152,24 @@ final class RouteTrie: @unchecked Sendable {
         var routeIndices: [Int32] = []
         for old in order {
             let node = building[old]
-            precondition(node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max, "the checker lets at most two routes end at one node")
+            precondition(
+                node.terminal.count <= UInt8.max && node.catchAll.count <= UInt8.max,
+                "the checker lets at most two routes end at one node"
+            )
             var compiled = Node(
-                parameter: node.parameter < 0 ? -1 : Int32(cell[node.parameter]), firstRoute: Int32(node.terminal.first ?? -1),
-                routeStart: Int32(routeIndices.count), terminalCount: UInt8(node.terminal.count), catchAllCount: UInt8(node.catchAll.count)
+                parameter: node.parameter < 0 ? -1 : Int32(cell[node.parameter]),
+                firstRoute: Int32(node.terminal.first ?? -1),
+                routeStart: Int32(routeIndices.count),
+                terminalCount: UInt8(node.terminal.count),
+                catchAllCount: UInt8(node.catchAll.count)
             )
             if let text = inlineText(node) {
                 compiled.literals = .inline
                 compiled.onlyLength = UInt8(text.utf8.count)
-                (cells + (cell[old] + 1) * 16).initializeMemory(as: Prefix.self, to: Array(text.utf8).withUnsafeBufferPointer(Prefix.init))
+                (cells + (cell[old] + 1) * 16).initializeMemory(
+                    as: Prefix.self,
+                    to: Array(text.utf8).withUnsafeBufferPointer(Prefix.init)
+                )
             } else if !node.literals.isEmpty {
                 compiled.literals = .table
             }
@@ -186,9 +200,17 @@ final class RouteTrie: @unchecked Sendable {
                     }
                 }
                 let prefix = bytes.withUnsafeBufferPointer(Prefix.init)
-                var slot = Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { Self.hash(parent: parent, $0) }) & (capacity - 1)
+                var slot =
+                    Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { Self.hash(parent: parent, $0) })
+                    & (capacity - 1)
                 while edges[slot].child >= 0 { slot = (slot + 1) & (capacity - 1) }
-                edges[slot] = Edge(parent: Int32(parent), child: Int32(cell[child]), length: Int32(bytes.count), textStart: start, prefix: prefix)
+                edges[slot] = Edge(
+                    parent: Int32(parent),
+                    child: Int32(cell[child]),
+                    length: Int32(bytes.count),
+                    textStart: start,
+                    prefix: prefix
+                )
             }
         }
         self.cells = cells
@@ -227,7 +249,9 @@ final class RouteTrie: @unchecked Sendable {
     /// The candidate routes for `segments`, most specific first. `frames` holds `4 * (segments.count + 1)`
     /// values and `captures` `segments.count + 1`: the caller's temporary memory.
     func candidates(
-        _ segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>
+        _ segments: URLSegments,
+        frames: UnsafeMutableBufferPointer<Int32>,
+        captures: UnsafeMutableBufferPointer<Int32>
     ) -> Candidates {
         frames[0] = 0  // the root, at depth 0, nothing captured, stage 0
         frames[1] = 0
@@ -246,7 +270,12 @@ final class RouteTrie: @unchecked Sendable {
         let captures: UnsafeMutableBufferPointer<Int32>
         private var top = 0
 
-        init(trie: RouteTrie, segments: URLSegments, frames: UnsafeMutableBufferPointer<Int32>, captures: UnsafeMutableBufferPointer<Int32>) {
+        init(
+            trie: RouteTrie,
+            segments: URLSegments,
+            frames: UnsafeMutableBufferPointer<Int32>,
+            captures: UnsafeMutableBufferPointer<Int32>
+        ) {
             self.trie = trie
             self.segments = segments
             self.frames = frames
@@ -320,7 +349,9 @@ final class RouteTrie: @unchecked Sendable {
         while true {
             let edge = edges[slot]
             if edge.child < 0 { return nil }
-            if Int(edge.parent) == parent, Int(edge.length) == segment.count, edge.prefix == prefix, restEqual(Int(edge.textStart), segment) {
+            if Int(edge.parent) == parent, Int(edge.length) == segment.count, edge.prefix == prefix,
+                restEqual(Int(edge.textStart), segment)
+            {
                 return Int(edge.child)
             }
             slot = (slot + 1) & mask
