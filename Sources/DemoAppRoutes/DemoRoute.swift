@@ -1,9 +1,9 @@
 import DeepLinks
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// The destinations of the demo app (`Server/Examples/demo-app.json`): the route table the app parses links

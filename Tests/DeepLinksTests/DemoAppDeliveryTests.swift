@@ -4,9 +4,9 @@ import DemoAppRoutes
 import Testing
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// The delivery simulator driving the demo app's real route table and navigation: each link through the

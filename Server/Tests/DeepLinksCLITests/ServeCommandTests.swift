@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite struct ServeCommandTests {

@@ -6,7 +6,7 @@ import DemoAppRoutes
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The reference journey with real parts: the server on a live socket sends its mail through a real SMTP

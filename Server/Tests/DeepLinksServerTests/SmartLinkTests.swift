@@ -7,7 +7,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite struct SmartLinkTests {

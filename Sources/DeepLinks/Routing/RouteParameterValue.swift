@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// A type a route parameter can hold. `String`, `Int`, `Bool` and `UUID` conform; conform your own

@@ -2,7 +2,7 @@
 // Apple's UIKit and SwiftUI re-export Foundation; the UIKit stand-in re-exports this module with Linux's Foundation.
 @_exported import Foundation
 #if canImport(FoundationNetworking)
-    @_exported import FoundationNetworking  // URLSession, URLRequest: in Foundation itself on Apple platforms
+@_exported import FoundationNetworking  // URLSession, URLRequest: in Foundation itself on Apple platforms
 #endif
 import Combine
 

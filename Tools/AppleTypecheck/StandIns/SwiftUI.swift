@@ -7,9 +7,9 @@
 // build of this file (`-D IOS16`, `-D TVOS16`, `-D VISIONOS1`, `-D MACOS13`): what the platform lacks is
 // `@available(*, unavailable)` under its condition.
 #if MACOS13
-    @_exported import AppleFoundation  // on macOS, SwiftUI re-exports AppKit and Foundation, not UIKit
+@_exported import AppleFoundation  // on macOS, SwiftUI re-exports AppKit and Foundation, not UIKit
 #else
-    @_exported import UIKit
+@_exported import UIKit
 #endif
 import Combine
 
@@ -133,7 +133,7 @@ extension Scene {
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     #if TVOS16
-        @available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
     #endif
     nonisolated public func handlesExternalEvents(matching conditions: Set<String>) -> some Scene {
         _ModifiedScene(self)
@@ -255,14 +255,14 @@ public enum ScenePhase: Comparable, Hashable, Sendable {
 }
 
 #if !MACOS13
-    @available(iOS 14.0, tvOS 14.0, visionOS 1.0, *)
-    @available(macOS, unavailable)
-    @available(watchOS, unavailable)
-    @MainActor @preconcurrency @propertyWrapper public struct UIApplicationDelegateAdaptor<DelegateType>
-    where DelegateType: NSObject, DelegateType: UIApplicationDelegate {
-        @MainActor @preconcurrency public var wrappedValue: DelegateType { fatalError() }
-        @MainActor @preconcurrency public init(_ delegateType: DelegateType.Type = DelegateType.self) {}
-    }
+@available(iOS 14.0, tvOS 14.0, visionOS 1.0, *)
+@available(macOS, unavailable)
+@available(watchOS, unavailable)
+@MainActor @preconcurrency @propertyWrapper public struct UIApplicationDelegateAdaptor<DelegateType>
+where DelegateType: NSObject, DelegateType: UIApplicationDelegate {
+    @MainActor @preconcurrency public var wrappedValue: DelegateType { fatalError() }
+    @MainActor @preconcurrency public init(_ delegateType: DelegateType.Type = DelegateType.self) {}
+}
 #endif
 
 // MARK: Links and the app's life cycle
@@ -283,7 +283,7 @@ extension View {
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
     #if TVOS16
-        @available(*, unavailable, message: "not on tvOS")
+    @available(*, unavailable, message: "not on tvOS")
     #endif
     nonisolated public func handlesExternalEvents(preferring: Set<String>, allowing: Set<String>) -> some View {
         _Modified(self)
@@ -465,7 +465,7 @@ extension URL: Transferable {}
 @available(tvOS, unavailable)
 @available(watchOS, unavailable)
 #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+@available(*, unavailable, message: "not on tvOS")
 #endif
 @MainActor @preconcurrency public struct PasteButton: View {
     @MainActor @preconcurrency public init<T>(payloadType: T.Type, onPaste: @escaping ([T]) -> Void)
@@ -476,7 +476,7 @@ extension URL: Transferable {}
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+@available(*, unavailable, message: "not on tvOS")
 #endif
 public struct DefaultShareLinkLabel: View {
     public var body: Never { fatalError() }
@@ -485,7 +485,7 @@ public struct DefaultShareLinkLabel: View {
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+@available(*, unavailable, message: "not on tvOS")
 #endif
 public struct ShareLink<Data, PreviewImage, PreviewIcon, Label>: View where Data: RandomAccessCollection, Label: View {
     public var body: Never { fatalError() }
@@ -494,7 +494,7 @@ public struct ShareLink<Data, PreviewImage, PreviewIcon, Label>: View where Data
 @available(iOS 16.0, macOS 13.0, watchOS 9.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
+@available(*, unavailable, message: "not on tvOS")
 #endif
 extension ShareLink
 where Data == CollectionOfOne<URL>, PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel {
@@ -635,17 +635,17 @@ extension ShapeStyle where Self == Material {
 }
 
 #if !MACOS13
-    extension View {
-        @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-        @available(macOS, unavailable)
-        @available(watchOS, unavailable)
-        nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { _Modified(self) }
+extension View {
+    @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
+    nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { _Modified(self) }
 
-        @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-        @available(macOS, unavailable)
-        @available(watchOS, unavailable)
-        nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { _Modified(self) }
-    }
+    @available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+    @available(macOS, unavailable)
+    @available(watchOS, unavailable)
+    nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { _Modified(self) }
+}
 #endif
 
 extension View {

@@ -4,11 +4,11 @@ import Hummingbird
 import NIOCore
 import Synchronization
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// An IP address, parsed (`inet_pton`): an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is the IPv4 address.
