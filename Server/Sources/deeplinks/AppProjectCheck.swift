@@ -128,7 +128,7 @@ public enum AppProjectCheck {
                 )
             )
         }
-        let matcher = AASAMatcher(document: (try? JSONValue.parse(files.appleAppSiteAssociation.body)) ?? .object([:]))
+        let matcher = files.matcher
         let path = app.passwordReset?.path ?? "/"
         for domain in app.domains {
             guard

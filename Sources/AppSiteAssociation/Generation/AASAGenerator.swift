@@ -79,11 +79,16 @@ public enum AASAGenerator {
         file(configuration).json
     }
 
-    /// The document's text, checked by the validator: throws when it would have an error.
-    public static func generate(_ configuration: AASAConfiguration) throws(GenerationError) -> String {
+    /// The document, checked by the validator: throws when it would have an error.
+    public static func validatedDocument(_ configuration: AASAConfiguration) throws(GenerationError) -> JSONValue {
         let document = document(configuration)
         let errors = AASAValidator.validate(document).filter { $0.severity == .error }
         guard errors.isEmpty else { throw GenerationError(diagnostics: errors) }
-        return document.prettyPrinted() + "\n"
+        return document
+    }
+
+    /// The document's text, checked by the validator: throws when it would have an error.
+    public static func generate(_ configuration: AASAConfiguration) throws(GenerationError) -> String {
+        try validatedDocument(configuration).prettyPrinted() + "\n"
     }
 }

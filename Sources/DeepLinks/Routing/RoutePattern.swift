@@ -15,7 +15,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     let parameterNames: [String]
 
     /// Parses a pattern; problems (an empty name, a catch-all that is not last) become table diagnostics.
-    init(_ text: String) {
+    /// Public so that tools read a manifest's patterns with the grammar the table uses.
+    public init(_ text: String) {
         self.text = text
         segments = text.split(separator: "/", omittingEmptySubsequences: true).map { part in
             if part.hasPrefix(":") { return .parameter(String(part.dropFirst())) }

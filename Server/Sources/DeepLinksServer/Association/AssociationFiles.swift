@@ -15,16 +15,24 @@ public struct AssociationFiles: Sendable {
             body = Data(text.utf8)
             etag = "\"" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
         }
+
+        /// An apple-app-site-association file and its matcher, from one validated document (never re-parsed).
+        static func association(_ configuration: AASAConfiguration) throws(AASAGenerator.GenerationError) -> (File, AASAMatcher) {
+            let document = try AASAGenerator.validatedDocument(configuration)
+            return (File(document.prettyPrinted() + "\n"), AASAMatcher(document: document))
+        }
     }
 
     /// Served at `/.well-known/apple-app-site-association` and at the root path (H2).
     public let appleAppSiteAssociation: File
+    /// How iOS reads ``appleAppSiteAssociation``: whether a URL opens an app, and why.
+    public let matcher: AASAMatcher
     /// Served at `/.well-known/assetlinks.json` when the configuration names an Android app (one statement each).
     public let assetLinks: File?
     /// The file of a link domain that is none of the app's domains: it claims every short code (one path
     /// segment) and leaves the server's own paths to the browser, so an installed app opens short links
     /// itself (and asks `GET /v1/links/{code}/resolve` where they lead).
-    public let linkDomainAssociation: (host: String, file: File)?
+    public let linkDomainAssociation: (host: String, file: File, matcher: AASAMatcher)?
 
     /// Paths of the server's own, never claimed on the link domain; and, since an AASA `*` also matches `/`,
     /// every path of two segments or more (`/*/?*`: a code is one segment, and a trailing slash does not
@@ -55,7 +63,7 @@ public struct AssociationFiles: Sendable {
             webCredentials: apps.map(\.appID)
         )
         do {
-            appleAppSiteAssociation = File(try AASAGenerator.generate(configuration))
+            (appleAppSiteAssociation, matcher) = try File.association(configuration)
         } catch {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
@@ -68,7 +76,8 @@ public struct AssociationFiles: Sendable {
                 )
             ])
             do {
-                linkDomainAssociation = (linkDomain, File(try AASAGenerator.generate(links)))
+                let (file, matcher) = try File.association(links)
+                linkDomainAssociation = (linkDomain, file, matcher)
             } catch {
                 throw InvalidFile(file: "apple-app-site-association of \(linkDomain)", diagnostics: error.diagnostics)
             }
@@ -96,10 +105,12 @@ public struct AssociationFiles: Sendable {
         guard let manifest else { return ["*"] }
         var paths: [String] = []
         for route in manifest.routes where route.sources.contains("universalLink") {
-            let segments = route.pattern.split(separator: "/").map { segment -> String in
-                if segment.hasPrefix(":") { return "?*" }
-                if segment.hasPrefix("*") { return "*" }
-                return PercentEncoding.encode(String(segment))
+            let segments = RoutePattern(route.pattern).segments.map { segment -> String in
+                switch segment {
+                case .literal(let text): PercentEncoding.encode(text)
+                case .parameter: "?*"
+                case .catchAll: "*"
+                }
             }
             let path = "/" + segments.joined(separator: "/")
             if !paths.contains(path) { paths.append(path) }

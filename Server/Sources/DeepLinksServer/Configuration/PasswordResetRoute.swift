@@ -102,15 +102,16 @@ public struct PasswordResetRoute: Sendable, Equatable {
                     "\(key).route: '\(name)' also accepts custom-scheme links, where the token would travel in a link any app can register the scheme of: make it universalLink only (customSchemeRoute opts in to a custom-scheme link)"
                 )
             }
-            let segments = universal.pattern.split(separator: "/").map(String.init)
-            if segments.contains(where: { $0.hasPrefix(":") || $0.hasPrefix("*") }) {
+            let pattern = RoutePattern(universal.pattern)
+            let segments = pattern.segments.compactMap { if case .literal(let text) = $0 { text } else { nil } }
+            if segments.count < pattern.segments.count {
                 problems.append(
                     "\(key).route: '\(universal.pattern)' has parameters in its path; the server serves the web form at the reset route's path, so it must be fixed"
                 )
             } else if segments.isEmpty || serverSegments.contains(segments[0].lowercased()) {
                 problems.append("\(key).route: '\(universal.pattern)' is one of the server's own paths")
             }
-            path = "/" + segments.joined(separator: "/")
+            path = "/" + segments.map(PercentEncoding.encode).joined(separator: "/")
             secret(token, of: universal, field: "tokenParameter", where: .fragment)
             if let email = file.emailParameter {
                 secret(email, of: universal, field: "emailParameter", where: .fragment)

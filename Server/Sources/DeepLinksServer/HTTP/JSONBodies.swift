@@ -17,6 +17,14 @@ enum JSONResponse {
             body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON))
         )
     }
+
+    /// A Codable document (a stored link), encoded once, in the same form: compact, keys sorted, `/` unescaped.
+    static func make(_ status: HTTPResponse.Status, _ document: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(document))))
+    }
 }
 
 /// A request body read strictly (C6, R8): `application/json` or 415; one JSON object or 400; no duplicate

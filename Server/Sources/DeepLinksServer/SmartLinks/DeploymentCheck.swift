@@ -58,11 +58,14 @@ public enum DeploymentCheck {
 
     /// A URL path the pattern matches: a value for each parameter, two segments for a catch-all.
     static func sample(_ pattern: String) -> String {
-        pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            if segment.hasPrefix(":") { return "1" }
-            if segment.hasPrefix("*") { return "a/b" }
-            return String(segment)
-        }.joined(separator: "/")
+        "/"
+            + RoutePattern(pattern).segments.map { segment in
+                switch segment {
+                case .literal(let text): PercentEncoding.encode(text)
+                case .parameter: "1"
+                case .catchAll: "a/b"
+                }
+            }.joined(separator: "/")
     }
 
     /// Every stored link, for the check.

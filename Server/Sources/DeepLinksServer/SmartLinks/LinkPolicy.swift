@@ -25,10 +25,8 @@ struct LinkPolicy: Sendable {
         if let domain = settings.linkDomain { allowed.insert(domain) }
         if let domain = settings.landingDomain { allowed.insert(domain) }
         validator = try SmartLinkValidator(apps: apps, allowedHosts: allowed)
-        matcher = AASAMatcher(document: try JSONValue.parse(Data(association.appleAppSiteAssociation.body)))
-        linkMatcher = try association.linkDomainAssociation.map {
-            ($0.host, AASAMatcher(document: try JSONValue.parse(Data($0.file.body))))
-        }
+        matcher = association.matcher
+        linkMatcher = association.linkDomainAssociation.map { ($0.host, $0.matcher) }
     }
 
     /// The primary app: reset links, and short links that name no app.

@@ -91,7 +91,7 @@ struct LinkStore: Sendable {
         }
     }
 
-    static func encode(_ link: SmartLink) throws -> String {
+    private static func encode(_ link: SmartLink) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(link), as: UTF8.self)

@@ -31,10 +31,11 @@ struct SmartLinkRoutes: Sendable {
             try admit(request)
             let limit = min(max(Int(request.uri.queryParameters["limit"].map(String.init) ?? "") ?? 50, 1), 200)
             let links = try await store.list(after: request.uri.queryParameters["after"].map(String.init), limit: limit)
-            let items = try links.map { try JSONValue.parse(Data(LinkStore.encode($0).utf8)) }
-            var body: [String: JSONValue] = ["links": .array(items)]
-            if links.count == limit, let last = links.last { body["next"] = .string(last.code) }
-            return JSONResponse.make(.ok, body)
+            struct Page: Encodable {
+                let links: [SmartLink]
+                let next: String?
+            }
+            return try JSONResponse.make(.ok, Page(links: links, next: links.count == limit ? links.last?.code : nil))
         }
         router.get("/v1/links/:code") { request, context -> Response in
             try admit(request)
@@ -196,11 +197,18 @@ struct SmartLinkRoutes: Sendable {
     }
 
     /// A link as the API shows it: its stored document and its short URL.
+    /// The stored link with its short URL beside its fields.
     private func document(_ link: SmartLink, status: HTTPResponse.Status) throws -> Response {
-        guard case .object(var body) = try JSONValue.parse(Data(LinkStore.encode(link).utf8)) else {
-            throw APIError.malformed("")
+        struct Document: Encodable {
+            let link: SmartLink
+            let url: String
+            enum Key: CodingKey { case url }
+            func encode(to encoder: any Encoder) throws {
+                try link.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(url, forKey: .url)
+            }
         }
-        body["url"] = .string(policy.shortURL(link.code))
-        return JSONResponse.make(status, body)
+        return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code)))
     }
 }
