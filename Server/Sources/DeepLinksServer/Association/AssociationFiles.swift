@@ -17,7 +17,9 @@ public struct AssociationFiles: Sendable {
         }
 
         /// An apple-app-site-association file and its matcher, from one validated document (never re-parsed).
-        static func association(_ configuration: AASAConfiguration) throws(AASAGenerator.GenerationError) -> (File, AASAMatcher) {
+        static func association(_ configuration: AASAConfiguration) throws(AASAGenerator.GenerationError) -> (
+            File, AASAMatcher
+        ) {
             let document = try AASAGenerator.validatedDocument(configuration)
             return (File(document.prettyPrinted() + "\n"), AASAMatcher(document: document))
         }

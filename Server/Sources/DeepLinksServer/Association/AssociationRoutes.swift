@@ -8,7 +8,12 @@ struct AssociationRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-            serve(files.appleAppSiteAssociation, at: RouterPath(path), on: router, forHost: files.linkDomainAssociation.map { ($0.host, $0.file) })
+            serve(
+                files.appleAppSiteAssociation,
+                at: RouterPath(path),
+                on: router,
+                forHost: files.linkDomainAssociation.map { ($0.host, $0.file) }
+            )
         }
         if let assetLinks = files.assetLinks {
             serve(assetLinks, at: "/.well-known/assetlinks.json", on: router)

@@ -23,7 +23,11 @@ enum JSONResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(document))))
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(document)))
+        )
     }
 }
 
