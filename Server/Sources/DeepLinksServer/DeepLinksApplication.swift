@@ -99,9 +99,14 @@ public enum DeepLinksApplication {
         )
         ResetLandingPage.registerAssets(on: router)
         if let resets {
-            PasswordResetRoutes(service: resets, proxies: settings.trustedProxies).register(on: router)
-            ResetLandingPage(app: app, links: resets.links, minimumLength: resetSettings.passwordPolicy.minimumLength)
-                .register(on: router)
+            let page = ResetLandingPage(
+                app: app,
+                links: resets.links,
+                minimumLength: resetSettings.passwordPolicy.minimumLength,
+                lifetimeMinutes: resetSettings.tokenLifetimeSeconds / 60
+            )
+            page.register(on: router)
+            PasswordResetRoutes(service: resets, proxies: settings.trustedProxies, page: page).register(on: router)
         }
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(

@@ -9,8 +9,11 @@ asks for a reset link, reads it from the .eml file, and then, in Chromium:
     request carried the token in its URL or a Referer header (P2, L3);
   - opens the used link and gets the "request a new link" form, prefilled (I5/P4).
 Then the new password signs in, the old one and the other session do not (S1), and the server's
-log holds no token. It runs twice: on the demo app's configuration, and on one that is not (another domain, the
-reset route at /account/reset, its token called `code` and its address `mail`), whose names the page must read.
+log holds no token. It runs twice: on the demo app's configuration (no address in the link), and on one that is
+not (another domain, the reset route at /account/reset, its token called `code` and its address `mail`), whose
+names the page must read. Then the dead ends real users met: the page without a token offers a link (with and
+without JavaScript, the form posting to the page itself), a second link in the same tab (a hashchange) is read,
+and what is hidden is not displayed.
 
 Usage: reset_page_test.py PATH_TO_DEEPLINKS_BINARY
 Skips, with the reason, when Chromium, chromedriver or selenium is missing; fails instead under CI.
@@ -46,6 +49,70 @@ def text_part(path):
     return ""
 
 
+def dead_ends(binary):
+    """The page as people reach it without a link, with a second link, and without JavaScript (demo app)."""
+    print("reset page test, dead ends:")
+    server = Server(binary, config=DEMO_CONFIG)
+    base, mail = server.base, server.mail
+    driver = plain = None
+    try:
+        check(call(base, "POST", "/v1/accounts", {"email": ADDRESS, "password": OLD})[0] == 201, "sign-up")
+        driver = chromium()
+        wait = WebDriverWait(driver, 10)
+        # Where the "not you?" notice sends people: a neutral page that gets them a link.
+        driver.get(base + "/reset-password")
+        wait.until(EC.visibility_of_element_located((By.ID, "again-email")))
+        check(driver.find_element(By.ID, "again-title").text == "Get a reset link", "no token: 'Get a reset link', not 'expired'")
+        check(not driver.find_element(By.ID, "reset").is_displayed(), "no token: the password form is not displayed")
+        check(not driver.find_elements(By.ID, "open-app"), "no same-domain 'Open in the app' button (it cannot open the app)")
+        driver.find_element(By.ID, "again-email").send_keys(ADDRESS)
+        driver.find_element(By.CSS_SELECTOR, "#again-form button").click()
+        wait.until(lambda d: "on its way" in d.find_element(By.ID, "again-status").text)
+        check(True, "the request is sent from the page, and says so")
+        text = text_part(wait_for_mail(mail, 1)[0])
+        first = re.search(r"#token=([A-Za-z0-9_-]+)", text).group(1)
+        check(driver.current_url == base + "/reset-password", "the page stays (no 404)")
+        # An address the server refuses (the field's own check turned off): the page says so, not "on its way".
+        field = driver.find_element(By.ID, "again-email")
+        driver.execute_script("arguments[0].type = 'text'", field)
+        field.clear()
+        field.send_keys("not an address")
+        driver.find_element(By.CSS_SELECTOR, "#again-form button").click()
+        wait.until(lambda d: "not an address we can send to" in d.find_element(By.ID, "again-status").text)
+        check(True, "a refused request says so")
+        # A link opened in the same tab: the fragment changes, the page reads it and takes it out of the bar.
+        driver.execute_script("location.hash = arguments[0]", "token=" + first)
+        wait.until(EC.visibility_of_element_located((By.ID, "password")))
+        wait.until(lambda d: "For the account" in d.find_element(By.ID, "status").text)
+        check(first not in driver.current_url, "hashchange: the new link is read and leaves the address bar")
+        check(not driver.find_element(By.ID, "again").is_displayed(), "hidden sections are not displayed")
+        # A second, newer link in the same tab replaces it.
+        check(call(base, "POST", "/v1/password-resets", {"email": ADDRESS})[0] == 202, "a second request")
+        second = re.search(r"#token=([A-Za-z0-9_-]+)", text_part(wait_for_mail(mail, 2)[-1])).group(1)
+        driver.execute_script("location.hash = arguments[0]", "token=" + second)
+        wait.until(lambda d: "For the account" in d.find_element(By.ID, "status").text)
+        driver.find_element(By.ID, "password").send_keys(NEW)
+        driver.find_element(By.CSS_SELECTOR, "#reset button[type=submit]").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "done")))
+        check(not driver.find_element(By.ID, "reset").is_displayed(), "done: the form is gone")
+        check(call(base, "POST", "/v1/sessions", {"email": ADDRESS, "password": NEW})[0] == 201, "the second link set the password")
+
+        # Without JavaScript: the forms post to the page itself, which answers with the page.
+        plain = chromium(javascript=False)
+        plain.get(base + "/reset-password")
+        plain.find_element(By.ID, "again-email").send_keys(ADDRESS)
+        plain.find_element(By.CSS_SELECTOR, "#again-form button").click()
+        WebDriverWait(plain, 10).until(lambda d: "on its way" in d.find_element(By.ID, "again-status").text)
+        check("404" not in plain.title and plain.current_url.startswith(base + "/reset-password"), "no script: the request is answered by the page")
+        check(len(wait_for_mail(mail, 4)) >= 4, "no script: the mail is requested")
+    finally:
+        for browser in (driver, plain):
+            if browser:
+                browser.quit()
+        log = server.stop()
+    server.finish(log)
+
+
 def main(binary, config, host, token_name, email_name):
     print(f"reset page test on {os.path.basename(os.path.dirname(config))}/{os.path.basename(config)}:")
     server = Server(binary, config=config)
@@ -59,7 +126,10 @@ def main(binary, config, host, token_name, email_name):
         universal = next(line for line in text.splitlines() if line.startswith("https://"))
         check(universal.startswith(f"https://{host}/"), f"the link is on the configured domain {host}")
         token = re.search(rf"#{token_name}=([A-Za-z0-9_-]+)", universal).group(1)
-        check(f"{email_name}=user%2Btag%40example.com" in universal, "the address is percent-encoded in the link (+ as %2B)")
+        if email_name:
+            check(f"{email_name}=user%2Btag%40example.com" in universal, "the address is percent-encoded in the link (+ as %2B)")
+        else:
+            check("example.com" not in universal.split("#")[1], "no address in the link unless configured")
         # The link's host is the configured domain; the browser reaches this server on loopback instead.
         link = base + universal[len(f"https://{host}"):]
 
@@ -93,7 +163,10 @@ def main(binary, config, host, token_name, email_name):
         driver.get("about:blank")
         driver.get(link)
         again = wait.until(EC.visibility_of_element_located((By.ID, "again-email")))
-        check(again.get_attribute("value") == ADDRESS, "P4: an used link offers a new one, the address prefilled (+ intact)")
+        check(driver.find_element(By.ID, "again-title").text == "This link has expired or was already used", "P4: a used link says so")
+        expected = ADDRESS if email_name else ""
+        check(again.get_attribute("value") == expected, f"P4: a used link offers a new one, the address prefilled ({expected!r}, + intact)")
+        check(not driver.find_element(By.ID, "reset").is_displayed(), "the spent link's form is not displayed")
 
         requests = []
         for entry in driver.get_log("performance"):
@@ -124,6 +197,7 @@ def main(binary, config, host, token_name, email_name):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
-    main(sys.argv[1], DEMO_CONFIG, "links.example.com", "token", "email")
+    main(sys.argv[1], DEMO_CONFIG, "links.example.com", "token", None)
     main(sys.argv[1], OTHER_CONFIG, "shop.acme-corp.com", "code", "mail")
+    dead_ends(sys.argv[1])
     print("reset page test: all checks passed")

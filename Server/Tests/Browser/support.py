@@ -106,8 +106,10 @@ class Server:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
-def chromium():
+def chromium(javascript=True):
     options = webdriver.ChromeOptions()
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.binary_location = CHROMIUM
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,1400"]:
         options.add_argument(argument)

@@ -142,7 +142,7 @@ import Testing
         #expect(AppConfiguration.demo.routes == DemoRoute.table.manifest)
         #expect(
             AppConfiguration.demo.passwordReset
-                == PasswordResetRoute(route: "reset-password", path: "/reset-password", emailParameter: "email")
+                == PasswordResetRoute(route: "reset-password", path: "/reset-password")
         )
         let json =
             #"{"app": {"teamID": "ABCDE12345", "bundleID": "a.b", "customScheme": "ab", "domains": ["x.com"], "routes": "missing.json", "android": {"packageName": "1bad"}}}"#

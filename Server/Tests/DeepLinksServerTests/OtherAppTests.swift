@@ -55,7 +55,11 @@ import Testing
                 #expect(page.status == .ok)
                 let html = String(buffer: page.body)
                 #expect(html.contains(#"data-token-parameter="code" data-email-parameter="mail""#))
-                #expect(html.contains(#"href="https://shop.acme-corp.com/account/reset""#))
+                #expect(
+                    html.contains(#"app-argument=https://shop.acme-corp.com/account/reset">"#),
+                    "the Smart App Banner opens the app"
+                )
+                #expect(!html.contains(#"id="open-app""#), "no same-domain button that cannot open the app")
                 #expect(try await api.get("/reset-password").status == .notFound)
                 #expect(String(buffer: try await api.get("/robots.txt").body).contains("Disallow: /account/reset\n"))
 

@@ -80,7 +80,8 @@ import FoundationNetworking
                     Issue.record("\(handled) does not reach the reset screen")
                     return
                 }
-                #expect(email == address)
+                // The address stays out of the link (spam filters flag it, proxies log it): the token names the account.
+                #expect(email == nil)
                 #expect(try await api.post("/v1/password-resets/verify", ["token": token]).status == 200)
                 var confirm = ["token": token, "password": newPassword]
                 confirm["email"] = email

@@ -2,16 +2,19 @@ import AppSiteAssociation
 import Foundation
 import Hummingbird
 
-/// The reset API: `POST /v1/password-resets`, `.../verify` and `.../confirm`, each behind a per-IP bucket.
+/// The reset API: `POST /v1/password-resets`, `.../verify` and `.../confirm`, each behind a per-IP bucket; and
+/// the reset page's forms posted without its script (form-encoded, to the page's own path), answered with the page.
 struct PasswordResetRoutes: Sendable {
     let service: PasswordResetService
     let proxies: TrustedProxies
+    let page: ResetLandingPage
     let requestLimiter: SharedRateLimiter
     let confirmLimiter: SharedRateLimiter
 
-    init(service: PasswordResetService, proxies: TrustedProxies) {
+    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage) {
         self.service = service
         self.proxies = proxies
+        self.page = page
         let settings = service.settings
         requestLimiter = SharedRateLimiter(
             database: service.database,
@@ -58,6 +61,65 @@ struct PasswordResetRoutes: Sendable {
                 client: client
             )
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+        router.post(RouterPath(page.reset.path)) { request, context -> Response in
+            try await answerForm(request, context)
+        }
+    }
+
+    /// The page's two forms as a browser posts them without the script: the same service calls, limits and
+    /// floor as the JSON API, answered with the page in the state they lead to.
+    private func answerForm(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let started = ContinuousClock.now
+        let fields = try await FormBody.read(request, context: context)
+        let email = fields["email"] ?? ""
+        do {
+            switch fields["intent"] {
+            case "request":
+                let client = try await admit(request, context, limiter: requestLimiter)
+                try await service.request(email: email, client: client)
+                let floor = Duration.milliseconds(service.settings.requestFloorMilliseconds)
+                try await Task.sleep(until: started + floor, clock: .continuous)
+                let minutes = service.settings.tokenLifetimeSeconds / 60
+                return page.response(
+                    .requested(
+                        email: email,
+                        message:
+                            "If an account uses this address, a link is on its way. It works for \(minutes) minutes, once."
+                    )
+                )
+            case "confirm":
+                let client = try await admit(request, context, limiter: confirmLimiter)
+                let token = fields["token"] ?? ""
+                do {
+                    try await service.confirm(
+                        token: token,
+                        password: fields["password"] ?? "",
+                        email: email.isEmpty ? nil : email,
+                        client: client
+                    )
+                    return page.response(.done)
+                } catch let error as APIError where error.code == "weak_password" {
+                    let reasons = error.fields["reasons"]?.array?.compactMap(\.string) ?? []
+                    let text = reasons.map { ResetLandingPage.reasons[$0] ?? $0 }.joined(separator: " ")
+                    return page.response(.form(token: token, email: email, error: text), status: error.status)
+                }
+            default:
+                return page.response(.initial(queryToken: nil), status: .badRequest)
+            }
+        } catch let error as APIError where error.status == .tooManyRequests {
+            let wait = error.headers[.retryAfter] ?? "a few"
+            let message = "Too many requests: wait \(wait) seconds, then try again."
+            return fields["intent"] == "confirm"
+                ? page.response(.form(token: fields["token"] ?? "", email: email, error: message), status: error.status)
+                : page.response(.requested(email: email, message: message), status: error.status)
+        } catch let error as APIError where error.code == "invalid_or_expired_token" {
+            return page.response(.expired(email: email), status: error.status)
+        } catch let error as APIError where error.code == "malformed_request" {
+            return page.response(
+                .requested(email: email, message: "This is not an address we can send to: check it and try again."),
+                status: error.status
+            )
         }
     }
 
