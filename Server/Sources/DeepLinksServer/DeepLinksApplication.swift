@@ -77,7 +77,11 @@ public enum DeepLinksApplication {
             clock: clock,
             policy: resetSettings.passwordPolicy,
             hasher: resetSettings.hasher,
-            hashing: hashing
+            hashing: hashing,
+            outbox: outbox,
+            appName: app.displayName,
+            resetPage: resets?.links.page,
+            wake: trigger.wake
         )
 
         let router = Router(context: AppRequestContext.self)

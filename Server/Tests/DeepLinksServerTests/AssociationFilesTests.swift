@@ -99,6 +99,31 @@ import Testing
             ) { response in
                 #expect(response.status == .ok)
             }
+            // A weak tag names the same bytes for If-None-Match (RFC 9110 compares weakly there).
+            try await client.execute(
+                uri: "/.well-known/apple-app-site-association",
+                method: .get,
+                headers: [.ifNoneMatch: "\"x\", W/\(etag)"]
+            ) { response in
+                #expect(response.status == .notModified)
+            }
+            // Last-Modified, and If-Modified-Since against it.
+            let modified = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get) {
+                response in
+                try #require(response.headers[.lastModified])
+            }
+            #expect(modified.hasSuffix(" GMT"))
+            for (since, status) in [
+                (modified, HTTPResponse.Status.notModified), ("Mon, 01 Jan 2001 00:00:00 GMT", .ok), ("yesterday", .ok),
+            ] {
+                try await client.execute(
+                    uri: "/.well-known/apple-app-site-association",
+                    method: .get,
+                    headers: [.ifModifiedSince: since]
+                ) { response in
+                    #expect(response.status == status, "\(since)")
+                }
+            }
         }
     }
 

@@ -267,3 +267,42 @@ extension Array {
         return result
     }
 }
+
+/// Sign-up answers a taken address as it answers a new one (R1 for sign-up): the owner hears of it by mail.
+@Suite struct SignUpSamenessTests {
+    @Test(arguments: TestDatabase.allCases)
+    func aTakenAddressGetsTheSameAnswerAndItsOwnerAMail(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve { api in
+                let password = ResetTokenTests.password
+                let new = try await api.post(
+                    "/v1/accounts",
+                    ResetClient.json(["email": "first@example.com", "password": password])
+                )
+                let taken = try await api.post(
+                    "/v1/accounts",
+                    ResetClient.json(["email": "first@example.com", "password": "another fine passphrase"])
+                )
+                #expect(new.status == .created && taken.status == .created)
+                #expect(new.text == taken.text, "byte-identical bodies")
+                #expect(
+                    new.headers.filter { $0.name != .date }.map(\.description)
+                        == taken.headers.filter { $0.name != .date }.map(\.description)
+                )
+                let notice = try #require(try await world.mail.waitFor(1).first)
+                #expect(notice.to == "first@example.com")
+                #expect(notice.subject == "Someone tried to create a Demo account with your address")
+                #expect(notice.text.contains("https://links.example.com/reset-password"))
+                // The password of the attempt changed nothing; a second attempt the same day sends no second mail.
+                #expect(try await api.signIn("first@example.com", password) != nil)
+                #expect(try await api.signIn("first@example.com", "another fine passphrase") == nil)
+                _ = try await api.post(
+                    "/v1/accounts",
+                    ResetClient.json(["email": "first@example.com", "password": "a third fine passphrase"])
+                )
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(await world.mail.messages.count == 1)
+            }
+        }
+    }
+}

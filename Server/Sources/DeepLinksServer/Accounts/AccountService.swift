@@ -13,6 +13,13 @@ struct AccountService: Sendable {
     /// Password hashes computed or waiting at once; past it, 503 with `Retry-After` (a login flood cannot
     /// queue unbounded work in front of real users).
     let hashing: HashingGate
+    /// Where mail to an account's owner goes, the app's name, and the reset page the mail points to (nil
+    /// when the reset journey is off).
+    let outbox: MailOutbox
+    let appName: String
+    let resetPage: String?
+    /// Asks the mail job to run now.
+    let wake: @Sendable () -> Void
     /// A session ends after this long unused, and this long after sign-in whatever its use.
     static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
     static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
@@ -39,9 +46,39 @@ struct AccountService: Sendable {
             ).first()
         }
         guard let id = try inserted?.decode(column: "id", as: Int64.self) else {
-            throw APIError(status: .conflict, code: "email_taken")
+            // Taken: the same answer as a new account, after the same work (the hash, one insert), so sign-up
+            // does not tell who has an account; the owner hears of it by mail, off the request's time.
+            Task { try? await noticeTaken(email, at: now) }
+            return Account(id: 0, email: email.normalized, display: email.display)
         }
         return Account(id: id, email: email.normalized, display: email.display)
+    }
+
+    /// Tells an account's owner that someone tried to sign up with their address: at most once a day.
+    func noticeTaken(_ email: EmailAddress, at now: Int64) async throws {
+        let queued: Bool = try await database.transaction { sql in
+            guard
+                let owner = try await sql.raw(
+                    "SELECT id, email_display FROM accounts WHERE email = \(bind: email.normalized)"
+                ).first()
+            else { return false }
+            let id = try owner.decode(column: "id", as: Int64.self)
+            let recent = try await sql.raw(
+                "SELECT 1 FROM audit_events WHERE event = 'signup.taken' AND account_id = \(bind: id) AND at > \(bind: now - 86_400_000)"
+            ).first()
+            guard recent == nil else { return false }
+            try await sql.raw(
+                "INSERT INTO audit_events (event, account_id, at) VALUES ('signup.taken', \(bind: id), \(bind: now))"
+            ).run()
+            let mail = ResetMail.signUpAttempt(
+                to: try owner.decode(column: "email_display", as: String.self),
+                appName: appName,
+                resetPage: resetPage
+            )
+            try await outbox.enqueue(mail, kind: "sign-up-taken", on: sql)
+            return true
+        }
+        if queued { wake() }
     }
 
     /// A new session token for the right address and password; one generic failure otherwise.

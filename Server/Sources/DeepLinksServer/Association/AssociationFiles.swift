@@ -10,10 +10,14 @@ public struct AssociationFiles: Sendable {
         public let body: Data
         /// A strong ETag: the body's SHA-256, quoted.
         public let etag: String
+        /// When the file was generated (the server's start), as an HTTP date for `Last-Modified`.
+        public let lastModified: Date
 
         init(_ text: String) {
             body = Data(text.utf8)
             etag = "\"" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
+            // Whole seconds: HTTP dates have no fraction, and If-Modified-Since compares against this.
+            lastModified = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         }
 
         /// An apple-app-site-association file and its matcher, from one validated document (never re-parsed).

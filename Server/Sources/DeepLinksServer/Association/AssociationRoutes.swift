@@ -20,6 +20,21 @@ struct AssociationRoutes: Sendable {
         }
     }
 
+    /// Whether the client's copy is current: If-None-Match compared weakly (a `W/` tag names the same bytes, as
+    /// RFC 9110 says for this header), else If-Modified-Since.
+    static func isNotModified(_ headers: HTTPFields, _ file: AssociationFiles.File) -> Bool {
+        if let tags = headers[.ifNoneMatch] {
+            return tags.split(separator: ",").contains { tag in
+                let trimmed = tag.trimmingCharacters(in: .whitespaces)
+                return trimmed == "*" || (trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed) == file.etag
+            }
+        }
+        if let since = headers[.ifModifiedSince].flatMap(HTTPDate.parse) {
+            return file.lastModified <= since
+        }
+        return false
+    }
+
     /// - Parameter forHost: another file for one host (the link domain), chosen by the request's host.
     private func serve(
         _ main: AssociationFiles.File,
@@ -33,13 +48,10 @@ struct AssociationRoutes: Sendable {
                 var headers: HTTPFields = [
                     .contentType: "application/json",
                     .eTag: file.etag,
+                    .lastModified: HTTPDate.format(file.lastModified),
                     .cacheControl: "public, max-age=3600",
                 ]
-                if let tags = request.headers[.ifNoneMatch],
-                    tags.split(separator: ",").contains(where: {
-                        $0.trimmingCharacters(in: .whitespaces) == file.etag || $0 == "*"
-                    })
-                {
+                if Self.isNotModified(request.headers, file) {
                     return Response(status: .notModified, headers: headers)
                 }
                 headers[.contentLength] = String(file.body.count)

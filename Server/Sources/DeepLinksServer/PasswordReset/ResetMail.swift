@@ -75,6 +75,31 @@ enum ResetMail {
         )
     }
 
+    /// To the owner of an address someone tried to sign up with: sign-up answers as for a new address.
+    static func signUpAttempt(to address: String, appName: String, resetPage: String?) -> OutgoingMail {
+        let reset = resetPage.map { "If you have forgotten your password, choose a new one: \($0)\n\n" } ?? ""
+        let resetHTML =
+            resetPage.map {
+                "<p>If you have forgotten your password, <a href=\"\(HTML.escape($0))\" clicktracking=\"off\">choose a new one</a>.</p>"
+            } ?? ""
+        return OutgoingMail(
+            to: address,
+            subject: "Someone tried to create a \(appName) account with your address",
+            text: """
+                Someone (hopefully you) tried to create a \(appName) account for \(address), which already has one.
+
+                If it was you, sign in with your password. \(reset)If it was not you, ignore this message: nothing changed.
+                """,
+            html: """
+                <!doctype html><html><body>
+                <p>Someone (hopefully you) tried to create a \(HTML.escape(appName)) account for \(HTML.escape(address)), which already has one.</p>
+                <p>If it was you, sign in with your password.</p>\(resetHTML)
+                <p>If it was not you, ignore this message: nothing changed.</p>
+                </body></html>
+                """
+        )
+    }
+
     static func passwordChanged(to address: String, appName: String, resetPage: String) -> OutgoingMail {
         OutgoingMail(
             to: address,
