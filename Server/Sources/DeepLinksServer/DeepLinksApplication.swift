@@ -84,10 +84,13 @@ public enum DeepLinksApplication {
             wake: trigger.wake
         )
 
+        let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
+        let fallback = try AppPathFallback(policy: policy)
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(StrictTransportSecurityMiddleware())
         router.middlewares.add(StorageFailureMiddleware(logger: logger))
+        router.middlewares.add(NotFoundMiddleware(fallback: fallback))
         OperationsRoutes(
             database: database,
             metrics: metrics,
@@ -116,7 +119,8 @@ public enum DeepLinksApplication {
         SmartLinkRoutes(
             store: LinkStore(database: database, clock: clock),
             clicks: clicks,
-            policy: try LinkPolicy(settings: settings.smartLinks, app: app, association: files),
+            policy: policy,
+            fallback: fallback,
             deferred: DeferredLinks(database: database, keys: keys, clock: clock),
             proxies: settings.trustedProxies,
             clock: clock
@@ -144,6 +148,11 @@ public enum DeepLinksApplication {
     public static func logStartup(settings: ServerSettings, port: Int, logger: Logger) {
         let base = "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)"
         logger.notice("deeplinks \(DeepLinksServerVersion.current) listening on \(base)")
+        if settings.smartLinks.landingDomain == nil {
+            logger.warning(
+                "no landing domain: landing pages are served on the link domain, where 'Open in the app' is a same-domain tap iOS keeps in Safari (set --landing-domain; deeplinks check explains)"
+            )
+        }
         logger.notice(
             "try: curl \(base)/healthz   (metrics: \(base)/metrics, association file: \(base)/.well-known/apple-app-site-association)"
         )

@@ -25,6 +25,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var routes: RouteManifest?
     /// Paths excluded from universal links, checked before every route.
     public var excludedPaths: [String] = []
+    /// The app's website, on a host that is none of its domains: a universal-link path of the app opened
+    /// without the app (in Safari, a desktop browser) is sent there, path and query kept. Without it, the
+    /// server answers a page with the App Store and the Smart App Banner.
+    public var webURL: String?
     /// The Android app that opens the same links (App Links), served in assetlinks.json.
     public var android: AndroidApp?
     /// The file's `links` section: smart-link domains and the destination allowlist (flags and the
@@ -237,6 +241,20 @@ public struct AppConfiguration: Sendable, Equatable {
         )
         configuration.routes = routes
         configuration.excludedPaths = app.excludedPaths ?? []
+        if let web = app.webURL {
+            let components = URLComponents(string: web)
+            if components?.scheme != "https" || components?.host.map({ hostProblem($0) == nil }) != true
+                || components?.query != nil || components?.fragment != nil || components?.user != nil
+            {
+                problems.append("\(key).webURL: '\(web)' is not an https address without query or fragment")
+            } else if let host = components?.host?.lowercased(), domains.contains(host) {
+                problems.append(
+                    "\(key).webURL: '\(web)' is on \(host), one of the app's domains: a path would come back here"
+                )
+            } else {
+                configuration.webURL = web.hasSuffix("/") ? String(web.dropLast()) : web
+            }
+        }
         configuration.android = android
         if let reset = app.passwordReset {
             configuration.passwordReset = PasswordResetRoute.validated(

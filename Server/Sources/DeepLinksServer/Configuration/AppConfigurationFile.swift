@@ -12,6 +12,8 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var routes: String?
         /// Paths the app must never open as universal links (`/account/*`), before every route.
         public var excludedPaths: [String]?
+        /// The app's website (`https://www.example.com`): where a path of the app opened without it goes.
+        public var webURL: String?
         public var android: Android?
         /// The route of ``routes`` that opens the reset screen; without it, the reset journey is off.
         public var passwordReset: PasswordReset?

@@ -282,6 +282,29 @@ enum SmartLinkPages {
             body: "<h1>This link does not exist</h1><p>Check the address, or ask whoever sent it for a new one.</p>"
         )
 
+    /// A path of the app opened without it, when the app has no website configured: the App Store, and the
+    /// Smart App Banner whose Open hands the app this very URL.
+    static func appPath(_ app: AppConfiguration, url: String) -> String {
+        let name = HTML.escape(app.displayName)
+        let banner =
+            app.appStoreID.map {
+                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(url))">"#
+            } ?? ""
+        let store =
+            app.appStoreID.map {
+                #"<p><a class="button" href="https://apps.apple.com/app/id\#($0)" rel="noopener">Get \#(name) on the App Store</a></p>"#
+            } ?? ""
+        return page(
+            title: app.displayName,
+            head: banner,
+            body: """
+                <h1>This opens in the \(name) app</h1>
+                <p>With the app installed, this link opens it on this page's screen. Without it, get the app, then open the link again.</p>
+                \(store)
+                """
+        )
+    }
+
     static let expired =
         page(title: "Expired link", body: "<h1>This link has expired</h1><p>Ask whoever sent it for a new one.</p>")
 }

@@ -10,7 +10,7 @@ extension SmartLinkRoutes {
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
         guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+            return fallback.response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var platform = ClientPlatform(
             userAgent: request.headers[.userAgent],

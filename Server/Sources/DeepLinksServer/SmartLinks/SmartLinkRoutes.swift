@@ -10,6 +10,8 @@ struct SmartLinkRoutes: Sendable {
     let store: LinkStore
     let clicks: ClickCounter
     let policy: LinkPolicy
+    /// A one-segment path that is no code may be a path of the app's (`/search`).
+    let fallback: AppPathFallback
     let deferred: DeferredLinks
     let proxies: TrustedProxies
     let clock: WallClock

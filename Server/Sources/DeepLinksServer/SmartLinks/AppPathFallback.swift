@@ -1,0 +1,67 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A path of the app's own (a route its manifest takes as a universal link, `/post/10`) opened without the app:
+/// iOS hands the link to the app when it is installed; otherwise Safari, a desktop browser or a preview fetcher
+/// asks this server. The app's website gets the path and query (`webURL`), or, without one, a page offers the
+/// App Store and the Smart App Banner (whose Open hands the app the same URL). Nothing is a bare 404.
+struct AppPathFallback: Sendable {
+    let policy: LinkPolicy
+    /// Each app with a manifest, and its table over the app's domains.
+    let tables: [(app: AppConfiguration, table: RouteTable<ManifestDestination>)]
+
+    init(policy: LinkPolicy) throws {
+        self.policy = policy
+        tables = try policy.apps.compactMap { app in
+            guard var manifest = app.routes else { return nil }
+            manifest.schemes = [app.customScheme]
+            manifest.hosts = app.domains
+            return (app, try RouteTable(manifest: manifest))
+        }
+    }
+
+    /// The answer for a GET or HEAD of a path no other route took; nil when no app claims it.
+    func response(for request: Request) -> Response? {
+        guard request.method == .get || request.method == .head else { return nil }
+        // The request's host when it is an app's domain; else (loopback, a proxy's name) the primary app's.
+        let host =
+            request.requestedHost.flatMap { host in policy.apps.contains { $0.domains.contains(host) } ? host : nil }
+            ?? policy.primary.domains[0]
+        let query = request.uri.query.map { $0.isEmpty ? "" : "?" + $0 } ?? ""
+        let url = "https://\(host)\(request.uri.path)\(query)"
+        for (app, table) in tables where app.domains.contains(host) {
+            // A route of the app's that the association file gives it (an excluded path stays the web's).
+            guard case .success = table.match(url), policy.opens(app, url).verdict == .match else { continue }
+            if let web = app.webURL {
+                return Response(
+                    status: .found,
+                    headers: [.location: web + request.uri.path + query, .cacheControl: "no-store"]
+                )
+            }
+            return SmartLinkPages.html(.ok, SmartLinkPages.appPath(app, url: url))
+        }
+        return nil
+    }
+}
+
+/// Every 404 has a body: JSON under `/v1/`, otherwise the app's path fallback or an HTML page.
+struct NotFoundMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let fallback: AppPathFallback
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            if request.uri.path.hasPrefix("/v1/") {
+                return JSONResponse.make(.notFound, ["error": .string("not_found")])
+            }
+            return fallback.response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+        }
+    }
+}
