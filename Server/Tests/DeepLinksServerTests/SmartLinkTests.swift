@@ -149,6 +149,37 @@ import FoundationNetworking
         }
     }
 
+    /// Android without an Android destination: the link's web page before the Play listing; an in-app browser
+    /// (which hands no intent:// URL to an app) gets the landing page, with Google Play.
+    @Test func androidGetsTheWebFallbackAndInAppBrowsersTheLandingPage() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let fingerprint = [String](repeating: "AB", count: 32).joined(separator: ":")
+            try await world.serve({
+                Self.configure(&$0)
+                $0.app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [fingerprint])
+            }) { api in
+                let link =
+                    #"{"code":"winter","route":"/post/11","destinations":{"fallback":"https://links.example.com/web/post/11"}}"#
+                #expect(try await api.post("/v1/links", link, headers: Self.admin).status == .created)
+                let chrome = try await api.get("/winter", headers: [.userAgent: Self.android])
+                let intent = try #require(chrome.headers[.location])
+                #expect(
+                    intent.contains("S.browser_fallback_url=https%3A%2F%2Flinks.example.com%2Fweb%2Fpost%2F11;end"),
+                    "\(intent)"
+                )
+                let facebook = try await api.get(
+                    "/winter",
+                    headers: [.userAgent: Self.android + " [FB_IAB/FB4A;FBAV/450.0.0.1;]"]
+                )
+                #expect(facebook.status == .ok)
+                #expect(facebook.text.contains("https://play.google.com/store/apps/details?id=com.example.demo"))
+                #expect(facebook.text.contains("Get Demo on Google Play"))
+                #expect(!facebook.text.contains("apps.apple.com"))
+                #expect(facebook.text.contains(#"href="https://links.example.com/web/post/11""#))
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func eachPlatformGetsItsDestinationBotsGetOpenGraphAndOnlyPeopleCount(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
@@ -604,9 +635,16 @@ import FoundationNetworking
                     android.hasPrefix("intent://lite.example.com/post/10#Intent;scheme=https;package=com.example.lite;")
                 )
                 #expect(
-                    android.contains("S.browser_fallback_url=https%3A%2F%2Fstore.example.org%2Flite;end"),
-                    "the app's own store"
+                    android.contains("S.browser_fallback_url=https%3A%2F%2Flite.example.com%2F;end"),
+                    "the link's own web page first"
                 )
+                // Without a web page of its own, the app's own store.
+                let bare = #"{"code":"lite-bare","app":"com.example.lite","route":"/post/10"}"#
+                #expect(try await api.post("/v1/links", bare, headers: SmartLinkTests.admin).status == .created)
+                let store = try #require(
+                    try await api.get("/lite-bare", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
+                )
+                #expect(store.contains("S.browser_fallback_url=https%3A%2F%2Fstore.example.org%2Flite;end"), "\(store)")
 
                 #expect(try await api.get("/lite-post?d=1").text.contains("Demo Lite (<code>com.example.lite</code>)"))
                 #expect(

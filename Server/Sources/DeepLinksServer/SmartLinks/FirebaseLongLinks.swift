@@ -64,7 +64,11 @@ extension SmartLinkRoutes {
             userAgent: request.headers[.userAgent],
             platformHint: request.headers[Self.platformHint]
         )
-        switch policy.decision(link, platform: platform) {
+        switch policy.decision(
+            link,
+            platform: platform,
+            inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]) != nil
+        ) {
         case .preview:
             return SmartLinkPages.html(
                 .ok,

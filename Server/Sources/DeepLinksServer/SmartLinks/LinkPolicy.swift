@@ -53,7 +53,9 @@ struct LinkPolicy: Sendable {
     }
 
     /// What a platform gets for `link` (also what `?d=1` shows).
-    func decision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
+    /// - Parameter inAppBrowser: the request comes from an app's own browser (Facebook, Instagram ...), which
+    ///   hands neither universal links nor `intent://` URLs to apps: it gets the landing page.
+    func decision(_ link: SmartLink, platform: ClientPlatform, inAppBrowser: Bool = false) -> Decision {
         let fallback = link.destinations.fallback
         switch platform {
         case .previewBot:
@@ -64,7 +66,9 @@ struct LinkPolicy: Sendable {
             return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
         case .android:
             let app = app(for: link)
-            let web = link.destinations.android ?? app.android?.playStoreURL ?? fallback
+            // The link's own web page when it has one (its content), else the Play listing.
+            let web = link.destinations.android ?? fallback ?? app.android?.playStoreURL
+            if inAppBrowser { return .landing(web: link.destinations.android ?? fallback) }
             if let android = app.android {
                 // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
                 // The intent's own fragment carries its parameters: the route's fragment cannot come along.

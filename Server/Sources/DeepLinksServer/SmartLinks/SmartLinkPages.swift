@@ -103,7 +103,8 @@ enum SmartLinkPages {
         web: String?,
         appArgument: String? = nil,
         inAppBrowser: InAppBrowser? = nil,
-        stored: Bool = true
+        stored: Bool = true,
+        platform: ClientPlatform = .iPhone
     ) -> String {
         let app = routes.app(for: link)
         let name = HTML.escape(app.displayName)
@@ -112,7 +113,11 @@ enum SmartLinkPages {
         var actions = [
             #"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#
         ]
-        if let store = app.appStoreID {
+        if platform == .android, let android = app.android {
+            actions.append(
+                #"<p><a class="button secondary" href="\#(HTML.escape(android.playStoreURL))" rel="noopener">Get \#(name) on Google Play</a></p>"#
+            )
+        } else if let store = app.appStoreID {
             head +=
                 "\n"
                 + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#

@@ -41,7 +41,11 @@ extension SmartLinkRoutes {
             return Self.redirect(expired)
         }
         let passed = link.passQuery ? query : nil
-        switch policy.decision(link, platform: platform) {
+        switch policy.decision(
+            link,
+            platform: platform,
+            inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]) != nil
+        ) {
         case .preview:
             return SmartLinkPages.html(
                 .ok,
@@ -57,7 +61,8 @@ extension SmartLinkRoutes {
                 link,
                 policy: policy,
                 web: web.map { Self.appending(passed, to: $0) },
-                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent])
+                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]),
+                platform: platform
             )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url):
