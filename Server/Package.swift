@@ -83,6 +83,8 @@ let package = Package(
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: testSwiftSettings

@@ -34,13 +34,16 @@ public enum DeepLinksApplication {
         let app = settings.app
         let host = app.domains[0]
         let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: host)
+        let from = settings.from
         let sender = MailSender(
             database: database,
             outbox: outbox,
-            transport: mailTransport ?? settings.mail.transport(heloName: host),
-            sender: settings.mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(host)>",
+            transport: mailTransport
+                ?? settings.mail.transport(heloName: host, envelopeSender: MailSender.address(in: from)),
+            sender: from,
             logger: logger,
-            metrics: metrics
+            metrics: metrics,
+            signer: settings.dkim
         )
         let trigger = BackgroundJobs.Trigger()
         let hashing = HashingGate(limit: 16)
@@ -148,6 +151,11 @@ public enum DeepLinksApplication {
     public static func logStartup(settings: ServerSettings, port: Int, logger: Logger) {
         let base = "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)"
         logger.notice("deeplinks \(DeepLinksServerVersion.current) listening on \(base)")
+        if let dkim = settings.dkim {
+            logger.notice(
+                "DKIM signs mail for \(dkim.domain): publish TXT \(dkim.selector)._domainkey.\(dkim.domain) \"\(dkim.dnsRecord)\""
+            )
+        }
         if settings.smartLinks.landingDomain == nil {
             logger.warning(
                 "no landing domain: landing pages are served on the link domain, where 'Open in the app' is a same-domain tap iOS keeps in Safari (set --landing-domain; deeplinks check explains)"

@@ -60,6 +60,20 @@ struct ServerOptions: ParsableArguments {
     var mailFrom: String?
 
     @Option(
+        name: .customLong("dkim-key-file"),
+        help:
+            "A PEM private key (RSA 2048+ or Ed25519) to sign mail with DKIM for the From domain. Env: DEEPLINKS_DKIM_KEY_FILE, or the PEM itself in DEEPLINKS_DKIM_KEY."
+    )
+    var dkimKeyFile: String?
+
+    @Option(
+        name: .customLong("dkim-selector"),
+        help:
+            "The DKIM selector: the key is published at SELECTOR._domainkey.DOMAIN. Env: DEEPLINKS_DKIM_SELECTOR. Default: deeplinks."
+    )
+    var dkimSelector: String?
+
+    @Option(
         name: .customLong("link-domain"),
         help: "The host of short links. Env: DEEPLINKS_LINK_DOMAIN. Default: the app's first domain."
     )
@@ -199,7 +213,23 @@ struct ServerOptions: ParsableArguments {
             }
             settings.mailFrom = from
         }
+        if let pem = try dkimKey(environment: environment) {
+            let selector = dkimSelector ?? environment["DEEPLINKS_DKIM_SELECTOR"] ?? "deeplinks"
+            settings.dkim = try DKIMSigner(pem: pem, domain: settings.fromDomain, selector: selector)
+        }
         return settings
+    }
+
+    /// The DKIM key's PEM: from the file named by the flag or DEEPLINKS_DKIM_KEY_FILE, or DEEPLINKS_DKIM_KEY itself.
+    private func dkimKey(environment: [String: String]) throws -> String? {
+        if let path = dkimKeyFile ?? environment["DEEPLINKS_DKIM_KEY_FILE"] {
+            do {
+                return try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(setting: "DKIM key file", reason: "\(path) cannot be read")
+            }
+        }
+        return environment["DEEPLINKS_DKIM_KEY"]
     }
 
     func logLevel(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Logger.Level {

@@ -19,6 +19,19 @@ public struct ServerSettings: Sendable {
     public var trustedProxies = TrustedProxies()
     /// The `From:` of every message; by default the app's name at `no-reply@` its first domain.
     public var mailFrom: String?
+    /// Signs outgoing mail with DKIM, with the From domain as `d=`.
+    public var dkim: DKIMSigner?
+
+    /// The From of every message: ``mailFrom``, or the app's name at `no-reply@` its first domain.
+    public var from: String {
+        mailFrom ?? "\(app.displayName.filter { $0 != "\"" }) <no-reply@\(app.domains[0])>"
+    }
+
+    /// The domain of the From address: DKIM signs for it, and the envelope sender uses it, so SPF and DKIM
+    /// align with what the reader sees (DMARC).
+    public var fromDomain: String {
+        String(MailSender.address(in: from).split(separator: "@").last ?? "")
+    }
     /// A connection is closed when a request's head has not fully arrived this long after the connection
     /// opened or the last response ended (a slow-header client too).
     public var idleTimeoutSeconds = 15

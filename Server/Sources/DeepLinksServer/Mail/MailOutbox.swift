@@ -84,6 +84,8 @@ struct MailSender: Sendable {
     let sender: String
     let logger: Logger
     var metrics: ServerMetrics? = nil
+    /// Signs each message with DKIM when the operator configured a key.
+    var signer: DKIMSigner? = nil
     /// How long a claim lasts: longer than one delivery may take (``SMTPTransport`` gives up after 30 s).
     var lease: Int64 = 45_000
 
@@ -95,6 +97,14 @@ struct MailSender: Sendable {
         let messageID: String?
         let keyVersion: Int?
         let resetTokenHash: String?
+    }
+
+    /// The address in a From value: `Name <a@b>` gives `a@b`, a bare address itself.
+    static func address(in from: String) -> String {
+        guard let open = from.lastIndex(of: "<"), let close = from.lastIndex(of: ">"), open < close else {
+            return from.trimmingCharacters(in: .whitespaces)
+        }
+        return String(from[from.index(after: open)..<close])
     }
 
     /// Sends every due message, one claim at a time; returns when none is due (or the task is cancelled).
@@ -153,12 +163,14 @@ struct MailSender: Sendable {
                 return
             }
             let mail = try outbox.open(claimed.sealed, keyVersion: claimed.keyVersion)
-            let rendered = mail.rendered(
+            let date = Date(timeIntervalSince1970: Double(now) / 1000)
+            let unsigned = mail.rendered(
                 from: sender,
-                date: Date(timeIntervalSince1970: Double(now) / 1000),
+                date: date,
                 messageID: claimed.messageID
                     ?? "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(outbox.messageDomain)"
             )
+            let rendered = try signer?.sign(unsigned, at: date) ?? unsigned
             try await transport.deliver(mail, rendered: rendered)
             do {
                 try await finish(id, sentAt: outbox.clock.milliseconds(), next: now, error: nil, erase: true)

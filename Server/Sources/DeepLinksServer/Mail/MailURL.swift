@@ -108,10 +108,11 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
 
 extension MailURL {
     /// The transport this URL names.
-    public func transport(heloName: String) -> any MailTransport {
+    /// - Parameter envelopeSender: `MAIL FROM` (the From address, so SPF aligns with it and bounces reach it).
+    public func transport(heloName: String, envelopeSender: String? = nil) -> any MailTransport {
         switch self {
         case .folder(let path): FolderMailTransport(folder: path)
-        case .smtp(let settings): SMTPTransport(settings: settings, heloName: heloName)
+        case .smtp(let settings): SMTPTransport(settings: settings, heloName: heloName, envelopeSender: envelopeSender)
         }
     }
 }

@@ -20,14 +20,17 @@ public struct SMTPTransport: MailTransport {
     public let settings: MailURL.SMTPSettings
     /// The name sent in EHLO.
     public let heloName: String
+    /// The envelope sender (`MAIL FROM`, where bounces go, what SPF checks): the From address by default.
+    public let envelopeSender: String
     /// The system's trust roots and full verification; tests trust their own certificate here.
     var tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
     var commandTimeout: Duration = .seconds(15)
     var messageTimeout: Duration = .seconds(30)
 
-    public init(settings: MailURL.SMTPSettings, heloName: String) {
+    public init(settings: MailURL.SMTPSettings, heloName: String, envelopeSender: String? = nil) {
         self.settings = settings
         self.heloName = heloName
+        self.envelopeSender = envelopeSender ?? "no-reply@\(heloName)"
     }
 
     public func deliver(_ mail: OutgoingMail, rendered: String) async throws {
@@ -162,7 +165,7 @@ public struct SMTPTransport: MailTransport {
                     permanent: true
                 )
             }
-            let sender = Self.address(in: heloName)
+            let sender = envelopeSender
             _ = try await command(
                 "MAIL FROM:<\(sender)>" + (utf8 ? " SMTPUTF8" : ""),
                 expect: 250...250,
@@ -183,9 +186,6 @@ public struct SMTPTransport: MailTransport {
             _ = try? await command("QUIT", expect: 221...221)
         }
     }
-
-    /// The envelope sender: `no-reply@` the EHLO name.
-    static func address(in domain: String) -> String { "no-reply@\(domain)" }
 
     /// SNI takes a host name, never an IP address literal.
     static func sniName(_ host: String) -> String? {
