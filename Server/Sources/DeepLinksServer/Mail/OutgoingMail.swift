@@ -22,7 +22,7 @@ public struct OutgoingMail: Sendable, Codable, Equatable {
         let boundary = "=_deeplinks_" + Base64URL.encode(SecureBytes.random(count: 12))
         var lines = [
             "From: \(Self.headerValue(from))",
-            "To: \(Self.headerValue(to))",
+            "To: \(IDNA.address(Self.headerValue(to)))",
             "Subject: \(Self.encodedWord(Self.headerValue(subject)))",
             "Date: \(Self.rfc5322Date(date))",
             "Message-ID: <\(Self.headerValue(messageID))>",

@@ -158,10 +158,12 @@ public struct SMTPTransport: MailTransport {
                     )
                 }
             }
-            let utf8 = !mail.to.allSatisfy(\.isASCII)
+            // The domain goes as IDNA: only a non-ASCII local part needs the server's SMTPUTF8.
+            let recipient = IDNA.address(OutgoingMail.headerValue(mail.to))
+            let utf8 = !recipient.allSatisfy(\.isASCII)
             if utf8, !extensions.contains("SMTPUTF8") {
                 throw MailDeliveryError(
-                    "SMTP \(host): the recipient address is not ASCII and the server lacks SMTPUTF8",
+                    "SMTP \(host): the recipient's local part is not ASCII and the server lacks SMTPUTF8",
                     permanent: true
                 )
             }
@@ -172,7 +174,7 @@ public struct SMTPTransport: MailTransport {
                 name: "MAIL FROM"
             )
             _ = try await command(
-                "RCPT TO:<\(OutgoingMail.headerValue(mail.to))>",
+                "RCPT TO:<\(recipient)>",
                 expect: 250...251,
                 name: "RCPT TO",
                 perRecipient: true

@@ -1,0 +1,39 @@
+@testable import DeepLinksServer
+import Foundation
+import Testing
+
+/// Internationalized domains go as ASCII (IDNA), so a relay without SMTPUTF8 delivers them.
+@Suite struct IDNATests {
+    /// RFC 3492's samples and common names, as Python's `str.encode("punycode")` gives them.
+    @Test(arguments: [
+        ("bücher", "bcher-kva"), ("münchen", "mnchen-3ya"), ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
+        ("ليهمابتكلموشعربي؟", "egbpdaj6bu4bxfgehfvwxn"), ("ü", "tda"),
+    ])
+    func punycodeMatchesTheRFC(_ label: String, _ encoded: String) {
+        #expect(IDNA.punycode(label) == encoded)
+    }
+
+    @Test func anAddressKeepsItsLocalPartAndGetsAnASCIIDomain() {
+        #expect(IDNA.address("José@Bücher.Example") == "José@xn--bcher-kva.example")
+        #expect(IDNA.address("ada@example.com") == "ada@example.com")
+        #expect(IDNA.domain("ＥＸＡＭＰＬＥ.com") == "example.com", "NFKC folds full-width letters")
+    }
+
+    /// Through the real SMTP server, which does not offer SMTPUTF8: the mail to `ada@bücher.example` arrives.
+    @Test func mailToAnInternationalDomainIsDelivered() async throws {
+        guard ResetJourneyTests.isAvailable else { return }
+        let local = "idna-\(UUID().uuidString.prefix(8).lowercased())"
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.mail = try! MailURL(parsing: ResetJourneyTests.smtpURL!) }, configuredMail: true)
+            { api in
+                try await api.signUp("\(local)@bücher.example", ResetTokenTests.password)
+                try await api.requestReset("\(local)@bücher.example")
+                let message = try await ResetJourneyTests.waitForMessage(
+                    to: "\(local)@xn--bcher-kva.example",
+                    subject: "Reset your"
+                )
+                #expect(ResetClient.token(in: message.text) != nil)
+            }
+        }
+    }
+}
