@@ -1,3 +1,4 @@
+import AppSiteAssociation
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer
@@ -31,12 +32,19 @@ struct CheckCommand: AsyncParsableCommand {
     )
     var entitlements: String?
 
-    @Flag(help: #"Print {"ok": bool, "problems": [...], "warnings": [...]}."#)
+    @Option(help: "A message as it arrived (.eml): judge each of its links instead of the deployment.")
+    var mail: String?
+
+    @Flag(help: #"Print {"ok": bool, "problems": [...], "warnings": [...]} (with --mail: {"ok", "links": [...]})."#)
     var json = false
 
     func run() async throws {
         try await reportingFailures {
             let settings = try options.resolve()
+            if let mail {
+                try checkMail(mail, settings: settings)
+                return
+            }
             // An unreadable project file is a usage error (exit 2), like an unreadable file for `aasa validate`.
             let plists: (info: [String: Any]?, entitlements: [String: Any]?)
             do {
@@ -87,5 +95,44 @@ struct CheckCommand: AsyncParsableCommand {
             }
             if !problems.isEmpty { throw ExitCode.failure }
         }
+    }
+
+    /// `--mail FILE`: each link of the message, as iOS and the mail's readers meet it. Exit 2 when the file cannot
+    /// be read or is not a message, 1 when a link has a problem.
+    func checkMail(_ path: String, settings: ServerSettings) throws {
+        let check: MailCheck
+        do {
+            check = try MailCheck(message: try Data(contentsOf: URL(fileURLWithPath: path)), settings: settings)
+        } catch {
+            FileHandle.standardError.write(
+                Data("error: \(path): \(error is ConfigurationError ? "\(error)" : "cannot be read")\n".utf8)
+            )
+            throw ExitCode(2)
+        }
+        if json {
+            printJSON(
+                [
+                    "ok": check.problems == 0,
+                    "links": check.links.map { link -> [String: Any] in
+                        var object: [String: Any] = [
+                            "url": link.url,
+                            "problems": link.findings.filter { $0.severity == .problem }.map(\.message),
+                            "warnings": link.findings.filter { $0.severity == .warning }.map(\.message),
+                        ]
+                        if let route = link.report?.route { object["route"] = route.routeName }
+                        if let decision = link.report?.decision { object["association"] = decision.verdict.rawValue }
+                        return object
+                    },
+                ] as [String: Any]
+            )
+        } else {
+            for link in check.links {
+                let route = link.report?.route.map { " -> \($0.routeName)" } ?? ""
+                print("link: \(link.url)\(route)")
+                for finding in link.findings { print("  \(finding.severity.rawValue): \(finding.message)") }
+            }
+            print("\(check.problems == 0 ? "ok" : "\(check.problems) problem(s)"): \(check.links.count) link(s)")
+        }
+        if check.problems > 0 { throw ExitCode.failure }
     }
 }
