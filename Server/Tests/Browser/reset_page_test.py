@@ -19,6 +19,7 @@ Usage: reset_page_test.py PATH_TO_DEEPLINKS_BINARY
 Skips, with the reason, when Chromium, chromedriver or selenium is missing; fails instead under CI.
 """
 import email
+import email.policy
 import glob
 import json
 import os
@@ -47,6 +48,33 @@ def text_part(path):
         if part.get_content_type() == "text/plain":
             return part.get_payload(decode=True).decode()
     return ""
+
+
+def mail_checks(driver, path, work):
+    """The reset mail parses under Python's strict policy, and its HTML part reads at phone and desktop widths."""
+    raw = open(path, "rb").read()
+    try:
+        message = email.message_from_bytes(raw, policy=email.policy.strict)
+        parts = list(message.walk())
+        check(all(not part.defects for part in parts), "the mail parses under email.policy.strict without a defect")
+    except Exception as error:  # strict raises on the first defect
+        check(False, f"the mail parses under email.policy.strict ({error})")
+        return
+    html = next(part for part in parts if part.get_content_type() == "text/html").get_content()
+    check('<html lang="en">' in html and "<title>" in html and 'name="viewport"' in html, "the HTML part has a language, a title and a viewport")
+    page = os.path.join(work, "mail.html")
+    open(page, "w").write(html)
+    screenshots = os.environ.get("DEEPLINKS_ARTIFACTS", work)
+    os.makedirs(screenshots, exist_ok=True)
+    for width in (390, 1280):
+        driver.set_window_size(width, 1000)
+        driver.get("file://" + page)
+        button = driver.find_element(By.LINK_TEXT, "Choose a new password")
+        check(button.is_displayed(), f"{width} px: the button shows")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+        check(not overflow, f"{width} px: nothing runs off the side")
+        driver.save_screenshot(os.path.join(screenshots, f"reset-mail-{width}.png"))
+    driver.set_window_size(1000, 1400)
 
 
 def dead_ends(binary):
@@ -133,6 +161,11 @@ def main(binary, config, host, token_name, email_name):
         # The link's host is the configured domain; the browser reaches this server on loopback instead.
         link = base + universal[len(f"https://{host}"):]
 
+        viewer = chromium()  # its own browser: the page checks below watch every request of theirs
+        try:
+            mail_checks(viewer, wait_for_mail(mail, 1)[0], server.work)
+        finally:
+            viewer.quit()
         driver = chromium()
         wait = WebDriverWait(driver, 10)
 

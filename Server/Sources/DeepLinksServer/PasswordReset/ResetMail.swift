@@ -49,28 +49,52 @@ enum ResetMail {
     static func reset(to address: String, universal: String, scheme: String?, appName: String, lifetimeMinutes: Int64)
         -> OutgoingMail
     {
-        let schemeText = scheme.map { "\n\nIn the app already? This link opens it directly:\n\($0)" } ?? ""
+        // What a wary reader checks before tapping: who sent it, why, where the button goes (the domain written
+        // out), for how long, and what to do if it was not them.
+        let domain = URLComponents(string: universal)?.host ?? ""
+        let name = HTML.escape(appName)
+        let schemeText = scheme.map { "\n\nAlready in the app? This link opens it directly:\n\($0)" } ?? ""
         let schemeHTML =
             scheme.map {
-                "\n<p>In the app already? <a href=\"\(HTML.escape($0))\" clicktracking=\"off\">Open it directly</a>.</p>"
+                #"<p style="margin:0 0 16px">Already in the app? <a href="\#(HTML.escape($0))" clicktracking="off">Open it directly</a>.</p>"#
             } ?? ""
         return OutgoingMail(
             to: address,
             subject: "Reset your \(appName) password",
             text: """
-                Someone (hopefully you) asked to reset the password of the \(appName) account for \(address).
+                \(appName): reset your password
 
-                Open this link on your phone to choose a new password (it works for \(lifetimeMinutes) minutes, once):
+                You (or someone with your address) asked to reset the password of your \(appName) account, \(address).
+
+                Choose a new password with this link, on your phone or here. It opens the \(appName) app if you have it,
+                and works for \(lifetimeMinutes) minutes, once:
                 \(universal)\(schemeText)
 
-                If you did not ask, ignore this message: your password stays as it is.
+                Not you? Ignore this message: your password stays as it is, and the link expires on its own.
+
+                Sent by \(appName) from \(domain), because a password reset was asked for this address.
                 """,
             html: """
-                <!doctype html><html><body>
-                <p>Someone (hopefully you) asked to reset the password of the \(HTML.escape(appName)) account for \(HTML.escape(address)).</p>
-                <p><a href="\(HTML.escape(universal))" clicktracking="off">Choose a new password</a> (the link works for \(lifetimeMinutes) minutes, once).</p>\(schemeHTML)
-                <p>If you did not ask, ignore this message: your password stays as it is.</p>
-                </body></html>
+                <!doctype html>
+                <html lang="en">
+                <head>
+                <meta charset="utf-8">
+                <meta name="viewport" content="width=device-width, initial-scale=1">
+                <title>Reset your \(name) password</title>
+                </head>
+                <body style="margin:0;padding:0;background:#f5f5f7">
+                <div style="max-width:560px;margin:0 auto;padding:24px;font:16px/1.5 -apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1d1d1f;background:#ffffff">
+                <p style="margin:0 0 8px;font-weight:600;color:#6e6e73">\(name)</p>
+                <h1 style="margin:0 0 16px;font-size:24px;line-height:1.25">Reset your password</h1>
+                <p style="margin:0 0 16px">You (or someone with your address) asked to reset the password of your \(name) account, <strong>\(HTML.escape(address))</strong>.</p>
+                <p style="margin:0 0 8px"><a href="\(HTML.escape(universal))" clicktracking="off" style="display:inline-block;padding:12px 20px;border-radius:8px;background:#0066cc;color:#ffffff;text-decoration:none;font-weight:600">Choose a new password</a></p>
+                <p style="margin:0 0 16px;font-size:14px;color:#6e6e73">The button opens \(HTML.escape(domain)), in the \(name) app if you have it. It works for \(lifetimeMinutes) minutes, once.</p>
+                \(schemeHTML)
+                <p style="margin:0 0 16px"><strong>Not you?</strong> Ignore this message: your password stays as it is, and the link expires on its own.</p>
+                <p style="margin:24px 0 0;font-size:13px;color:#6e6e73">Sent by \(name) from \(HTML.escape(domain)), because a password reset was asked for this address.</p>
+                </div>
+                </body>
+                </html>
                 """
         )
     }
