@@ -8,6 +8,13 @@ import FoundationNetworking  // URLSession on Linux, where this file is tested
 struct ServerAPI: Sendable {
     let baseURL: URL
 
+    /// The server the app talks to: the Info.plist's `DeepLinksAPIBaseURL`, or a local `deeplinks serve` (the
+    /// simulator reaches the Mac's loopback; debug builds carry the local-network exception, see the README).
+    static var configuredBaseURL: URL {
+        (Bundle.main.object(forInfoDictionaryKey: "DeepLinksAPIBaseURL") as? String).flatMap(URL.init(string:))
+            ?? URL(string: "http://localhost:8080")!
+    }
+
     enum Failure: Error {
         /// 400/422: the server's reason (a password too weak, say).
         case rejected(String)

@@ -88,7 +88,7 @@ import Testing
     @Test func theReferenceAppsFilesPassInXMLAndBinary() throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let info = Self.referenceApp.appendingPathComponent("Info-URLTypes.plist").path
+        let info = Self.referenceApp.appendingPathComponent("Info.plist").path
         let entitlements = Self.referenceApp.appendingPathComponent("ReferenceApp.entitlements").path
         let xml = try CommandRunner.run([
             "check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", info, "--entitlements",
