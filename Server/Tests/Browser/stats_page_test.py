@@ -80,7 +80,10 @@ def main(binary):
                 opener = urllib.request.build_opener(NoRedirect)
                 opener.open(request, timeout=5).close()
         today = time.strftime("%Y-%m-%d", time.gmtime())
-        earlier = {time.strftime("%Y-%m-%d", time.gmtime(time.time() - days * 86400)): clicks for days, clicks in [(3, 10), (2, 4), (1, 8)]}
+        def day_ago(ago):
+            return time.strftime("%Y-%m-%d", time.gmtime(time.time() - ago * 86400))
+        # Six days ago, then nothing for two days: time stays linear, the empty days are drawn empty.
+        earlier = {day_ago(ago): clicks for ago, clicks in [(6, 6), (3, 10), (2, 4), (1, 8)]}
         with sqlite3.connect(server.database) as database:
             for day, clicks in earlier.items():
                 database.execute("INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('chart', ?, 'iphone', 0, ?)", (day, clicks))
@@ -96,22 +99,47 @@ def main(binary):
         driver.get(base + "/v1/links/chart/stats.html")
         chart = WebDriverWait(driver, 10).until(EC.visibility_of_element_located((By.ID, "chart")))
         bars = driver.find_elements(By.CSS_SELECTOR, "rect.bar")
-        check([b.get_attribute("data-day") for b in bars] == sorted(expected), f"one bar per day: {[b.get_attribute('data-day') for b in bars]}")
+        every_day = [day_ago(ago) for ago in range(6, -1, -1)]
+        check([b.get_attribute("data-day") for b in bars] == every_day, f"one bar per day, empty days too: {[b.get_attribute('data-day') for b in bars]}")
         heights = {b.get_attribute("data-day"): b.rect["height"] for b in bars}
         peak = max(expected.values())
-        for day, clicks in expected.items():
-            check(abs(heights.get(day, -1) - 200 * clicks / peak) <= 1, f"{day}: {clicks} clicks, bar of {heights.get(day)} px")
+        for when in every_day:
+            clicks = expected.get(when, 0)
+            check(abs(heights.get(when, -1) - 200 * clicks / peak) <= 1, f"{when}: {clicks} clicks, bar of {heights.get(when)} px")
         check(f"{sum(expected.values())} clicks by people" in driver.page_source, "the total counts people only (4 preview fetches apart)")
 
         path = os.path.join(server.work, "stats-chart.png")
         chart.screenshot(path)
         width, height, rows = png_pixels(open(path, "rb").read())
         blue = sum(1 for row in rows for (r, g, b) in row if abs(r - 0) < 30 and abs(g - 102) < 30 and abs(b - 204) < 30)
-        area = sum(40 * 200 * clicks / peak for clicks in expected.values())
+        bar_width = bars[0].rect["width"]
+        area = sum(bar_width * 200 * clicks / peak for clicks in expected.values())
         scale = (width / chart.rect["width"]) * (height / chart.rect["height"])
         check(abs(blue - area * scale) <= 0.05 * area * scale, f"the screenshot ({width}x{height}) has {blue} bar pixels for {area * scale:.0f} expected")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         check(not errors, f"no console error (CSP violations included): {errors}")
+
+        # Ninety days: one bar a week, and the chart fits a phone's width.
+        status, _ = call(base, "POST", "/v1/links", {"code": "season", "route": "/post/8"}, bearer=KEY)
+        check(status == 201, "a second link")
+        with sqlite3.connect(server.database) as database:
+            for ago in (90, 45, 0):
+                database.execute("INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('season', ?, 'iphone', 0, 3)", (day_ago(ago),))
+        driver.set_window_size(390, 900)
+        driver.get(base + "/v1/links/season/stats.html")
+        WebDriverWait(driver, 10).until(EC.visibility_of_element_located((By.ID, "chart")))
+        weeks = driver.find_elements(By.CSS_SELECTOR, "rect.bar")
+        check(13 <= len(weeks) <= 15, f"past a month, one bar a week: {len(weeks)} bars")
+        check(sum(int(b.get_attribute("data-clicks")) for b in weeks) == 9, "the weeks hold every click")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+        check(not overflow, "390 px: the chart fits")
+        # The decisions table with a long destination does not run off the page either.
+        long = "https://links.example.com/" + "a" * 300
+        status, _ = call(base, "POST", "/v1/links", {"code": "longest", "route": "/post/9", "destinations": {"desktop": long}}, bearer=KEY)
+        check(status == 201, "a link with a long destination")
+        driver.get(base + "/longest?d=1")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+        check(not overflow, "390 px: the ?d=1 table fits")
     finally:
         if driver:
             driver.quit()

@@ -311,6 +311,10 @@ struct ResetLandingPage: Sendable {
         label { display: block; font-weight: 600; margin-top: 1rem; }
         input { width: 100%; box-sizing: border-box; font-size: 1rem; padding: .6rem; margin: .3rem 0; }
         [hidden] { display: none !important; }
+        table { width: 100%; border-collapse: collapse; table-layout: fixed; }
+        th, td { text-align: left; vertical-align: top; padding: .3rem .4rem .3rem 0; overflow-wrap: anywhere; }
+        code { overflow-wrap: anywhere; }
+        svg { display: block; max-width: 100%; }
         button, .button { display: inline-block; font-size: 1rem; padding: .6rem 1rem; border-radius: 8px; border: 0; background: #0066cc; color: #fff; text-decoration: none; }
         .secondary { background: #e8e8ed; color: #0066cc; }
         .error { color: #b00020; min-height: 1.5em; }

@@ -251,21 +251,27 @@ enum SmartLinkPages {
             perDay[row.day] = day
         }
         let days = perDay.keys.sorted()
-        let peak = max(1, perDay.values.map(\.people).max() ?? 1)
-        let width = 40, gap = 10, height = 200
+        let buckets = chartBuckets(perDay.mapValues(\.people))
+        let peak = max(1, buckets.map(\.people).max() ?? 1)
+        let height = 200
+        // The chart fits the page: each bar a share of the width, time linear (empty days drawn as empty).
+        let slot = 100.0 / Double(max(buckets.count, 1))
+        let labelEvery = max(1, Int((Double(buckets.count) / 12).rounded(.up)))
         var bars: [String] = []
-        for (index, day) in days.enumerated() {
-            let people = perDay[day]!.people
-            let barHeight = Int(Double(people) / Double(peak) * Double(height))
-            let x = index * (width + gap) + gap
+        for (index, bucket) in buckets.enumerated() {
+            let barHeight = Int(Double(bucket.people) / Double(peak) * Double(height))
+            let x = Self.percent(slot * Double(index) + slot * 0.1)
             bars.append(
-                #"<rect class="bar" data-day="\#(day)" data-clicks="\#(people)" x="\#(x)" y="\#(height - barHeight)" width="\#(width)" height="\#(barHeight)" fill="rgb(0,102,204)"><title>\#(day): \#(people)</title></rect>"#
+                #"<rect class="bar" data-day="\#(bucket.day)" data-clicks="\#(bucket.people)" x="\#(x)" y="\#(height - barHeight)" width="\#(Self.percent(slot * 0.8))" height="\#(barHeight)" fill="rgb(0,102,204)"><title>\#(bucket.label): \#(bucket.people)</title></rect>"#
             )
-            bars.append(
-                #"<text x="\#(x + width / 2)" y="\#(height + 16)" font-size="10" text-anchor="middle">\#(day.suffix(5))</text>"#
-            )
+            if index % labelEvery == 0 {
+                bars.append(
+                    #"<text x="\#(Self.percent(slot * (Double(index) + 0.5)))" y="\#(height + 16)" font-size="10" text-anchor="middle">\#(bucket.day.suffix(5))</text>"#
+                )
+            }
         }
-        let chartWidth = max(days.count, 1) * (width + gap) + gap
+        let grouping =
+            buckets.first.map { $0.label.hasPrefix("week") } == true ? " (weeks: the span is over a month)" : ""
         let table = days.map { day in
             "<tr><td>\(day)</td><td>\(perDay[day]!.people)</td><td>\(perDay[day]!.bots)</td></tr>"
         }.joined()
@@ -275,10 +281,46 @@ enum SmartLinkPages {
             body: """
                 <h1>Clicks on <code>\(HTML.escape(link.code))</code></h1>
                 <p>\(total) clicks by people; link-preview fetches are counted apart.</p>
-                <svg id="chart" role="img" aria-label="Clicks per day" width="\(chartWidth)" height="\(height + 24)" viewBox="0 0 \(chartWidth) \(height + 24)">\(bars.joined())</svg>
+                <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
                 <table><thead><tr><th>Day</th><th>Clicks</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
                 """
         )
+    }
+
+    /// The chart's bars: every day from the first click to the last (none skipped), or past a month one bar per
+    /// week (starting Monday), so that the chart's width says how much time passed.
+    static func chartBuckets(_ perDay: [String: Int64]) -> [(day: String, label: String, people: Int64)] {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let dated = perDay.compactMap { day, people in formatter.date(from: day).map { ($0, people) } }
+        guard let first = dated.map(\.0).min(), let last = dated.map(\.0).max() else { return [] }
+        let dayLength: TimeInterval = 86_400
+        let span = Int((last.timeIntervalSince(first) / dayLength).rounded())
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var buckets: [(day: String, label: String, people: Int64)] = []
+        for offset in 0...span {
+            let date = first.addingTimeInterval(Double(offset) * dayLength)
+            let people = perDay[formatter.string(from: date)] ?? 0
+            if span <= 31 {
+                buckets.append((formatter.string(from: date), formatter.string(from: date), people))
+                continue
+            }
+            let monday = calendar.dateInterval(of: .weekOfYear, for: date)?.start ?? date
+            let key = formatter.string(from: monday)
+            if buckets.last?.day == key {
+                buckets[buckets.count - 1].people += people
+            } else {
+                buckets.append((key, "week of \(key)", people))
+            }
+        }
+        return buckets
+    }
+
+    private static func percent(_ value: Double) -> String {
+        String(format: "%.3f%%", value)
     }
 
     static let notFound =
