@@ -27,7 +27,7 @@ import re
 import sys
 import time
 
-from support import DEMO_CONFIG, EC, OTHER_CONFIG, By, Server, WebDriverWait, call, check, chromium
+from support import DEMO_CONFIG, EC, OTHER_CONFIG, By, Server, WebDriverWait, axe_violations, call, check, chromium, spam_score
 
 ADDRESS = "user+tag@example.com"
 OLD = "violet tangerine submarine orbit"
@@ -64,6 +64,8 @@ def mail_checks(driver, path, work):
     check('<html lang="en">' in html and "<title>" in html and 'name="viewport"' in html, "the HTML part has a language, a title and a viewport")
     page = os.path.join(work, "mail.html")
     open(page, "w").write(html)
+    score, rules = spam_score(path)
+    check(score <= 0, f"SpamAssassin (local rules) scores the mail {score} (at most 0): {rules}")
     screenshots = os.environ.get("DEEPLINKS_ARTIFACTS", work)
     os.makedirs(screenshots, exist_ok=True)
     for width in (390, 1280):
@@ -74,6 +76,8 @@ def mail_checks(driver, path, work):
         overflow = driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
         check(not overflow, f"{width} px: nothing runs off the side")
         driver.save_screenshot(os.path.join(screenshots, f"reset-mail-{width}.png"))
+        violations = axe_violations(driver)
+        check(not violations, f"{width} px: axe-core finds no serious violation in the mail {violations}")
     driver.set_window_size(1000, 1400)
 
 
@@ -184,6 +188,8 @@ def main(binary, config, host, token_name, email_name):
         check(shown <= 2, f"P3: the form is visible after {shown:.2f} s")
         check(password.get_attribute("autocomplete") == "new-password", "the field asks for a new password")
         check(driver.find_element(By.CSS_SELECTOR, "label[for=password]").text == "New password", "the field has a label")
+        violations = axe_violations(driver)
+        check(not violations, f"axe-core finds no serious violation on the reset page {violations}")
         wait.until(lambda d: "u***@example.com" in d.find_element(By.ID, "status").text)
         password.send_keys(NEW)
         driver.find_element(By.CSS_SELECTOR, "#reset button[type=submit]").click()

@@ -106,6 +106,35 @@ class Server:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+def axe_violations(driver, minimum=("serious", "critical")):
+    """axe-core's violations of the page in `driver` at `minimum` impact, as 'rule: description' lines."""
+    try:
+        import axe_playwright_python
+    except ImportError:
+        skip_or_fail("axe-playwright-python (its copy of axe-core) is not installed")
+    source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js")).read()
+    result = driver.execute_async_script(
+        source + "\n;var done = arguments[arguments.length - 1]; axe.run(document).then(done, function (e) { done({error: String(e)}); });"
+    )
+    if "error" in result:
+        raise SystemExit(f"axe-core failed: {result['error']}")
+    return [f"{v['id']}: {v['help']}" for v in result["violations"] if v.get("impact") in minimum]
+
+
+def spam_score(path):
+    """SpamAssassin's score of a message with its local rules only (no network, no Bayes)."""
+    import subprocess
+    if not shutil.which("spamassassin"):
+        skip_or_fail("spamassassin is not installed")
+    report = subprocess.run(["spamassassin", "-L", "-t"], stdin=open(path, "rb"), capture_output=True, timeout=120).stdout.decode()
+    import re
+    match = re.search(r"Content analysis details:\s+\((-?[0-9.]+) points", report)
+    if not match:
+        raise SystemExit("spamassassin printed no score:\n" + report[-2000:])
+    rules = re.findall(r"^\s*(-?[0-9.]+)\s+([A-Z0-9_]+)\s", report, re.M)
+    return float(match.group(1)), rules
+
+
 def chromium(javascript=True):
     options = webdriver.ChromeOptions()
     if not javascript:
