@@ -74,7 +74,7 @@ public enum DeepLinksApplication {
             trigger: trigger,
             logger: logger
         )
-        let accounts = AccountService(
+        var accounts = AccountService(
             database: database,
             keys: keys,
             clock: clock,
@@ -86,6 +86,7 @@ public enum DeepLinksApplication {
             resetPage: resets?.links.page,
             wake: trigger.wake
         )
+        if let smtp = sender.transport as? SMTPTransport { accounts.deliversUTF8 = { await smtp.supportsSMTPUTF8() } }
 
         let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
         let fallback = try AppPathFallback(policy: policy)

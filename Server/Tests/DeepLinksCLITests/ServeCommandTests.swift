@@ -26,7 +26,10 @@ import FoundationNetworking
         let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
         #expect(try await log.waitForLine(containing: "try: curl http://127.0.0.1:\(port)/healthz") != nil)
         // The demo configuration has no landing domain: the start says why that matters.
-        #expect(try await log.waitForLine(containing: "no landing domain: landing pages are served on the link domain") != nil)
+        #expect(
+            try await log.waitForLine(containing: "no landing domain: landing pages are served on the link domain")
+                != nil
+        )
 
         let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

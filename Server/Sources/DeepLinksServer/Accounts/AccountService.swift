@@ -20,6 +20,8 @@ struct AccountService: Sendable {
     let resetPage: String?
     /// Asks the mail job to run now.
     let wake: @Sendable () -> Void
+    /// Whether the mail transport delivers to a local part that is not ASCII (SMTPUTF8); nil when unknown.
+    var deliversUTF8: @Sendable () async -> Bool? = { true }
     /// A session ends after this long unused, and this long after sign-in whatever its use.
     static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
     static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
@@ -32,6 +34,21 @@ struct AccountService: Sendable {
 
     func signUp(email submitted: String, password: String) async throws -> Account {
         let email = try Self.address(submitted)
+        // Said now rather than at the first reset, when it is too late: the domain goes as IDNA, but a local
+        // part that is not ASCII needs a relay with SMTPUTF8.
+        if let at = email.display.lastIndex(of: "@"), !email.display[..<at].allSatisfy(\.isASCII),
+            await deliversUTF8() == false
+        {
+            throw APIError(
+                status: .unprocessableContent,
+                code: "address_undeliverable",
+                fields: [
+                    "reason": .string(
+                        "the mail server cannot deliver to an address with non-ASCII characters before the @"
+                    )
+                ]
+            )
+        }
         let problems = policy.problems(password, email: email.normalized)
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
         let hash = try await hashing.run { try await hasher.hash(password) }

@@ -47,7 +47,37 @@ public struct SMTPTransport: MailTransport {
         }
     }
 
-    private func send(_ mail: OutgoingMail, rendered: String, recorder: FirstErrorRecorder) async throws {
+    /// Whether the server delivers to an address whose local part is not ASCII (it offers SMTPUTF8): asked by
+    /// connecting and greeting it (no message sent), at most once every ten minutes; nil when it cannot be
+    /// reached (sign-up then does not refuse the address).
+    public func supportsSMTPUTF8() async -> Bool? {
+        if let known = capabilities.last.withLock({ $0 }), ContinuousClock.now - known.at < .seconds(600) {
+            return known.utf8
+        }
+        let recorder = FirstErrorRecorder()
+        let capabilities = self.capabilities
+        try? await withTimeout(messageTimeout) {
+            try await send(nil, rendered: "", recorder: recorder) { extensions in
+                capabilities.last.withLock { $0 = (extensions.contains("SMTPUTF8"), ContinuousClock.now) }
+            }
+        }
+        return capabilities.last.withLock { $0?.utf8 }
+    }
+
+    /// What the last greeting said, shared by copies of this transport.
+    private let capabilities = Capabilities()
+
+    private final class Capabilities: Sendable {
+        let last = Mutex<(utf8: Bool, at: ContinuousClock.Instant)?>(nil)
+    }
+
+    /// Sends `mail`; or, without one, greets the server, hands its extensions to `greeted` and quits.
+    private func send(
+        _ mail: OutgoingMail?,
+        rendered: String,
+        recorder: FirstErrorRecorder,
+        greeted: ((Set<String>) -> Void)? = nil
+    ) async throws {
         let sslContext = try NIOSSLContext(configuration: tlsConfiguration)
         let host = settings.host
         let implicitTLS = settings.implicitTLS
@@ -132,6 +162,11 @@ public struct SMTPTransport: MailTransport {
                 throw MailDeliveryError(
                     "SMTP \(host): the server offers no STARTTLS and the mail URL requires it (starttls=required)"
                 )
+            }
+            guard let mail else {
+                greeted?(Set(extensions))
+                _ = try? await command("QUIT", expect: 221...221)
+                return
             }
             if let username = settings.username {
                 guard encrypted else {
