@@ -64,11 +64,8 @@ extension SmartLinkRoutes {
             userAgent: request.headers[.userAgent],
             platformHint: request.headers[Self.platformHint]
         )
-        switch policy.decision(
-            link,
-            platform: platform,
-            inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]) != nil
-        ) {
+        let (decision, inAppBrowser) = decide(link, for: request, platform: platform)
+        switch decision {
         case .preview:
             return SmartLinkPages.html(
                 .ok,
@@ -80,8 +77,9 @@ extension SmartLinkRoutes {
                 policy: policy,
                 web: web,
                 appArgument: target,
-                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]),
-                stored: false
+                inAppBrowser: inAppBrowser,
+                stored: false,
+                platform: platform
             )
             return SmartLinkPages.html(.ok, page)
         case .redirect(let url): return Self.redirect(url)

@@ -41,11 +41,8 @@ extension SmartLinkRoutes {
             return Self.redirect(expired)
         }
         let passed = link.passQuery ? query : nil
-        switch policy.decision(
-            link,
-            platform: platform,
-            inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]) != nil
-        ) {
+        let (decision, inAppBrowser) = decide(link, for: request, platform: platform)
+        switch decision {
         case .preview:
             return SmartLinkPages.html(
                 .ok,
@@ -61,7 +58,7 @@ extension SmartLinkRoutes {
                 link,
                 policy: policy,
                 web: web.map { Self.appending(passed, to: $0) },
-                inAppBrowser: InAppBrowser(userAgent: request.headers[.userAgent]),
+                inAppBrowser: inAppBrowser,
                 platform: platform
             )
             return SmartLinkPages.html(.ok, page)
@@ -87,6 +84,15 @@ extension SmartLinkRoutes {
         guard query.contains("_platform=") else { return query }
         let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
         return kept.isEmpty ? nil : kept.joined(separator: "&")
+    }
+
+    /// What `link` does for the request's client, with the in-app browser it was opened in, if any (stored
+    /// links and Firebase long links decide alike).
+    func decide(_ link: SmartLink, for request: Request, platform: ClientPlatform) -> (
+        LinkPolicy.Decision, InAppBrowser?
+    ) {
+        let inAppBrowser = InAppBrowser(userAgent: request.headers[.userAgent])
+        return (policy.decision(link, platform: platform, inAppBrowser: inAppBrowser != nil), inAppBrowser)
     }
 
     static func redirect(_ location: String) -> Response {
