@@ -2,8 +2,8 @@ import AppSiteAssociation
 import DeepLinks
 
 /// Which route of the app's manifest opens its reset screen, and which of its parameters carry the token and
-/// the address: the server prints every reset link from it (mail, the "not you?" notice, the web form's
-/// "Open in the app" button) and serves the web form at its path, for a phone without the app.
+/// the address: the server prints every reset link from it (mail, the "not you?" notice, the web form's Smart
+/// App Banner) and serves the web form at its path, for a phone without the app.
 ///
 /// A configuration is refused when the route could leak the token or would not open the app: it must be a
 /// route of the manifest, take universal links only, have a fixed path the association file claims, and carry

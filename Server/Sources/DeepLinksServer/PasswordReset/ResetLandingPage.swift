@@ -1,15 +1,17 @@
 import Foundation
 import Hummingbird
 
-/// `GET` the reset route's path (`/reset-password` for the demo app): the universal link's web side, for a phone without the app, a desktop, or a
-/// mail scanner. GET and HEAD change nothing (P1): the token is consumed only by the confirm POST the
-/// form sends when a person submits a password, and nothing submits on load.
+/// `GET` the reset route's path (`/reset-password` for the demo app): the universal link's web side, for a phone
+/// without the app, a desktop, or a mail scanner. GET and HEAD change nothing (P1): the token is consumed only by
+/// the confirm a person submits, and nothing submits on load. Without a token the page offers a new link.
 ///
-/// The script reads the token from the fragment (or the query), under the parameter names of the configured
-/// route (``PasswordResetRoute``, given to it as the form's `data-` attributes), removes it from the address bar, checks
-/// it (``PasswordResetService/verify(token:email:client:)``) so an expired link says so before a
-/// password is typed (P4), and posts the form as JSON. Headers keep the page out of caches, indexes and
-/// Referer headers, and allow no script, style or request but the server's own (P2).
+/// The script attaches its handlers first, then reads the token from the fragment (or the query), under the
+/// parameter names of the configured route (``PasswordResetRoute``, given to it as the form's `data-`
+/// attributes), now and on every later `hashchange`; removes it from the address bar; checks it
+/// (``PasswordResetService/verify(token:email:client:)``) so an expired link says so before a password is typed
+/// (P4); and posts the forms as JSON. Without the script the forms post to this path (``PasswordResetRoutes``),
+/// which answers with the page. Headers keep the page out of caches, indexes and Referer headers, and allow no
+/// script, style or request but the server's own (P2).
 struct ResetLandingPage: Sendable {
     let app: AppConfiguration
     let links: ResetLinks
