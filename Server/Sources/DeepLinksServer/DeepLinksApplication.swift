@@ -127,7 +127,11 @@ public enum DeepLinksApplication {
             fallback: fallback,
             deferred: DeferredLinks(database: database, keys: keys, clock: clock),
             proxies: settings.trustedProxies,
-            clock: clock
+            clock: clock,
+            unknownCodes: RateLimiter(
+                capacity: settings.smartLinks.unknownCodeBurst,
+                perMinute: settings.smartLinks.unknownCodesPerMinute
+            )
         ).register(on: router)
 
         let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)

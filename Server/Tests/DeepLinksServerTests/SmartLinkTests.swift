@@ -149,6 +149,38 @@ import FoundationNetworking
         }
     }
 
+    /// Made-up codes cannot keep the database busy: past its share, a client network gets 429 for codes the cache
+    /// does not know; a link it opened before, and other clients, are served.
+    @Test func aClientFloodingMadeUpCodesIsSlowedDown() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({
+                Self.configure(&$0)
+                $0.smartLinks.unknownCodeBurst = 3
+                $0.smartLinks.unknownCodesPerMinute = 1
+                $0.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"])
+            }) { api in
+                #expect(try await api.post("/v1/links", Self.summer, headers: Self.admin).status == .created)
+                let flooder: HTTPFields = [.init("X-Forwarded-For")!: "198.51.100.7", .userAgent: Self.desktop]
+                #expect(try await api.get("/summer", headers: flooder).status == .found)
+                for code in ["nope1", "nope2", "nope3"] {
+                    #expect(try await api.get("/\(code)", headers: flooder).status == .notFound)
+                }
+                let refused = try await api.get("/nope4", headers: flooder)
+                #expect(refused.status == .tooManyRequests)
+                #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 0)
+                #expect(
+                    try await api.get("/summer", headers: flooder).status == .found,
+                    "a link in the cache still opens"
+                )
+                let other: HTTPFields = [.init("X-Forwarded-For")!: "203.0.113.9", .userAgent: Self.desktop]
+                #expect(
+                    try await api.get("/nope4", headers: other).status == .notFound,
+                    "another client is not slowed down"
+                )
+            }
+        }
+    }
+
     /// Android without an Android destination: the link's web page before the Play listing; an in-app browser
     /// (which hands no intent:// URL to an app) gets the landing page, with Google Play.
     @Test func androidGetsTheWebFallbackAndInAppBrowsersTheLandingPage() async throws {

@@ -11,9 +11,12 @@ struct LinkStore: Sendable {
     let cache = LinkCache()
 
     /// The link of `code` as a redirect needs it: from memory when read in the last few seconds.
-    func resolve(_ code: String) async throws -> SmartLink? {
+    /// - Parameter beforeLookup: runs when the cache does not know the code, before the database is asked; it
+    ///   may refuse (throw) a client that made up too many codes.
+    func resolve(_ code: String, beforeLookup: () throws -> Void = {}) async throws -> SmartLink? {
         let now = clock.milliseconds()
         if let hit = cache.lookup(code, now: now) { return hit }
+        try beforeLookup()
         let link = try await find(code)
         cache.store(code, link, now: now)
         return link

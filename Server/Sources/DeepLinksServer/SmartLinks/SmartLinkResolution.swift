@@ -9,7 +9,32 @@ extension SmartLinkRoutes {
 
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
-        guard SmartLinkValidator.isCode(code), let link = try await store.resolve(code) else {
+        // The client's network, read only when the cache does not know the code (hits stay cheap).
+        func client() -> String {
+            ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
+        }
+        let found: SmartLink?
+        do {
+            found =
+                SmartLinkValidator.isCode(code)
+                ? try await store.resolve(code) {
+                    if let wait = unknownCodes.wait(client(), now: clock.milliseconds()) {
+                        throw TooManyUnknownCodes(wait: wait)
+                    }
+                } : nil
+        } catch let refused as TooManyUnknownCodes {
+            var response = SmartLinkPages.html(
+                .tooManyRequests,
+                SmartLinkPages.page(
+                    title: "Too many requests",
+                    body: "<h1>Too many links that do not exist</h1><p>Wait a minute, then try again.</p>"
+                )
+            )
+            response.headers[.retryAfter] = String(refused.wait)
+            return response
+        }
+        guard let link = found else {
+            _ = unknownCodes.take(client(), now: clock.milliseconds())
             return fallback.response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
         }
         var platform = ClientPlatform(
@@ -84,6 +109,10 @@ extension SmartLinkRoutes {
         guard query.contains("_platform=") else { return query }
         let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
         return kept.isEmpty ? nil : kept.joined(separator: "&")
+    }
+
+    private struct TooManyUnknownCodes: Error {
+        let wait: Int
     }
 
     /// What `link` does for the request's client, with the in-app browser it was opened in, if any (stored

@@ -17,6 +17,8 @@ struct SmartLinkRoutes: Sendable {
     let clock: WallClock
     /// Per client address, for the two public deferred-link calls.
     let deferredLimiter = RateLimiter(capacity: 20, perMinute: 30)
+    /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
+    let unknownCodes: RateLimiter
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/links") { request, context -> Response in

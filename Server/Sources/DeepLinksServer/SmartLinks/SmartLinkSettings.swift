@@ -11,6 +11,10 @@ public struct SmartLinkSettings: Sendable, Equatable {
     /// Hosts a destination may point at, besides the app's domains, the link and landing domains, the App
     /// Store and Google Play.
     public var allowedHosts: [String] = []
+    /// Codes that are no link, per client network: this many at once, then this many a minute. Past them the
+    /// client gets 429 for codes the cache does not know, so made-up codes cannot keep the database busy.
+    public var unknownCodeBurst = 100
+    public var unknownCodesPerMinute = 60
     /// SHA-256 of the admin API key. Without it, the links API answers 503.
     public var adminKeyDigest: [UInt8]?
 

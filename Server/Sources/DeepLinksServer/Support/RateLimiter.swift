@@ -12,6 +12,15 @@ final class RateLimiter: Sendable {
         self.perMinute = Double(perMinute)
     }
 
+    /// The seconds `key` must wait before its next token, or nil when it has one; takes nothing.
+    func wait(_ key: String, now: Int64) -> Int? {
+        state.withLock { buckets in
+            guard let bucket = buckets[key] else { return nil }
+            let tokens = min(capacity, bucket.tokens + Double(now - bucket.at) / 60_000 * perMinute)
+            return tokens >= 1 ? nil : Int(((1 - tokens) / perMinute * 60).rounded(.up))
+        }
+    }
+
     /// Takes a token for `key`; returns nil when allowed, or the seconds to wait.
     func take(_ key: String, now: Int64) -> Int? {
         state.withLock { buckets in
