@@ -112,11 +112,6 @@ extension App {
 
 extension Never: Scene {}
 
-struct _ModifiedScene<Content>: Scene {
-    nonisolated init(_ content: Content) {}
-    var body: Never { fatalError() }
-}
-
 @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
 @resultBuilder public struct SceneBuilder {
     public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
@@ -126,18 +121,6 @@ struct _ModifiedScene<Content>: Scene {
 public struct WindowGroup<Content: View>: Scene {
     nonisolated public init(@ViewBuilder makeContent: @escaping () -> Content) {}
     public var body: Never { fatalError() }
-}
-
-extension Scene {
-    @available(iOS 14.0, macOS 11.0, visionOS 1.0, *)
-    @available(tvOS, unavailable)
-    @available(watchOS, unavailable)
-    #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
-    #endif
-    nonisolated public func handlesExternalEvents(matching conditions: Set<String>) -> some Scene {
-        _ModifiedScene(self)
-    }
 }
 
 // MARK: State and environment
@@ -279,16 +262,6 @@ extension View {
         _Modified(self)
     }
 
-    @available(iOS 14.0, macOS 11.0, visionOS 1.0, *)
-    @available(tvOS, unavailable)
-    @available(watchOS, unavailable)
-    #if TVOS16
-    @available(*, unavailable, message: "not on tvOS")
-    #endif
-    nonisolated public func handlesExternalEvents(preferring: Set<String>, allowing: Set<String>) -> some View {
-        _Modified(self)
-    }
-
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
     nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { _Modified(self) }
 
@@ -313,19 +286,12 @@ extension View {
 // MARK: Navigation
 
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
-public struct NavigationPath: Equatable {
-    public init() {}
-    public var count: Int { 0 }
-    public var isEmpty: Bool { true }
-    public mutating func append<V>(_ value: V) where V: Hashable {}
-    public mutating func removeLast(_ k: Int = 1) {}
-}
+/// The type of a path-less stack's data (`NavigationStack(root:)`); its members are unused here.
+public struct NavigationPath: Equatable {}
 
 @available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
 @MainActor @preconcurrency public struct NavigationStack<Data, Root>: View where Root: View {
     @MainActor @preconcurrency public init(@ViewBuilder root: () -> Root) where Data == NavigationPath {}
-    @MainActor @preconcurrency public init(path: Binding<NavigationPath>, @ViewBuilder root: () -> Root)
-    where Data == NavigationPath {}
     @MainActor @preconcurrency public init(path: Binding<Data>, @ViewBuilder root: () -> Root)
     where
         Data: MutableCollection, Data: RandomAccessCollection, Data: RangeReplaceableCollection, Data.Element: Hashable
@@ -418,14 +384,12 @@ extension Int: _FormatSpecifiable {}
     ) {}
     @_disfavoredOverload
     nonisolated public init<S>(_ content: S) where S: StringProtocol {}
-    nonisolated public init(verbatim content: String) {}
     public var body: Never { fatalError() }
     nonisolated public static func == (a: Text, b: Text) -> Bool { true }
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 @frozen public struct Image: Equatable, Sendable, View {
-    public init(systemName: String) {}
     public var body: Never { fatalError() }
 }
 
@@ -439,7 +403,6 @@ public struct Label<Title, Icon>: View where Title: View, Icon: View {
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 public struct ButtonRole: Equatable, Sendable {
     public static let destructive = ButtonRole()
-    public static let cancel = ButtonRole()
 }
 
 @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)

@@ -177,24 +177,13 @@ extension UISceneDelegate {
     public func sceneDidDisconnect(_ scene: UIScene) {}
 }
 
-@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-@MainActor public protocol UIWindowSceneDelegate: UISceneDelegate {
-    var window: UIWindow? { get set }
-}
-
-@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
-@MainActor open class UIWindowScene: UIScene {}
-
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor open class UIView: UIResponder {}
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor open class UIWindow: UIView {
-    @available(iOS 13.0, *)
-    public init(windowScene: UIWindowScene) {}
     @available(iOS 4.0, *)
     open var rootViewController: UIViewController?
-    open func makeKeyAndVisible() {}
 }
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
@@ -221,7 +210,6 @@ extension UISceneDelegate {
     @available(iOS 3.0, *)
     open func setViewControllers(_ viewControllers: [UIViewController], animated: Bool) {}
     open func pushViewController(_ viewController: UIViewController, animated: Bool) {}
-    @discardableResult open func popViewController(animated: Bool) -> UIViewController? { nil }
     @discardableResult open func popToRootViewController(animated: Bool) -> [UIViewController]? { nil }
     @discardableResult open func popToViewController(_ viewController: UIViewController, animated: Bool)
         -> [UIViewController]?
@@ -233,7 +221,6 @@ extension UISceneDelegate {
     open var viewControllers: [UIViewController]?
     open func setViewControllers(_ viewControllers: [UIViewController]?, animated: Bool) {}
     unowned(unsafe) open var selectedViewController: UIViewController?
-    open var selectedIndex: Int = 0
 }
 
 @available(iOS 10.0, tvOS 10.0, visionOS 1.0, *)
