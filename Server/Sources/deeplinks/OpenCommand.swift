@@ -84,6 +84,7 @@ struct LinkReport {
     var rejection: LinkRejection?
     var decision: AASADecision?
     let shown: String
+    let isWeb: Bool
 
     init(url: LinkURL, original: String, settings: ServerSettings) throws {
         let apps = settings.app.apps
@@ -91,10 +92,7 @@ struct LinkReport {
             url.isWebURL
             ? apps.first { $0.domains.contains(url.host ?? "") } : apps.first { $0.customScheme == url.scheme }
         var shown = original
-        if let app, var manifest = app.routes {
-            manifest.schemes = [app.customScheme]
-            manifest.hosts = app.domains
-            let table = try RouteTable(manifest: manifest)
+        if let table = try app?.routeTable() {
             shown = table.redact(original)
             switch table.match(url) {
             case .success(let match): route = match
@@ -102,6 +100,7 @@ struct LinkReport {
             }
         }
         self.shown = shown
+        isWeb = url.isWebURL
         if url.isWebURL, let app {
             let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
             decision = files.matcher.decide(appID: app.appID, url: url.string)
@@ -112,7 +111,7 @@ struct LinkReport {
     var handled: Bool { route != nil && (decision.map { $0.verdict == .match } ?? true) }
 
     var reason: String? {
-        guard let app else { return "no configured app has this \(shownIsWeb ? "domain" : "scheme")" }
+        guard let app else { return "no configured app has this \(isWeb ? "domain" : "scheme")" }
         if app.routes == nil { return "the configuration names no route manifest for \(app.bundleID)" }
         if let rejection { return "no route: \(rejection)" }
         if let decision, decision.verdict != .match {
@@ -120,8 +119,6 @@ struct LinkReport {
         }
         return nil
     }
-
-    private var shownIsWeb: Bool { shown.lowercased().hasPrefix("http") }
 
     var lines: [String] {
         var lines = ["url: \(shown)"]

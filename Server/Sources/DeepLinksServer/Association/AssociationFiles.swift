@@ -12,12 +12,15 @@ public struct AssociationFiles: Sendable {
         public let etag: String
         /// When the file was generated (the server's start), as an HTTP date for `Last-Modified`.
         public let lastModified: Date
+        /// ``lastModified`` as the header says it, printed once.
+        let lastModifiedHeader: String
 
         init(_ text: String) {
             body = Data(text.utf8)
             etag = "\"" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
             // Whole seconds: HTTP dates have no fraction, and If-Modified-Since compares against this.
             lastModified = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            lastModifiedHeader = HTTPDate.format(lastModified)
         }
 
         /// An apple-app-site-association file and its matcher, from one validated document (never re-parsed).

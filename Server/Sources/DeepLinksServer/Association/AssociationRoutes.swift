@@ -48,7 +48,7 @@ struct AssociationRoutes: Sendable {
                 var headers: HTTPFields = [
                     .contentType: "application/json",
                     .eTag: file.etag,
-                    .lastModified: HTTPDate.format(file.lastModified),
+                    .lastModified: file.lastModifiedHeader,
                     .cacheControl: "public, max-age=3600",
                 ]
                 if Self.isNotModified(request.headers, file) {

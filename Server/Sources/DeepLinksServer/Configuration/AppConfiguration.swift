@@ -66,6 +66,15 @@ public struct AppConfiguration: Sendable, Equatable {
         }
     }
 
+    /// The app's route manifest as a table over the app's own scheme and domains (the manifest's may be the
+    /// demo's or none): what the server prints links with and matches paths against. Nil without a manifest.
+    public func routeTable() throws(RouteTableError) -> RouteTable<ManifestDestination>? {
+        guard var manifest = routes else { return nil }
+        manifest.schemes = [customScheme]
+        manifest.hosts = domains
+        return try RouteTable(manifest: manifest)
+    }
+
     /// `TEAMID.bundle.id`, as in an apple-app-site-association file.
     public var appID: String { "\(teamID).\(bundleID)" }
 

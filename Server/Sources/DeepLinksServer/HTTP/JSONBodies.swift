@@ -8,26 +8,23 @@ enum JSONResponse {
     static func make(_ status: HTTPResponse.Status, _ object: [String: JSONValue], headers: HTTPFields = [:])
         -> Response
     {
-        var headers = headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(
-            status: status,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: JSONValue.object(object).compactJSON))
-        )
+        response(status, ByteBuffer(string: JSONValue.object(object).compactJSON), headers: headers)
     }
 
     /// A Codable document (a stored link), encoded once, in the same form: compact, keys sorted, `/` unescaped.
     static func make(_ status: HTTPResponse.Status, _ document: some Encodable) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        return Response(
-            status: status,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(document)))
-        )
+        return response(status, ByteBuffer(data: try encoder.encode(document)))
+    }
+
+    private static func response(_ status: HTTPResponse.Status, _ body: ByteBuffer, headers: HTTPFields = [:])
+        -> Response
+    {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }
 

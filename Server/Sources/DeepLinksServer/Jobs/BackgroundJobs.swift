@@ -70,11 +70,6 @@ public final class BackgroundJobs: Service, Sendable {
         self.logger = logger
     }
 
-    /// Runs every job once, in order.
-    public func runOnce() async {
-        for job in jobs { await run(job) }
-    }
-
     private func run(_ job: Job) async {
         do {
             try await job.run()

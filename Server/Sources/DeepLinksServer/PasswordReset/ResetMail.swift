@@ -12,12 +12,10 @@ struct ResetLinks: Sendable {
     let scheme: String
 
     init(app: AppConfiguration, reset: PasswordResetRoute) throws {
-        guard var manifest = app.routes else {
+        guard let table = try app.routeTable() else {
             throw ConfigurationError(setting: "passwordReset", reason: "the app names no route manifest")
         }
-        manifest.schemes = [app.customScheme]
-        manifest.hosts = app.domains
-        table = try RouteTable(manifest: manifest)
+        self.table = table
         self.reset = reset
         host = app.domains[0]
         scheme = app.customScheme

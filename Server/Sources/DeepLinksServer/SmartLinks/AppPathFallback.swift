@@ -15,16 +15,16 @@ struct AppPathFallback: Sendable {
 
     init(policy: LinkPolicy) throws {
         self.policy = policy
-        tables = try policy.apps.compactMap { app in
-            guard var manifest = app.routes else { return nil }
-            manifest.schemes = [app.customScheme]
-            manifest.hosts = app.domains
-            return (app, try RouteTable(manifest: manifest))
-        }
+        tables = try policy.apps.compactMap { app in try app.routeTable().map { (app, $0) } }
+    }
+
+    /// The answer for a path no route took: the app's fallback when an app claims it, else the 404 page.
+    func notFound(_ request: Request) -> Response {
+        response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
     }
 
     /// The answer for a GET or HEAD of a path no other route took; nil when no app claims it.
-    func response(for request: Request) -> Response? {
+    private func response(for request: Request) -> Response? {
         guard request.method == .get || request.method == .head else { return nil }
         // The request's host when it is an app's domain; else (loopback, a proxy's name) the primary app's.
         let host =
@@ -61,7 +61,7 @@ struct NotFoundMiddleware: RouterMiddleware {
             if request.uri.path.hasPrefix("/v1/") {
                 return JSONResponse.make(.notFound, ["error": .string("not_found")])
             }
-            return fallback.response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+            return fallback.notFound(request)
         }
     }
 }

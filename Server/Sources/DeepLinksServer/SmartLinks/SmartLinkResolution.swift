@@ -35,7 +35,7 @@ extension SmartLinkRoutes {
         }
         guard let link = found else {
             _ = unknownCodes.take(client(), now: clock.milliseconds())
-            return fallback.response(for: request) ?? SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+            return fallback.notFound(request)
         }
         var platform = ClientPlatform(
             userAgent: request.headers[.userAgent],
