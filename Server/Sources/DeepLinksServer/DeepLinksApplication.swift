@@ -47,6 +47,16 @@ public enum DeepLinksApplication {
         )
         let trigger = BackgroundJobs.Trigger()
         let hashing = HashingGate(limit: 16)
+        let backend = try app.externalAccounts.map { accounts in
+            guard let secrets = settings.hookSecrets else {
+                throw ConfigurationError(
+                    setting: "DEEPLINKS_HOOK_SECRETS",
+                    reason:
+                        "external accounts need the secrets their hooks are signed under (VERSION:BASE64, 32 bytes or more)"
+                )
+            }
+            return AccountsBackend(accounts: accounts, secrets: secrets)
+        }
         // The reset journey runs when the configuration names the route of the app's reset screen.
         let resets = try app.passwordReset.map { reset in
             PasswordResetService(
@@ -60,7 +70,8 @@ public enum DeepLinksApplication {
                 wake: trigger.wake,
                 logger: logger,
                 metrics: metrics,
-                hashing: hashing
+                hashing: hashing,
+                backend: backend
             )
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
@@ -105,9 +116,13 @@ public enum DeepLinksApplication {
             proxies: settings.trustedProxies
         ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
-        AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
-            on: router
-        )
+        if backend == nil {
+            AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
+                on: router
+            )
+        } else {
+            AccountRoutes.registerExternal(on: router)
+        }
         ResetLandingPage.registerAssets(on: router)
         if let resets {
             let page = ResetLandingPage(
@@ -117,7 +132,12 @@ public enum DeepLinksApplication {
                 lifetimeMinutes: resetSettings.tokenLifetimeSeconds / 60
             )
             page.register(on: router)
-            PasswordResetRoutes(service: resets, proxies: settings.trustedProxies, page: page).register(on: router)
+            PasswordResetRoutes(
+                service: resets,
+                proxies: settings.trustedProxies,
+                page: page,
+                admin: settings.smartLinks
+            ).register(on: router)
         }
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             signing (make one with `openssl rand -base64 32`). Add a key with a higher version to rotate; \
             keep the old one until its links have expired. Without it, a development key is created and \
             kept in the database. The links API is enabled by DEEPLINKS_ADMIN_KEY (24 characters or more; \
-            only its SHA-256 is kept), sent as `Authorization: Bearer KEY`.
+            only its SHA-256 is kept), sent as `Authorization: Bearer KEY`. With external accounts (the \
+            configuration's `accounts`), the hooks are signed under DEEPLINKS_HOOK_SECRETS, in the same \
+            format: every listed secret signs, so the backend can rotate.
             """
     )
 

@@ -149,6 +149,9 @@ struct ServerOptions: ParsableArguments {
         if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
             settings.secretKeys = try SecretKeys(parsing: keys)
         }
+        if let secrets = environment["DEEPLINKS_HOOK_SECRETS"] {
+            settings.hookSecrets = try SecretKeys(parsing: secrets, setting: "DEEPLINKS_HOOK_SECRETS")
+        }
         settings.trustedProxies = try TrustedProxies(
             Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"])
         )

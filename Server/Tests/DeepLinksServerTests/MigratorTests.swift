@@ -32,8 +32,26 @@ import Testing
             try await sql.raw(
                 "INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at) VALUES ('old', 'x', 1, 1)"
             ).run()
+            try await sql.raw(
+                "INSERT INTO accounts (email, email_display, password_hash, created_at) VALUES ('a@example.com', 'a@example.com', 'h', 1)"
+            ).run()
+            try await sql.raw(
+                "INSERT INTO reset_requests (address, address_key, received_at) VALUES ('a@example.com', 'k', 1)"
+            ).run()
         }
-        #expect(try await Migrator(database: database, logger: logger).migrate() == [5])
+        #expect(try await Migrator(database: database, logger: logger).migrate() == [5, 6])
+        // Version 6 on rows that were there: a built-in account has no subject; a waiting request has had no
+        // lookup and is due.
+        let (subject, attempts) = try await database.withConnection { sql in
+            (
+                try await sql.raw("SELECT subject FROM accounts").first()?.decode(column: "subject", as: String?.self),
+                try await sql.raw("SELECT lookup_attempts + next_lookup_at AS n FROM reset_requests").first()?.decode(
+                    column: "n",
+                    as: Int.self
+                )
+            )
+        }
+        #expect(subject == .some(nil) && attempts == 0)
         let clicks = try await database.withConnection { sql in
             try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(
                 column: "clicks",

@@ -82,8 +82,20 @@ struct ResetWorld: Sendable {
     let mail: MailCatcher
     let logs = LogCapture()
     let keys: SecretKeys
+    /// The app team's backend when the accounts are external: sign-up, sign-in and sessions are its own, and
+    /// the server reaches it through its hooks.
+    let backend: TeamBackend?
 
-    static func open(_ kind: TestDatabase, mailDelay: Duration = .zero) async throws -> ResetWorld {
+    /// The admin key of external-account worlds (the backend's endpoints need it).
+    static let adminKey = "test-admin-key-0123456789abcdef"
+
+    /// `DEEPLINKS_TEST_ACCOUNTS=external` runs the reset tests against external accounts (`make test` runs
+    /// them both ways).
+    static let externalByDefault = ProcessInfo.processInfo.environment["DEEPLINKS_TEST_ACCOUNTS"] == "external"
+
+    static func open(_ kind: TestDatabase, mailDelay: Duration = .zero, external: Bool = externalByDefault)
+        async throws -> ResetWorld
+    {
         let (database, cleanup) = try await kind.open()
         try await Migrator(database: database, logger: Logger(label: "test")).migrate()
         return ResetWorld(
@@ -91,7 +103,8 @@ struct ResetWorld: Sendable {
             database: database,
             cleanup: cleanup,
             mail: MailCatcher(delay: mailDelay),
-            keys: .random()
+            keys: .random(),
+            backend: external ? TeamBackend() : nil
         )
     }
 
@@ -126,24 +139,38 @@ struct ResetWorld: Sendable {
         configuredMail: Bool = false,
         body: @Sendable (ResetClient) async throws -> T
     ) async throws -> T {
-        let app = try DeepLinksApplication.make(
-            settings: settings(configure),
-            database: database,
-            clock: clock.wallClock,
-            mailTransport: configuredMail ? nil : mail,
-            logger: logs.logger
-        )
-        return try await app.test(.live) { client in
-            try await body(ResetClient(client: client, world: self))
+        let configured = settings(configure)
+        @Sendable func run(_ address: String?) async throws -> T {
+            var settings = configured
+            if let address, let backend {
+                settings.app.externalAccounts = ExternalAccounts(backend: address, timeoutSeconds: 2)
+                settings.hookSecrets = backend.secretKeys
+                if settings.smartLinks.adminKeyDigest == nil { try settings.smartLinks.setAdminKey(Self.adminKey) }
+            }
+            let app = try DeepLinksApplication.make(
+                settings: settings,
+                database: database,
+                clock: clock.wallClock,
+                mailTransport: configuredMail ? nil : mail,
+                logger: logs.logger
+            )
+            return try await app.test(.live) { client in
+                try await body(ResetClient(client: client, world: self))
+            }
         }
+        guard let backend else { return try await run(nil) }
+        return try await backend.serve { address in try await run(address) }
     }
 
     /// Runs `body` in a fresh world on `kind`, then removes its database.
-    static func with(_ kind: TestDatabase, mailDelay: Duration = .zero, _ body: (ResetWorld) async throws -> Void)
-        async throws
-    {
+    static func with(
+        _ kind: TestDatabase,
+        mailDelay: Duration = .zero,
+        external: Bool = externalByDefault,
+        _ body: (ResetWorld) async throws -> Void
+    ) async throws {
         guard kind.isAvailable else { return }
-        let world = try await open(kind, mailDelay: mailDelay)
+        let world = try await open(kind, mailDelay: mailDelay, external: external)
         do {
             try await body(world)
         } catch {
@@ -151,6 +178,16 @@ struct ResetWorld: Sendable {
             throw error
         }
         await world.cleanup()
+    }
+
+    /// Takes `email`'s account out of service: disabled here, or gone from the team's backend (whose lookup
+    /// then answers 404).
+    func disable(_ email: String) async throws {
+        if let backend {
+            backend.state.withLock { $0.users = $0.users.filter { $0.value.email != email } }
+        } else {
+            _ = try await sql("UPDATE accounts SET disabled = \(bind: true) WHERE email = \(bind: email)")
+        }
     }
 
     func sql(_ query: SQLQueryString) async throws -> [any SQLRow] {
@@ -180,20 +217,48 @@ struct ResetClient: Sendable {
     }
 
     func signUp(_ email: String, _ password: String) async throws {
+        if let backend = world.backend {
+            backend.addUser(email: email, password: password)
+            return
+        }
         let response = try await post("/v1/accounts", Self.json(["email": email, "password": password]))
         #expect(response.status == .created, "sign-up of \(email): \(String(buffer: response.body))")
     }
 
     /// A session token, or nil when the credentials are refused.
     func signIn(_ email: String, _ password: String) async throws -> String? {
+        if let backend = world.backend { return backend.signIn(email: email, password: password) }
         let response = try await post("/v1/sessions", Self.json(["email": email, "password": password]))
         guard response.status == .created else { return nil }
         return (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])?["token"]
             as? String
     }
 
+    /// A password change by the signed-in user: `/v1/me/password` here, or the team's backend, which then
+    /// ends the user's reset links (`/v1/reset-links/revoke`).
+    func changePassword(session: String, current: String, new: String) async throws -> HTTPResponse.Status {
+        guard let backend = world.backend else {
+            return try await post(
+                "/v1/me/password",
+                Self.json(["currentPassword": current, "newPassword": new]),
+                headers: [.contentType: "application/json", .authorization: "Bearer \(session)"]
+            ).status
+        }
+        let subject = backend.state.withLock { state in
+            state.users.first { $0.value.sessions.contains(session) && $0.value.password == current }?.key
+        }
+        guard let subject else { return .unauthorized }
+        backend.state.withLock { $0.users[subject]?.password = new }
+        return try await post(
+            "/v1/reset-links/revoke",
+            Self.json(["subject": subject]),
+            headers: [.contentType: "application/json", .authorization: "Bearer \(ResetWorld.adminKey)"]
+        ).status
+    }
+
     func me(_ session: String) async throws -> HTTPResponse.Status {
-        try await get("/v1/me", headers: [.authorization: "Bearer \(session)"]).status
+        if let backend = world.backend { return backend.isSignedIn(session) ? .ok : .unauthorized }
+        return try await get("/v1/me", headers: [.authorization: "Bearer \(session)"]).status
     }
 
     @discardableResult

@@ -24,9 +24,7 @@ import Testing
             try await world.serve { api in
                 try await api.signUp(Self.email, Self.password)
                 try await api.signUp("disabled@example.com", Self.password)
-                _ = try await world.sql(
-                    "UPDATE accounts SET disabled = \(bind: true) WHERE email = 'disabled@example.com'"
-                )
+                try await world.disable("disabled@example.com")
                 // Unverified and SSO-only accounts do not exist in this server: every account has a password.
                 let answers = try await [Self.email, "nobody@example.com", "disabled@example.com", "ADA@EXAMPLE.COM"]
                     .asyncMap {
@@ -133,8 +131,9 @@ import Testing
         }
     }
 
+    /// The budget is for the server's own sign-ups: external accounts are the backend's, never new here.
     @Test func R5_theGlobalMailBudgetHolds() async throws {
-        try await ResetWorld.with(.sqlite) { world in
+        try await ResetWorld.with(.sqlite, external: false) { world in
             try await world.serve({ $0.passwordReset.mailBudgetPerHour = 2 }) { api in
                 for index in 0..<4 { try await api.signUp("person\(index)@example.com", Self.password) }
                 var answers = Set<String>()
@@ -272,7 +271,8 @@ extension Array {
 @Suite struct SignUpSamenessTests {
     @Test(arguments: TestDatabase.allCases)
     func aTakenAddressGetsTheSameAnswerAndItsOwnerAMail(_ kind: TestDatabase) async throws {
-        try await ResetWorld.with(kind) { world in
+        // The server's own sign-up: external accounts have none.
+        try await ResetWorld.with(kind, external: false) { world in
             try await world.serve { api in
                 let password = ResetTokenTests.password
                 let new = try await api.post(

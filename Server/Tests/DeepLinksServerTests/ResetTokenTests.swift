@@ -78,12 +78,12 @@ import Testing
                 // A password change by another path (signed in, with the current password).
                 var token = try await api.resetToken(for: Self.email)
                 let session = try #require(try await api.signIn(Self.email, Self.password))
-                let change = try await api.post(
-                    "/v1/me/password",
-                    ResetClient.json(["currentPassword": Self.password, "newPassword": Self.newPassword]),
-                    headers: [.contentType: "application/json", .authorization: "Bearer \(session)"]
+                let change = try await api.changePassword(
+                    session: session,
+                    current: Self.password,
+                    new: Self.newPassword
                 )
-                #expect(change.status == .noContent)
+                #expect(change == .noContent)
                 #expect(try await api.verify(token).status == .badRequest)
                 #expect(try await api.confirm(token, "another fresh passphrase here").status == .badRequest)
 

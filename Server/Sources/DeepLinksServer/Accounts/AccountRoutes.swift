@@ -92,6 +92,27 @@ struct AccountRoutes: Sendable {
         }
     }
 
+    /// The same paths with external accounts: each answers 404 `accounts_are_external`, saying where accounts
+    /// live, rather than a bare "not found".
+    static func registerExternal(on router: Router<AppRequestContext>) {
+        let answer: @Sendable (Request, AppRequestContext) async throws -> Response = { _, _ in
+            throw APIError(
+                status: .notFound,
+                code: "accounts_are_external",
+                fields: [
+                    "reason": .string(
+                        "accounts live in the app's own backend: sign up, sign in and sessions are its endpoints"
+                    )
+                ]
+            )
+        }
+        router.post("/v1/accounts", use: answer)
+        router.post("/v1/sessions", use: answer)
+        router.get("/v1/me", use: answer)
+        router.post("/v1/me/password", use: answer)
+        router.delete("/v1/sessions/current", use: answer)
+    }
+
     static func bearer(_ request: Request) -> String? {
         guard let value = request.headers[.authorization], value.count > 7, value.prefix(7).lowercased() == "bearer "
         else { return nil }

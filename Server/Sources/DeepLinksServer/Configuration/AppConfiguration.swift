@@ -37,6 +37,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The route that opens the reset screen, and the parameters that carry its secrets: every reset link
     /// the server prints comes from it. Nil turns the reset journey off (only the primary app has one).
     public var passwordReset: PasswordResetRoute?
+    /// The team's backend, when the accounts live there (the file's `accounts` in `external` mode); nil for
+    /// the server's own accounts.
+    public var externalAccounts: ExternalAccounts?
     /// The configuration's other apps (its `apps` after the first). Each has its own routes, association
     /// entries and store listings; a smart link names the one it opens.
     public var additionalApps: [AppConfiguration] = []
@@ -138,6 +141,7 @@ public struct AppConfiguration: Sendable, Equatable {
                 "links.landingDomain: '\(landing)' is the link domain; universal links do not fire on a same-domain tap"
             )
         }
+        let external = Self.externalAccounts(file.accounts, problems: &problems)
         for entry in entries.dropFirst() where entry.app.passwordReset != nil {
             problems.append("\(entry.key).passwordReset: only the first app has the reset journey")
         }
@@ -146,9 +150,36 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         self = primary
         self.links = links
+        self.externalAccounts = external
         self.additionalApps = Array(apps.dropFirst())
         problems = resetRouteProblems()
         guard problems.isEmpty else { throw ConfigurationError(setting: source, problems: problems) }
+    }
+
+    /// The file's `accounts` section: nil for the built-in accounts.
+    static func externalAccounts(_ section: AppConfigurationFile.Accounts?, problems: inout [String])
+        -> ExternalAccounts?
+    {
+        guard let section else { return nil }
+        switch section.mode {
+        case nil, "builtin":
+            if section.backend != nil { problems.append("accounts.backend: only external accounts have a backend") }
+            return nil
+        case "external":
+            guard let backend = section.backend else {
+                problems.append("accounts.backend: is required for external accounts (https://api.example.com)")
+                return nil
+            }
+            if let reason = ExternalAccounts.backendProblem(backend) {
+                problems.append("accounts.backend: '\(backend)' \(reason)")
+            }
+            let timeout = section.timeoutSeconds ?? 5
+            if !(1...60).contains(timeout) { problems.append("accounts.timeoutSeconds: use 1 to 60 seconds") }
+            return ExternalAccounts(backend: backend, timeoutSeconds: timeout)
+        case let mode?:
+            problems.append("accounts.mode: '\(mode)' is neither 'builtin' nor 'external'")
+            return nil
+        }
     }
 
     /// The file's apps with the key each is reported under: `app`, or `apps[i]`.

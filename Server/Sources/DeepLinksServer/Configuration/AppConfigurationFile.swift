@@ -48,9 +48,19 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var allowedDestinationHosts: [String]?
     }
 
+    /// Where the accounts live: `{"mode": "builtin"}` (the default: the server's own accounts) or
+    /// `{"mode": "external", "backend": "https://api.example.com", "timeoutSeconds": 5}` (the team's backend
+    /// answers the lookup and password hooks; the server's sign-up, sign-in and session endpoints are off).
+    public struct Accounts: Codable, Sendable, Equatable {
+        public var mode: String?
+        public var backend: String?
+        public var timeoutSeconds: Int?
+    }
+
     /// One app; or ``apps`` for several (an iPhone app and an App Clip, two brands on one domain ...).
     public var app: App?
     /// Several apps: the first is the primary one (reset links, short links without an `app`).
     public var apps: [App]?
     public var links: Links?
+    public var accounts: Accounts?
 }

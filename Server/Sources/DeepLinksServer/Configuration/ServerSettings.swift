@@ -13,6 +13,9 @@ public struct ServerSettings: Sendable {
     /// The keys reset and session tokens are hashed under. `serve` loads or creates a development key
     /// when none is configured; ``DeepLinksApplication/make`` makes a random one (tokens then die with it).
     public var secretKeys: SecretKeys?
+    /// The secrets the hooks of external accounts are signed under (`DEEPLINKS_HOOK_SECRETS`, the format of
+    /// the secret keys): required when ``AppConfiguration/externalAccounts`` is set.
+    public var hookSecrets: SecretKeys?
     public var passwordReset = PasswordResetSettings()
     public var smartLinks = SmartLinkSettings()
     /// Peers whose `X-Forwarded-For` is believed (a load balancer's address, say).

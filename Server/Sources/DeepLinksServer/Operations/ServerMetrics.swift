@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
     /// Reset mails not sent because the hourly budget of mail to new accounts was spent.
     let resetBudgetExhausted: Counter
     let clicksFlushed: Counter
+    /// Calls to the backend's hooks (external accounts) that gave no usable answer.
+    let hookFailures: Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -51,6 +53,11 @@ public final class ServerMetrics: Sendable {
             "password_reset"
         )
         clicksFlushed = counter("flushed", "Clicks written to the database", "clicks")
+        hookFailures = counter(
+            "hook_failures",
+            "Calls to the backend's lookup and password hooks that failed or timed out",
+            "accounts"
+        )
         self.databaseUp = registry.makeGauge(
             descriptor: .init(
                 namespace: "deeplinks",

@@ -10,11 +10,14 @@ struct PasswordResetRoutes: Sendable {
     let page: ResetLandingPage
     let requestLimiter: SharedRateLimiter
     let confirmLimiter: SharedRateLimiter
+    /// Holds the admin key the backend's endpoints (external accounts) require.
+    let admin: SmartLinkSettings
 
-    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage) {
+    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage, admin: SmartLinkSettings) {
         self.service = service
         self.proxies = proxies
         self.page = page
+        self.admin = admin
         let settings = service.settings
         requestLimiter = SharedRateLimiter(
             database: service.database,
@@ -65,6 +68,66 @@ struct PasswordResetRoutes: Sendable {
         router.post(RouterPath(page.reset.path)) { request, context -> Response in
             try await answerForm(request, context)
         }
+        if service.backend != nil { registerBackendEndpoints(on: router) }
+    }
+
+    /// External accounts: the backend asks for a link for one of its users, ends a user's links after a
+    /// change of its own, and consumes a token the app posted to it. Each requires the admin key.
+    private func registerBackendEndpoints(on router: Router<AppRequestContext>) {
+        router.post("/v1/reset-links") { request, context -> Response in
+            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            let body = try await JSONBody.read(request, context: context)
+            let deliver = try body.optionalString("deliver").map { value in
+                guard let delivery = PasswordResetService.Delivery(rawValue: value) else {
+                    throw APIError.malformed("'deliver' is \"mail\" or \"return\"")
+                }
+                return delivery
+            }
+            // Mail is in English today: the locale is checked and kept for the reader's language to come.
+            if let locale = try body.optionalString("locale"), !Self.isLanguageTag(locale) {
+                throw APIError.malformed("'locale' is not a language tag (en, pt-BR)")
+            }
+            let issued = try await service.issueLink(
+                subject: try body.string("subject"),
+                email: try body.string("email"),
+                deliver: deliver ?? .mail
+            )
+            var answer: [String: JSONValue] = [
+                "delivery": .string((deliver ?? .mail).rawValue),
+                "expiresAt": .string(Date(timeIntervalSince1970: Double(issued.expiresAt) / 1000).formatted(.iso8601)),
+            ]
+            if deliver == .return { answer["link"] = .string(issued.link) }
+            return JSONResponse.make(.created, answer)
+        }
+        router.post("/v1/reset-links/revoke") { request, context -> Response in
+            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            let body = try await JSONBody.read(request, context: context)
+            try await service.revoke(subject: try body.string("subject"))
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+        router.post("/v1/reset-links/consume") { request, context -> Response in
+            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            let body = try await JSONBody.read(request, context: context)
+            let client = PasswordResetService.Client(
+                address: proxies.clientAddress(peer: context.peer, headers: request.headers),
+                userAgent: request.headers[.userAgent]
+            )
+            let consumed = try await service.consume(
+                token: try body.string("token"),
+                email: try body.optionalString("email"),
+                client: client
+            )
+            return JSONResponse.make(
+                .ok,
+                ["subject": .string(consumed.subject), "email": .string(consumed.email), "endSessions": .bool(true)]
+            )
+        }
+    }
+
+    /// A BCP 47 language tag's shape: letters, digits and hyphens, at most 35 characters.
+    static func isLanguageTag(_ value: String) -> Bool {
+        (2...35).contains(value.count) && value.first?.isLetter == true
+            && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
     }
 
     /// The page's two forms as a browser posts them without the script: the same service calls, limits and
@@ -102,6 +165,11 @@ struct PasswordResetRoutes: Sendable {
                 } catch let error as APIError where error.code == "weak_password" {
                     let reasons = error.fields["reasons"]?.array?.compactMap(\.string) ?? []
                     let text = reasons.map { ResetLandingPage.reasons[$0] ?? $0 }.joined(separator: " ")
+                    return page.response(.form(token: token, email: email, error: text), status: error.status)
+                } catch let error as APIError where [.serviceUnavailable, .conflict].contains(error.status) {
+                    // External accounts: the backend's password hook did not answer; the link still works.
+                    let text =
+                        "We could not save your new password just now. Your link still works: try again in a moment."
                     return page.response(.form(token: token, email: email, error: text), status: error.status)
                 }
             default:

@@ -25,6 +25,9 @@ struct PasswordResetService: Sendable {
     let metrics: ServerMetrics?
     /// Shared with the accounts: the password hashes computed or waiting at once.
     let hashing: HashingGate
+    /// The team's backend, when the accounts live there: it says which account uses an address and sets
+    /// passwords.
+    let backend: AccountsBackend?
     /// What audit rows hash client addresses under, derived once.
     private let ipKey: SymmetricKey
     /// Failed checks that name an address (`email` beside a token that is not theirs), per address, shared by
@@ -42,9 +45,11 @@ struct PasswordResetService: Sendable {
         wake: @escaping @Sendable () -> Void,
         logger: Logger,
         metrics: ServerMetrics? = nil,
-        hashing: HashingGate
+        hashing: HashingGate,
+        backend: AccountsBackend? = nil
     ) {
         self.hashing = hashing
+        self.backend = backend
         self.logger = logger
         self.metrics = metrics
         self.addressLimiter = SharedRateLimiter(
@@ -89,23 +94,111 @@ struct PasswordResetService: Sendable {
 
     /// Turns recorded requests into queued mail: one live token per account (a new one supersedes the
     /// old, T5), at most `mailPerWindow` and `mailPerDay` mails per address and `mailBudgetPerHour` in all.
+    /// With external accounts the backend's lookup hook says first which account uses the address.
     func processRequests() async throws {
         // A processed request matters to the daily cap for a day; then ``Pruning`` deletes it.
         while true {
+            let now = clock.milliseconds()
             let pending = try await database.withConnection { sql in
                 try await sql.raw(
-                    "SELECT id, address, address_key FROM reset_requests WHERE processed = \(bind: false) ORDER BY id LIMIT 50"
+                    """
+                    SELECT id, address, address_key, lookup_attempts FROM reset_requests
+                    WHERE processed = \(bind: false) AND next_lookup_at <= \(bind: now) ORDER BY id LIMIT 50
+                    """
                 ).all()
             }
             if pending.isEmpty { return }
             for row in pending {
-                try await process(
-                    id: try row.decode(column: "id", as: Int64.self),
-                    address: try row.decode(column: "address", as: String.self),
-                    key: try row.decode(column: "address_key", as: String.self)
-                )
+                let id = try row.decode(column: "id", as: Int64.self)
+                let address = try row.decode(column: "address", as: String.self)
+                if let backend {
+                    let attempts = try row.decode(column: "lookup_attempts", as: Int64.self)
+                    guard try await lookUp(id: id, address: address, attempts: attempts, backend: backend) else {
+                        continue
+                    }
+                }
+                try await process(id: id, address: address, key: try row.decode(column: "address_key", as: String.self))
             }
         }
+    }
+
+    /// External accounts: asks the backend which subject uses `address` and records the answer (no subject:
+    /// the address is nobody's here either). False when the backend gave no answer: the request waits
+    /// (2 s, 4 s ... at most 5 min) and is tried again, and after ``PasswordResetSettings/lookupAttempts`` it
+    /// is dropped; the person who asked saw the same answer as always and never sees this.
+    private func lookUp(id: Int64, address: String, attempts: Int64, backend: AccountsBackend) async throws -> Bool {
+        let subject: String?
+        do {
+            subject = try await backend.lookup(email: address)
+        } catch {
+            let attempt = attempts + 1
+            let giveUp = attempt >= settings.lookupAttempts
+            let next = clock.milliseconds() + min(Int64(1) << min(attempt, 9), 300) * 1000
+            let drop: SQLQueryString = giveUp ? ", processed = \(bind: true), address = ''" : ""
+            try await database.withConnection { sql in
+                try await sql.raw(
+                    """
+                    UPDATE reset_requests SET lookup_attempts = \(bind: attempt), next_lookup_at = \(bind: next) \(drop)
+                    WHERE id = \(bind: id) AND processed = \(bind: false)
+                    """
+                ).run()
+                if giveUp { try await audit("reset.lookup_abandoned", account: nil, client: nil, on: sql) }
+            }
+            metrics?.hookFailures.increment()
+            logger.warning(
+                giveUp ? "reset request dropped: the lookup hook failed every time" : "reset request waits: \(error)",
+                metadata: ["attempt": "\(attempt)", "reason": "\(error)"]
+            )
+            return false
+        }
+        try await database.withConnection { sql in
+            if let subject {
+                _ = try await record(subject: subject, email: address, display: address, on: sql)
+            } else {
+                try await sql.raw("DELETE FROM accounts WHERE email = \(bind: address)").run()
+            }
+        }
+        return true
+    }
+
+    /// External accounts: the row that stands for the backend's user `subject`, now at `email`. The address
+    /// is the subject's alone (a row another subject had for it goes), and an address change ends the
+    /// subject's earlier links (the credential generation moves). Such rows have no password and are
+    /// never new (the hourly budget of new accounts is for sign-ups, which the backend owns).
+    private func record(subject: String, email: String, display: String, on sql: any SQLDatabase) async throws
+        -> any SQLRow
+    {
+        try await sql.raw(
+            "DELETE FROM accounts WHERE email = \(bind: email) AND (subject IS NULL OR subject <> \(bind: subject))"
+        ).run()
+        let row = try await sql.raw(
+            """
+            INSERT INTO accounts (email, email_display, password_hash, subject, created_at)
+            VALUES (\(bind: email), \(bind: display), '', \(bind: subject), 0)
+            ON CONFLICT (subject) DO UPDATE SET
+              credential_generation = CASE WHEN accounts.email = excluded.email
+                THEN accounts.credential_generation ELSE accounts.credential_generation + 1 END,
+              email = excluded.email, email_display = excluded.email_display, disabled = \(bind: false)
+            RETURNING id, email, email_display, credential_generation, created_at
+            """
+        ).first()
+        guard let row else { throw APIError(status: .internalServerError, code: "internal_error") }
+        return row
+    }
+
+    /// Whether `address_key` already had its `mailPerWindow` or `mailPerDay` mails.
+    private func throttled(_ key: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+        func mailedSince(_ start: Int64) async throws -> Int {
+            let row = try await sql.raw(
+                """
+                SELECT COUNT(*) AS n FROM reset_requests
+                WHERE mailed = \(bind: true) AND received_at > \(bind: start) AND address_key = \(bind: key)
+                """
+            ).first()
+            return try row?.decode(column: "n", as: Int.self) ?? 0
+        }
+        if try await mailedSince(now - settings.windowSeconds * 1000) >= settings.mailPerWindow { return true }
+        return try await mailedSince(now - 86_400_000) >= settings.mailPerDay
     }
 
     private func process(id: Int64, address: String, key: String) async throws {
@@ -124,16 +217,7 @@ struct PasswordResetService: Sendable {
                 ).first()
             else { return false }
             let accountID = try account.decode(column: "id", as: Int64.self)
-            func mailedSince(_ start: Int64, key: String?) async throws -> Int {
-                let filter: SQLQueryString = key.map { "AND address_key = \(bind: $0)" } ?? ""
-                let row = try await sql.raw(
-                    "SELECT COUNT(*) AS n FROM reset_requests WHERE mailed = \(bind: true) AND received_at > \(bind: start) \(filter)"
-                ).first()
-                return try row?.decode(column: "n", as: Int.self) ?? 0
-            }
-            guard try await mailedSince(now - settings.windowSeconds * 1000, key: key) < settings.mailPerWindow,
-                try await mailedSince(now - 86_400_000, key: key) < settings.mailPerDay
-            else {
+            guard try await !throttled(key, now: now, on: sql) else {
                 try await audit("reset.throttled", account: accountID, client: nil, on: sql)
                 return false
             }
@@ -155,30 +239,10 @@ struct PasswordResetService: Sendable {
                     return nil
                 }
             }
-            let email = try account.decode(column: "email", as: String.self)
-            let display = try account.decode(column: "email_display", as: String.self)
-            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
-            let tokenHash = keys.digest(token, purpose: "reset", key: keys.current)
-            try await sql.raw(
-                """
-                INSERT INTO password_resets (account_id, token_hash, key_version, email, credential_generation, expires_at, created_at)
-                VALUES (\(bind: accountID), \(bind: tokenHash), \(bind: keys.current.version),
-                        \(bind: email), \(bind: try account.decode(column: "credential_generation", as: Int64.self)),
-                        \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
-                """
-            ).run()
             try await sql.raw(
                 "UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: isNew) WHERE id = \(bind: id)"
             ).run()
-            let mail = ResetMail.reset(
-                to: display,
-                universal: try links.universal(token: token, email: display),
-                scheme: try links.customScheme(token: token, email: display),
-                appName: appName,
-                lifetimeMinutes: settings.tokenLifetimeSeconds / 60
-            )
-            try await outbox.enqueue(mail, kind: "password-reset", resetTokenHash: tokenHash, on: sql)
-            try await audit("reset.requested", account: accountID, client: nil, on: sql)
+            try await issue(token, account: account, mail: true, now: now, on: sql)
             return true
         }
         switch mailed {
@@ -195,6 +259,37 @@ struct PasswordResetService: Sendable {
         }
     }
 
+    /// Stores `token` as the account's one live token (a new one supersedes the old, T5), and queues the mail
+    /// carrying it unless `mail` is false (the backend sends its own: `deliver: "return"`).
+    private func issue(_ token: String, account: any SQLRow, mail: Bool, now: Int64, on sql: any SQLDatabase)
+        async throws
+    {
+        let accountID = try account.decode(column: "id", as: Int64.self)
+        let display = try account.decode(column: "email_display", as: String.self)
+        try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
+        let tokenHash = keys.digest(token, purpose: "reset", key: keys.current)
+        try await sql.raw(
+            """
+            INSERT INTO password_resets (account_id, token_hash, key_version, email, credential_generation, expires_at, created_at)
+            VALUES (\(bind: accountID), \(bind: tokenHash), \(bind: keys.current.version),
+                    \(bind: try account.decode(column: "email", as: String.self)),
+                    \(bind: try account.decode(column: "credential_generation", as: Int64.self)),
+                    \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
+            """
+        ).run()
+        if mail {
+            let message = ResetMail.reset(
+                to: display,
+                universal: try links.universal(token: token, email: display),
+                scheme: try links.customScheme(token: token, email: display),
+                appName: appName,
+                lifetimeMinutes: settings.tokenLifetimeSeconds / 60
+            )
+            try await outbox.enqueue(message, kind: "password-reset", resetTokenHash: tokenHash, on: sql)
+        }
+        try await audit("reset.requested", account: accountID, client: nil, on: sql)
+    }
+
     // MARK: Verify and confirm
 
     /// A live reset row, found by keyed hash and compared in constant time (T8).
@@ -205,6 +300,8 @@ struct PasswordResetService: Sendable {
         let display: String
         let generation: Int64
         let digest: String
+        /// The backend's user id, with external accounts.
+        let subject: String?
     }
 
     /// The live token `token` names, or nil.
@@ -233,7 +330,8 @@ struct PasswordResetService: Sendable {
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 """
-                SELECT r.id, r.account_id, r.email, r.token_hash, r.credential_generation, r.expires_at, r.failed_attempts, a.email_display
+                SELECT r.id, r.account_id, r.email, r.token_hash, r.credential_generation, r.expires_at, r.failed_attempts,
+                       a.email_display, a.subject
                 FROM password_resets r JOIN accounts a ON a.id = r.account_id
                 WHERE r.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
                   AND a.credential_generation = r.credential_generation AND a.email = r.email
@@ -253,7 +351,8 @@ struct PasswordResetService: Sendable {
             email: try row.decode(column: "email", as: String.self),
             display: try row.decode(column: "email_display", as: String.self),
             generation: try row.decode(column: "credential_generation", as: Int64.self),
-            digest: stored
+            digest: stored,
+            subject: try row.decode(column: "subject", as: String?.self)
         )
         // Valid while now < expiry: at T-1 s yes, at T+1 s no (T4).
         guard now < (try row.decode(column: "expires_at", as: Int64.self)),
@@ -293,6 +392,7 @@ struct PasswordResetService: Sendable {
     /// Sets the new password and consumes the token in one transaction whose conditional delete decides
     /// the one winner among concurrent confirmations (T6); then revokes every session (S1) and every other
     /// one-time secret (S2), and queues the notice (S3). A refused password leaves the token live (C4).
+    /// With external accounts the backend's password hook sets the password (``confirmAtBackend``).
     func confirm(token: String, password: String, email: String?, client: Client) async throws {
         let policy = settings.passwordPolicy
         // The size ceiling comes before any lookup, normalisation or hashing (C2).
@@ -302,17 +402,13 @@ struct PasswordResetService: Sendable {
         }
         let problems = policy.problems(password, email: live.email)
         guard problems.isEmpty else { throw AccountService.weakPassword(problems) }
+        if let backend {
+            return try await confirmAtBackend(live, password: password, backend: backend, client: client)
+        }
         let hash = try await hashing.run { try await settings.hasher.hash(password) }
         let now = clock.milliseconds()
-        let cap = Int64(settings.failedAttemptCap)
         let won: Bool = try await database.transaction { sql in
-            let consumed = try await sql.raw(
-                """
-                DELETE FROM password_resets WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest)
-                  AND expires_at > \(bind: now) AND failed_attempts < \(bind: cap) RETURNING id
-                """
-            ).all()
-            guard consumed.count == 1 else { return false }
+            guard try await consumed(live, now: now, on: sql) else { return false }
             let updated = try await sql.raw(
                 """
                 UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1
@@ -321,18 +417,196 @@ struct PasswordResetService: Sendable {
                 """
             ).all()
             guard updated.count == 1 else { throw Self.invalidToken }
-            try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
-            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
-            try await outbox.enqueue(
-                ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
-                kind: "password-changed",
-                on: sql
-            )
-            try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
+            try await completed(live, client: client, on: sql)
             return true
         }
         guard won else { throw Self.invalidToken }
         wake()
+    }
+
+    /// The conditional delete that makes one confirmation the winner: true when it took the live token (not
+    /// expired, not capped, not held by a password hook in flight).
+    private func consumed(_ live: LiveToken, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw(
+            """
+            DELETE FROM password_resets WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest)
+              AND expires_at > \(bind: now) AND failed_attempts < \(bind: Int64(settings.failedAttemptCap))
+              AND (held_until IS NULL OR held_until <= \(bind: now)) RETURNING id
+            """
+        ).all().count == 1
+    }
+
+    /// After a changed password: every session (S1) and every other one-time secret (S2) ends, the notice
+    /// is queued (S3), and the audit says so.
+    private func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
+        try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
+        try await outbox.enqueue(
+            ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
+            kind: "password-changed",
+            on: sql
+        )
+        try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
+    }
+
+    // MARK: External accounts
+
+    /// The backend's password hook sets the password and ends the sessions. The token is held while the
+    /// hook runs (two confirmations never both reach the backend; a crashed server's hold lapses after the
+    /// timeout), and consumed only after a 2xx. A hook that fails or times out releases the token, which
+    /// still works, and answers 503 with `Retry-After`; a password the backend refuses answers 422 with its
+    /// reasons, the token still live (C4).
+    private func confirmAtBackend(_ live: LiveToken, password: String, backend: AccountsBackend, client: Client)
+        async throws
+    {
+        guard let subject = live.subject else { throw Self.invalidToken }
+        let now = clock.milliseconds()
+        let hold = Int64(backend.accounts.timeoutSeconds + 5)
+        let held = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                UPDATE password_resets SET held_until = \(bind: now + hold * 1000)
+                WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest) AND expires_at > \(bind: now)
+                  AND (held_until IS NULL OR held_until <= \(bind: now)) RETURNING id
+                """
+            ).all()
+        }
+        guard held.count == 1 else {
+            throw APIError(
+                status: .conflict,
+                code: "reset_in_progress",
+                fields: ["reason": .string("this link is being used in another request; try again in a moment")],
+                headers: [.retryAfter: String(hold)]
+            )
+        }
+        func release() async throws {
+            try await database.withConnection { sql in
+                try await sql.raw("UPDATE password_resets SET held_until = NULL WHERE id = \(bind: live.id)").run()
+            }
+        }
+        let answer: AccountsBackend.PasswordAnswer
+        do {
+            answer = try await backend.setPassword(subject: subject, password: password)
+        } catch {
+            try await release()
+            metrics?.hookFailures.increment()
+            logger.warning("password not changed: \(error)")
+            try await audit("reset.backend_unavailable", account: live.accountID, client: client)
+            throw APIError(
+                status: .serviceUnavailable,
+                code: "accounts_backend_unavailable",
+                fields: ["reason": .string("the account service did not answer; the link still works, try again")],
+                headers: [.retryAfter: "5"]
+            )
+        }
+        if case .refused(let reasons) = answer {
+            try await release()
+            // Only reason codes go back, never text the backend might have filled with the password.
+            let codes = reasons.filter {
+                $0.utf8.count <= 40 && $0.allSatisfy { $0.isASCII && ($0.isLowercase || $0 == "_") }
+            }
+            throw APIError(
+                status: .unprocessableContent,
+                code: "weak_password",
+                fields: ["reasons": .array(codes.map { .string($0) })]
+            )
+        }
+        // The backend changed the password: the token is spent whatever happened to it meanwhile.
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM password_resets WHERE id = \(bind: live.id)").run()
+            try await sql.raw(
+                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE id = \(bind: live.accountID)"
+            ).run()
+            try await completed(live, client: client, on: sql)
+        }
+        wake()
+    }
+
+    /// The backend's way to confirm: the app posts the new password to the backend, which calls this with
+    /// the token and gets the subject and address exactly once (the same conditional delete as ``confirm``).
+    /// The backend sets the password and ends the sessions; the notice goes out from here.
+    func consume(token: String, email: String?, client: Client) async throws -> (subject: String, email: String) {
+        guard let live = try await live(token, email: email, client: client, event: "reset.consuming"),
+            let subject = live.subject
+        else { throw Self.invalidToken }
+        let now = clock.milliseconds()
+        let won: Bool = try await database.transaction { sql in
+            guard try await consumed(live, now: now, on: sql) else { return false }
+            let updated = try await sql.raw(
+                """
+                UPDATE accounts SET credential_generation = credential_generation + 1
+                WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation) RETURNING id
+                """
+            ).all()
+            guard updated.count == 1 else { throw Self.invalidToken }
+            try await completed(live, client: client, on: sql)
+            return true
+        }
+        guard won else { throw Self.invalidToken }
+        wake()
+        return (subject, live.display)
+    }
+
+    /// The backend changed the subject's password, address or standing on its own (a signed-in change, an
+    /// account disabled or deleted): every live link of the subject dies (T3). Unknown subjects are no error.
+    func revoke(subject: String) async throws {
+        guard ExternalAccounts.isSubject(subject) else {
+            throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
+        }
+        try await database.transaction { sql in
+            let rows = try await sql.raw(
+                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE subject = \(bind: subject) RETURNING id"
+            ).all()
+            for row in rows {
+                let id = try row.decode(column: "id", as: Int64.self)
+                try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: id)").run()
+                try await audit("reset.revoked", account: id, client: nil, on: sql)
+            }
+        }
+    }
+
+    /// How a link the backend asks for reaches its user.
+    enum Delivery: String, Sendable {
+        /// We mail it, as for a request on the page (the per-address limits hold).
+        case mail
+        /// We answer with the link; the backend puts it in its own mail.
+        case `return`
+    }
+
+    /// The backend's way in: a token for its user `subject` at `email` (the backend vouches for both), which
+    /// supersedes the subject's earlier link. Answers the link and its expiry (milliseconds since 1970).
+    func issueLink(subject: String, email submitted: String, deliver: Delivery) async throws -> (
+        link: String, expiresAt: Int64
+    ) {
+        guard ExternalAccounts.isSubject(subject) else {
+            throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
+        }
+        let email = try AccountService.address(submitted)
+        let key = keys.digest(email.normalized, purpose: "reset address", key: keys.current)
+        let now = clock.milliseconds()
+        let token = SecretToken.generate()
+        try await database.transaction { sql in
+            let account = try await record(
+                subject: subject,
+                email: email.normalized,
+                display: email.display,
+                on: sql
+            )
+            if deliver == .mail {
+                guard try await !throttled(key, now: now, on: sql) else {
+                    throw APIError.tooManyRequests(retryAfter: Int(settings.windowSeconds))
+                }
+                try await sql.raw(
+                    """
+                    INSERT INTO reset_requests (address, address_key, received_at, processed, mailed)
+                    VALUES ('', \(bind: key), \(bind: now), \(bind: true), \(bind: true))
+                    """
+                ).run()
+            }
+            try await issue(token, account: account, mail: deliver == .mail, now: now, on: sql)
+        }
+        if deliver == .mail { wake() }
+        return (try links.universal(token: token, email: email.display), now + settings.tokenLifetimeSeconds * 1000)
     }
 
     // MARK: Audit

@@ -24,6 +24,9 @@ public struct PasswordResetSettings: Sendable {
     /// and of those, asked for from one client network (a sign-up flood from one place spends its own share).
     public var mailBudgetPerHour = 1000
     public var mailBudgetPerNetworkPerHour = 50
+    /// External accounts: lookups tried for one reset request before it is dropped (2 s, 4 s ... 5 min apart:
+    /// about 25 minutes in all).
+    public var lookupAttempts: Int64 = 12
     public var passwordPolicy = PasswordPolicy()
     public var hasher = PasswordHasher()
 

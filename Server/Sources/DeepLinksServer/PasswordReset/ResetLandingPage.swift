@@ -236,6 +236,7 @@ struct ResetLandingPage: Sendable {
             common: 'This password is too common.', contains_email: 'Do not use your email address.',
             contains_context_word: 'Do not use the app\u2019s name.', repetitive: 'Avoid repeated or sequential characters.'
           };
+          var unsaved = 'We could not save your new password just now. Your link still works: try again in a moment.';
           // The handlers first: whatever the link holds, both forms work.
           form.addEventListener('submit', function (event) {
             event.preventDefault();
@@ -255,6 +256,8 @@ struct ResetLandingPage: Sendable {
                 });
               } else if (response.status === 429) {
                 passwordError.textContent = 'Too many attempts: wait ' + wait(response) + ' seconds, then try again.';
+              } else if (response.status === 503 || response.status === 409) {
+                passwordError.textContent = unsaved;
               } else {
                 show('expired');
               }

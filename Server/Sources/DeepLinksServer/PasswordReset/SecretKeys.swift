@@ -17,18 +17,19 @@ public struct SecretKeys: Sendable {
     public var current: Key { keys[0] }
 
     /// - Parameter keys: version and key material (at least 32 bytes each).
-    public init(_ keys: [(version: Int, bytes: [UInt8])]) throws(ConfigurationError) {
+    ///   - setting: what errors name (`secret keys`, `hook secrets`).
+    public init(_ keys: [(version: Int, bytes: [UInt8])], setting: String = "secret keys") throws(ConfigurationError) {
         guard !keys.isEmpty else {
-            throw ConfigurationError(setting: "secret keys", reason: "at least one key is needed")
+            throw ConfigurationError(setting: setting, reason: "at least one key is needed")
         }
         for key in keys where key.bytes.count < 32 {
             throw ConfigurationError(
-                setting: "secret keys",
+                setting: setting,
                 reason: "key version \(key.version) has \(key.bytes.count) bytes; use at least 32"
             )
         }
         guard Set(keys.map(\.version)).count == keys.count else {
-            throw ConfigurationError(setting: "secret keys", reason: "two keys have the same version")
+            throw ConfigurationError(setting: setting, reason: "two keys have the same version")
         }
         self.keys = keys.sorted { $0.version > $1.version }.map {
             Key(version: $0.version, key: SymmetricKey(data: $0.bytes))
@@ -36,7 +37,7 @@ public struct SecretKeys: Sendable {
     }
 
     /// Parses `VERSION:BASE64[,VERSION:BASE64...]`. The message never repeats key material.
-    public init(parsing string: String) throws(ConfigurationError) {
+    public init(parsing string: String, setting: String = "secret keys") throws(ConfigurationError) {
         var parsed: [(version: Int, bytes: [UInt8])] = []
         for (index, item) in string.split(separator: ",").enumerated() {
             let pair = item.split(separator: ":", maxSplits: 1)
@@ -45,13 +46,13 @@ public struct SecretKeys: Sendable {
                     ?? Base64URL.decode(String(pair[1])).map({ Data($0) })
             else {
                 throw ConfigurationError(
-                    setting: "secret keys",
+                    setting: setting,
                     reason: "item \(index + 1) is not VERSION:BASE64 (a positive version, a colon, base64 key bytes)"
                 )
             }
             parsed.append((version, Array(bytes)))
         }
-        try self.init(parsed)
+        try self.init(parsed, setting: setting)
     }
 
     /// A fresh random key, for tests and a first development start.

@@ -163,14 +163,7 @@ struct SmartLinkRoutes: Sendable {
     // MARK: API helpers
 
     private func admit(_ request: Request) throws {
-        guard policy.settings.adminKeyDigest != nil else {
-            throw APIError(
-                status: .serviceUnavailable,
-                code: "links_api_disabled",
-                fields: ["reason": .string("set DEEPLINKS_ADMIN_KEY to enable the links API")]
-            )
-        }
-        guard let key = AccountRoutes.bearer(request), policy.settings.isAdmin(key) else { throw APIError.unauthorized }
+        try AdminKey.admit(request, settings: policy.settings, api: "links")
     }
 
     private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {

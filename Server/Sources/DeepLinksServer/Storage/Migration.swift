@@ -198,5 +198,19 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // External accounts (the team's backend keeps users and passwords): an account row is then the
+        // backend's user id (`subject`) and address, so tokens, throttles and audit work as for built-in
+        // accounts. A token is held while the backend's password hook runs; a failed lookup waits and retries.
+        Migration(version: 6, name: "external accounts: subjects, held tokens, lookup retries") { sql, _ in
+            for statement in [
+                "ALTER TABLE accounts ADD COLUMN subject TEXT",
+                "CREATE UNIQUE INDEX accounts_subject ON accounts(subject)",
+                "ALTER TABLE password_resets ADD COLUMN held_until BIGINT",
+                "ALTER TABLE reset_requests ADD COLUMN lookup_attempts BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE reset_requests ADD COLUMN next_lookup_at BIGINT NOT NULL DEFAULT 0",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -1,0 +1,153 @@
+import AppSiteAssociation
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Accounts that live in the app team's own backend: the server keeps no password and no session, it
+/// carries the reset link. The backend answers two signed hooks, `POST {backend}/deeplinks/lookup`
+/// (`{"email"}` → `{"subject"}`, or 404 for no account) and `POST {backend}/deeplinks/password`
+/// (`{"subject","password","endSessions":true}` → 2xx once the password is changed and the sessions ended,
+/// 422 `{"reasons":[...]}` for a password it refuses), and may ask for links (`POST /v1/reset-links`) and
+/// consume tokens (`POST /v1/reset-links/consume`) itself. See the article "Use your own accounts".
+public struct ExternalAccounts: Sendable, Equatable {
+    /// The backend's base address, without a trailing slash: `https://` anywhere, `http://` on loopback only.
+    public var backend: String
+    /// How long a hook may take before the call counts as failed.
+    public var timeoutSeconds: Int
+
+    public init(backend: String, timeoutSeconds: Int = 5) {
+        self.backend = backend.hasSuffix("/") ? String(backend.dropLast()) : backend
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// What is wrong with a backend address, or nil: hooks carry passwords, so they travel over HTTPS except
+    /// to this machine.
+    static func backendProblem(_ address: String) -> String? {
+        guard let components = URLComponents(string: address), let host = components.host, !host.isEmpty,
+            components.user == nil, components.password == nil, components.query == nil, components.fragment == nil
+        else { return "is not an absolute http(s) address without credentials, query or fragment" }
+        switch components.scheme {
+        case "https": return nil
+        case "http":
+            let loopback =
+                ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
+                || host.hasPrefix("127.")
+            return loopback
+                ? nil : "uses plain http to \(host): hooks carry passwords, use https (http is for loopback)"
+        default: return "is not an http(s) address"
+        }
+    }
+}
+
+/// The client of the backend's hooks: signed requests, a timeout, no redirects, and failures that never
+/// carry a password or a response body.
+struct AccountsBackend: Sendable {
+    let accounts: ExternalAccounts
+    /// The hook secrets: every request is signed under each (newest first), so a backend can rotate.
+    let secrets: SecretKeys
+
+    /// The header that carries the signatures: `t=UNIX-SECONDS,n=NONCE,v1=HEX[,v1=HEX...]`, each `v1` an
+    /// HMAC-SHA-256 of `"{t}.{n}.{body}"` under one hook secret. `t` is the real time (not the clock tests
+    /// move) and `n` is fresh for every request: the backend refuses a `t` far from its own clock and a `n`
+    /// it has seen before (a replay), while two calls with the same body stay two calls.
+    static let signatureHeader = "Deeplinks-Signature"
+
+    /// A hook call that did not give an answer the server can act on: retried later, never shown as a reason.
+    struct Unavailable: Error, CustomStringConvertible {
+        let hook: String
+        let reason: String
+        var description: String { "the backend's \(hook) hook \(reason)" }
+    }
+
+    /// What the password hook answered.
+    enum PasswordAnswer: Equatable {
+        case changed
+        /// 422 with the backend's reasons (`too_short`, ...).
+        case refused([String])
+    }
+
+    /// The subject of the account that uses `email`, nil when the backend has none (404).
+    func lookup(email: String) async throws(Unavailable) -> String? {
+        let (status, body) = try await call("lookup", ["email": .string(email)])
+        switch status {
+        case 200:
+            guard case .object(let object)? = try? JSONValue.parse(Data(body)),
+                let subject = object["subject"]?.string, ExternalAccounts.isSubject(subject)
+            else { throw Unavailable(hook: "lookup", reason: "answered 200 without a valid \"subject\"") }
+            return subject
+        case 404: return nil
+        default: throw Unavailable(hook: "lookup", reason: "answered \(status)")
+        }
+    }
+
+    /// Asks the backend to set `password` for `subject` and to end the subject's sessions.
+    func setPassword(subject: String, password: String) async throws(Unavailable) -> PasswordAnswer {
+        let (status, body) = try await call(
+            "password",
+            ["subject": .string(subject), "password": .string(password), "endSessions": .bool(true)]
+        )
+        switch status {
+        case 200..<300: return .changed
+        case 422:
+            let object = (try? JSONValue.parse(Data(body)))?.object
+            return .refused(object?["reasons"]?.array?.compactMap(\.string) ?? [])
+        default: throw Unavailable(hook: "password", reason: "answered \(status)")
+        }
+    }
+
+    /// The signature header's value for `body` sent at `seconds`.
+    static func signature(_ body: [UInt8], at seconds: Int64, nonce: String, secrets: SecretKeys) -> String {
+        let signed = Array("\(seconds).\(nonce).".utf8) + body
+        let macs = secrets.keys.map { key in
+            "v1="
+                + HMAC<SHA256>.authenticationCode(for: signed, using: key.key).map { String(format: "%02x", $0) }
+                .joined()
+        }
+        return (["t=\(seconds)", "n=\(nonce)"] + macs).joined(separator: ",")
+    }
+
+    private static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow)
+    )
+
+    private func call(_ hook: String, _ payload: [String: JSONValue]) async throws(Unavailable) -> (Int, [UInt8]) {
+        let body = Array(JSONValue.object(payload).compactJSON.utf8)
+        var request = HTTPClientRequest(url: "\(accounts.backend)/deeplinks/\(hook)")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "deeplinks/\(DeepLinksServerVersion.current)")
+        request.headers.add(
+            name: Self.signatureHeader,
+            value: Self.signature(
+                body,
+                at: Int64(Date().timeIntervalSince1970),
+                nonce: Base64URL.encode(SecureBytes.random(count: 16)),
+                secrets: secrets
+            )
+        )
+        request.body = .bytes(body)
+        do {
+            let timeout = TimeAmount.seconds(Int64(accounts.timeoutSeconds))
+            let response = try await Self.client.execute(request, timeout: timeout)
+            let answer = try await response.body.collect(upTo: 64 * 1024)
+            return (Int(response.status.code), Array(buffer: answer))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw Unavailable(hook: hook, reason: "took longer than \(accounts.timeoutSeconds) s")
+        } catch {
+            // The error's text names the address at most, never the body (which holds the password).
+            throw Unavailable(hook: hook, reason: "could not be reached (\(type(of: error)))")
+        }
+    }
+}
+
+extension ExternalAccounts {
+    /// A backend's user id: 1 to 255 characters, no control characters.
+    static func isSubject(_ value: String) -> Bool {
+        (1...255).contains(value.utf8.count)
+            && !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+}
