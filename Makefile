@@ -22,8 +22,10 @@ apple-typecheck:
 test-core:
 	swift test
 
+# The reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
 test-server:
 	swift test --package-path Server
+	DEEPLINKS_TEST_ACCOUNTS=external swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
 # The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).
 test-browser:
