@@ -56,6 +56,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
+            // The API's OpenAPI document, served at /openapi.json (the pages the configuration adds are added then).
+            resources: [.embedInCode("OpenAPI/openapi-api.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -26,6 +26,47 @@ public enum DeepLinksApplication {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> App {
+        let (router, jobs) = try routes(
+            settings: settings,
+            database: database,
+            metrics: metrics,
+            clock: clock,
+            mailTransport: mailTransport,
+            logger: logger
+        )
+        let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
+        return Application(
+            router: router,
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [connections.handler()],
+                    idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
+                )
+            ),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
+            services: [jobs],
+            onServerRunning: { channel in
+                await onServerRunning(channel.localAddress?.port ?? settings.port)
+            },
+            logger: logger
+        )
+    }
+
+    /// The routes `settings` gives, as `METHOD /path/{parameter}` (what `/openapi.json` must describe).
+    public static func routeList(settings: ServerSettings, database: Database, logger: Logger) throws -> [String] {
+        try routes(settings: settings, database: database, clock: .system, mailTransport: nil, logger: logger).router
+            .routes.map { "\($0.method.rawValue) \(OpenAPIRoutes.openAPIPath($0.path.description).0)" }
+    }
+
+    /// The router with every route, and the background jobs the routes leave work for.
+    private static func routes(
+        settings: ServerSettings,
+        database: Database,
+        metrics: ServerMetrics = ServerMetrics(),
+        clock: WallClock,
+        mailTransport: (any MailTransport)?,
+        logger: Logger
+    ) throws -> (router: Router<AppRequestContext>, jobs: BackgroundJobs) {
         let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
         let keys = settings.secretKeys ?? SecretKeys.random()
         var resetSettings = try settings.passwordReset.validated()
@@ -153,23 +194,8 @@ public enum DeepLinksApplication {
                 perMinute: settings.smartLinks.unknownCodesPerMinute
             )
         ).register(on: router)
-
-        let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
-        return Application(
-            router: router,
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [connections.handler()],
-                    idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
-                )
-            ),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
-            services: [jobs],
-            onServerRunning: { channel in
-                await onServerRunning(channel.localAddress?.port ?? settings.port)
-            },
-            logger: logger
-        )
+        try OpenAPIRoutes.register(on: router)
+        return (router, jobs)
     }
 
     /// The first lines a person sees: where the server listens and what to try.

@@ -1,0 +1,77 @@
+import AppSiteAssociation
+import Foundation
+import Hummingbird
+
+/// `GET /openapi.json`: the API as an OpenAPI 3.1 document (`openapi-api.json`, written by hand and kept
+/// true by a test against the routes the server registers), with the HTML pages this configuration adds (the
+/// reset page, the app's paths) listed from the router.
+enum OpenAPIRoutes {
+    /// The document for `router` as registered so far; register last.
+    static func document(for router: Router<AppRequestContext>) throws -> JSONValue {
+        guard case .object(var document) = try JSONValue.parse(Data(PackageResources.openapi_api_json)),
+            case .object(var paths)? = document["paths"]
+        else { throw ConfigurationError(setting: "openapi.json", reason: "the embedded document is not an object") }
+        for route in router.routes {
+            let (path, parameters) = openAPIPath(route.path.description)
+            let method = route.method.rawValue.lowercased()
+            guard paths[path]?.object?[method] == nil else { continue }
+            var item = paths[path]?.object ?? [:]
+            var operation: [String: JSONValue] = [
+                "summary": .string("A page of the configured app (the reset page, or a path of the app)"),
+                "x-deeplinks-page": .bool(true),
+                "responses": .object([
+                    "200": .object(["$ref": .string("#/components/responses/Page")]),
+                    "default": .object(["$ref": .string("#/components/responses/Error")]),
+                ]),
+            ]
+            if !parameters.isEmpty {
+                operation["parameters"] = .array(
+                    parameters.map {
+                        .object([
+                            "name": .string($0), "in": .string("path"), "required": .bool(true),
+                            "schema": .object(["type": .string("string")]),
+                        ])
+                    }
+                )
+            }
+            item[method] = .object(operation)
+            paths[path] = .object(item)
+        }
+        document["paths"] = .object(paths)
+        return .object(document)
+    }
+
+    /// `/v1/links/:code` as `/v1/links/{code}`, with its parameter names; `*` and `**` become `{rest}`.
+    static func openAPIPath(_ path: String) -> (String, [String]) {
+        var parameters: [String] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            if segment.hasPrefix(":") {
+                parameters.append(String(segment.dropFirst()))
+                return "{\(segment.dropFirst())}"
+            }
+            if segment.hasPrefix("{"), segment.hasSuffix("}") {
+                parameters.append(String(segment.dropFirst().dropLast()))
+                return String(segment)
+            }
+            if segment == "*" || segment == "**" {
+                let name = "segment\(parameters.count + 1)"
+                parameters.append(name)
+                return "{\(name)}"
+            }
+            return String(segment)
+        }
+        let joined = segments.joined(separator: "/")
+        return (joined.hasPrefix("/") ? joined : "/" + joined, parameters)
+    }
+
+    static func register(on router: Router<AppRequestContext>) throws {
+        let body = try document(for: router).compactJSON
+        router.get("/openapi.json") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: body))
+            )
+        }
+    }
+}

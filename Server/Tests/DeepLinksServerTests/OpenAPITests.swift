@@ -1,0 +1,66 @@
+import DeepLinksServer
+import Foundation
+import Logging
+import Testing
+
+/// `/openapi.json` against the routes the server registers: every documented operation exists, and every
+/// registered API route is documented (only the configuration's HTML pages are listed from the router).
+@Suite struct OpenAPITests {
+    static func operations(_ document: [String: Any], pages: Bool) -> Set<String> {
+        var found = Set<String>()
+        for (path, item) in document["paths"] as? [String: [String: Any]] ?? [:] {
+            for (method, operation) in item where method != "parameters" {
+                let isPage = (operation as? [String: Any])?["x-deeplinks-page"] as? Bool == true
+                if isPage == pages { found.insert("\(method.uppercased()) \(path)") }
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: [false, true])
+    func theDocumentDescribesEveryRegisteredRoute(external: Bool) async throws {
+        try await ResetWorld.with(.sqlite, external: external) { world in
+            try await world.serve { api in
+                let answer = try await api.get("/openapi.json")
+                #expect(answer.status == .ok && answer.headers[.contentType] == "application/json")
+                let document = answer.object
+                #expect(document["openapi"] as? String == "3.1.0")
+                #expect(Set((document["webhooks"] as? [String: Any] ?? [:]).keys) == ["lookup", "password"])
+
+                var settings = world.settings()
+                if external {
+                    settings.app.externalAccounts = ExternalAccounts(backend: "http://127.0.0.1:9")
+                    settings.hookSecrets = try #require(world.backend).secretKeys
+                }
+                let registered = Set(
+                    try DeepLinksApplication.routeList(
+                        settings: settings,
+                        database: world.database,
+                        logger: Logger(label: "test")
+                    )
+                )
+                let documented = Self.operations(document, pages: false)
+                let externalOnly: Set = [
+                    "POST /v1/reset-links", "POST /v1/reset-links/consume", "POST /v1/reset-links/revoke",
+                ]
+                let androidOnly: Set = ["GET /.well-known/assetlinks.json", "HEAD /.well-known/assetlinks.json"]
+                let stale = documented.subtracting(registered).subtracting(external ? [] : externalOnly)
+                    .subtracting(settings.app.android == nil ? androidOnly : [])
+                #expect(stale.isEmpty, "documented but not registered: \(stale.sorted())")
+                let undocumented = registered.subtracting(documented).subtracting(
+                    Self.operations(document, pages: true)
+                )
+                #expect(undocumented.isEmpty, "registered but not in the document: \(undocumented.sorted())")
+                let pages = Self.operations(document, pages: true)
+                #expect(
+                    pages.contains("GET /reset-password") && pages.contains("POST /reset-password"),
+                    "\(pages.sorted())"
+                )
+                let apiPages = pages.filter {
+                    $0.contains(" /v1/") || $0.contains(" /.well-known/") || $0.hasSuffix("/healthz")
+                }
+                #expect(apiPages.isEmpty, "API routes must be described by hand: \(apiPages.sorted())")
+            }
+        }
+    }
+}
