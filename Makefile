@@ -1,11 +1,11 @@
 # The test command of the README and of .ci/run: starts the services the tests use (scripts/with-services:
 # PostgreSQL, SMTP, Chromium, nginx), then runs every test of both packages, the browser tests and the cluster test.
-.PHONY: test test-all lint format apple-typecheck test-core test-server test-browser test-backend test-cluster serve benchmark
+.PHONY: test test-all lint format apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster serve benchmark
 
 test:
 	bash scripts/with-services $(MAKE) test-all
 
-test-all: lint apple-typecheck test-core test-server test-browser test-backend test-cluster
+test-all: lint apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster
 
 # The repository's .swift-format, as `swift format --in-place` leaves the code (fix with: make format).
 SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz
@@ -39,6 +39,11 @@ test-browser:
 test-backend:
 	swift build --package-path Server --product deeplinks
 	python3 Examples/ExistingBackend/journey_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
+
+# The API against its own OpenAPI document (schemathesis): no 5xx, every answer as documented, SQLite and PostgreSQL.
+test-contract:
+	swift build --package-path Server --product deeplinks
+	bash Server/Tests/Contract/schemathesis_test.sh "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 # Three servers on one PostgreSQL behind nginx, with SMTP and PostgreSQL failing (Server/Tests/Cluster/run).
 test-cluster:

@@ -17,10 +17,12 @@ enum OpenAPIRoutes {
             guard paths[path]?.object?[method] == nil else { continue }
             var item = paths[path]?.object ?? [:]
             var operation: [String: JSONValue] = [
-                "summary": .string("A page of the configured app (the reset page, or a path of the app)"),
+                "summary": .string("A page of the configured app (the reset page, a path of the app) or its asset"),
                 "x-deeplinks-page": .bool(true),
                 "responses": .object([
-                    "200": .object(["$ref": .string("#/components/responses/Page")]),
+                    "200": .object([
+                        "$ref": .string("#/components/responses/\(path.hasPrefix("/assets/") ? "Asset" : "Page")")
+                    ]),
                     "default": .object(["$ref": .string("#/components/responses/Error")]),
                 ]),
             ]
