@@ -122,72 +122,8 @@ struct PasswordResetService: Sendable {
         }
     }
 
-    /// External accounts: asks the backend which subject uses `address` and records the answer (no subject:
-    /// the address is nobody's here either). False when the backend gave no answer: the request waits
-    /// (2 s, 4 s ... at most 5 min) and is tried again, and after ``PasswordResetSettings/lookupAttempts`` it
-    /// is dropped; the person who asked saw the same answer as always and never sees this.
-    private func lookUp(id: Int64, address: String, attempts: Int64, backend: AccountsBackend) async throws -> Bool {
-        let subject: String?
-        do {
-            subject = try await backend.lookup(email: address)
-        } catch {
-            let attempt = attempts + 1
-            let giveUp = attempt >= settings.lookupAttempts
-            let next = clock.milliseconds() + min(Int64(1) << min(attempt, 9), 300) * 1000
-            let drop: SQLQueryString = giveUp ? ", processed = \(bind: true), address = ''" : ""
-            try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    UPDATE reset_requests SET lookup_attempts = \(bind: attempt), next_lookup_at = \(bind: next) \(drop)
-                    WHERE id = \(bind: id) AND processed = \(bind: false)
-                    """
-                ).run()
-                if giveUp { try await audit("reset.lookup_abandoned", account: nil, client: nil, on: sql) }
-            }
-            metrics?.hookFailures.increment()
-            logger.warning(
-                giveUp ? "reset request dropped: the lookup hook failed every time" : "reset request waits: \(error)",
-                metadata: ["attempt": "\(attempt)", "reason": "\(error)"]
-            )
-            return false
-        }
-        try await database.withConnection { sql in
-            if let subject {
-                _ = try await record(subject: subject, email: address, display: address, on: sql)
-            } else {
-                try await sql.raw("DELETE FROM accounts WHERE email = \(bind: address)").run()
-            }
-        }
-        return true
-    }
-
-    /// External accounts: the row that stands for the backend's user `subject`, now at `email`. The address
-    /// is the subject's alone (a row another subject had for it goes), and an address change ends the
-    /// subject's earlier links (the credential generation moves). Such rows have no password and are
-    /// never new (the hourly budget of new accounts is for sign-ups, which the backend owns).
-    private func record(subject: String, email: String, display: String, on sql: any SQLDatabase) async throws
-        -> any SQLRow
-    {
-        try await sql.raw(
-            "DELETE FROM accounts WHERE email = \(bind: email) AND (subject IS NULL OR subject <> \(bind: subject))"
-        ).run()
-        let row = try await sql.raw(
-            """
-            INSERT INTO accounts (email, email_display, password_hash, subject, created_at)
-            VALUES (\(bind: email), \(bind: display), '', \(bind: subject), 0)
-            ON CONFLICT (subject) DO UPDATE SET
-              credential_generation = CASE WHEN accounts.email = excluded.email
-                THEN accounts.credential_generation ELSE accounts.credential_generation + 1 END,
-              email = excluded.email, email_display = excluded.email_display, disabled = \(bind: false)
-            RETURNING id, email, email_display, credential_generation, created_at
-            """
-        ).first()
-        guard let row else { throw APIError(status: .internalServerError, code: "internal_error") }
-        return row
-    }
-
     /// Whether `address_key` already had its `mailPerWindow` or `mailPerDay` mails.
-    private func throttled(_ key: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    func throttled(_ key: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
         func mailedSince(_ start: Int64) async throws -> Int {
             let row = try await sql.raw(
                 """
@@ -261,7 +197,7 @@ struct PasswordResetService: Sendable {
 
     /// Stores `token` as the account's one live token (a new one supersedes the old, T5), and queues the mail
     /// carrying it unless `mail` is false (the backend sends its own: `deliver: "return"`).
-    private func issue(_ token: String, account: any SQLRow, mail: Bool, now: Int64, on sql: any SQLDatabase)
+    func issue(_ token: String, account: any SQLRow, mail: Bool, now: Int64, on sql: any SQLDatabase)
         async throws
     {
         let accountID = try account.decode(column: "id", as: Int64.self)
@@ -426,7 +362,7 @@ struct PasswordResetService: Sendable {
 
     /// The conditional delete that makes one confirmation the winner: true when it took the live token (not
     /// expired, not capped, not held by a password hook in flight).
-    private func consumed(_ live: LiveToken, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    func consumed(_ live: LiveToken, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw(
             """
             DELETE FROM password_resets WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest)
@@ -438,7 +374,7 @@ struct PasswordResetService: Sendable {
 
     /// After a changed password: every session (S1) and every other one-time secret (S2) ends, the notice
     /// is queued (S3), and the audit says so.
-    private func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
+    func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
         try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
         try await outbox.enqueue(
@@ -447,166 +383,6 @@ struct PasswordResetService: Sendable {
             on: sql
         )
         try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
-    }
-
-    // MARK: External accounts
-
-    /// The backend's password hook sets the password and ends the sessions. The token is held while the
-    /// hook runs (two confirmations never both reach the backend; a crashed server's hold lapses after the
-    /// timeout), and consumed only after a 2xx. A hook that fails or times out releases the token, which
-    /// still works, and answers 503 with `Retry-After`; a password the backend refuses answers 422 with its
-    /// reasons, the token still live (C4).
-    private func confirmAtBackend(_ live: LiveToken, password: String, backend: AccountsBackend, client: Client)
-        async throws
-    {
-        guard let subject = live.subject else { throw Self.invalidToken }
-        let now = clock.milliseconds()
-        let hold = Int64(backend.accounts.timeoutSeconds + 5)
-        let held = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                UPDATE password_resets SET held_until = \(bind: now + hold * 1000)
-                WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest) AND expires_at > \(bind: now)
-                  AND (held_until IS NULL OR held_until <= \(bind: now)) RETURNING id
-                """
-            ).all()
-        }
-        guard held.count == 1 else {
-            throw APIError(
-                status: .conflict,
-                code: "reset_in_progress",
-                fields: ["reason": .string("this link is being used in another request; try again in a moment")],
-                headers: [.retryAfter: String(hold)]
-            )
-        }
-        func release() async throws {
-            try await database.withConnection { sql in
-                try await sql.raw("UPDATE password_resets SET held_until = NULL WHERE id = \(bind: live.id)").run()
-            }
-        }
-        let answer: AccountsBackend.PasswordAnswer
-        do {
-            answer = try await backend.setPassword(subject: subject, password: password)
-        } catch {
-            try await release()
-            metrics?.hookFailures.increment()
-            logger.warning("password not changed: \(error)")
-            try await audit("reset.backend_unavailable", account: live.accountID, client: client)
-            throw APIError(
-                status: .serviceUnavailable,
-                code: "accounts_backend_unavailable",
-                fields: ["reason": .string("the account service did not answer; the link still works, try again")],
-                headers: [.retryAfter: "5"]
-            )
-        }
-        if case .refused(let reasons) = answer {
-            try await release()
-            // Only reason codes go back, never text the backend might have filled with the password.
-            let codes = reasons.filter {
-                $0.utf8.count <= 40 && $0.allSatisfy { $0.isASCII && ($0.isLowercase || $0 == "_") }
-            }
-            throw APIError(
-                status: .unprocessableContent,
-                code: "weak_password",
-                fields: ["reasons": .array(codes.map { .string($0) })]
-            )
-        }
-        // The backend changed the password: the token is spent whatever happened to it meanwhile.
-        try await database.transaction { sql in
-            try await sql.raw("DELETE FROM password_resets WHERE id = \(bind: live.id)").run()
-            try await sql.raw(
-                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE id = \(bind: live.accountID)"
-            ).run()
-            try await completed(live, client: client, on: sql)
-        }
-        wake()
-    }
-
-    /// The backend's way to confirm: the app posts the new password to the backend, which calls this with
-    /// the token and gets the subject and address exactly once (the same conditional delete as ``confirm``).
-    /// The backend sets the password and ends the sessions; the notice goes out from here.
-    func consume(token: String, email: String?, client: Client) async throws -> (subject: String, email: String) {
-        guard let live = try await live(token, email: email, client: client, event: "reset.consuming"),
-            let subject = live.subject
-        else { throw Self.invalidToken }
-        let now = clock.milliseconds()
-        let won: Bool = try await database.transaction { sql in
-            guard try await consumed(live, now: now, on: sql) else { return false }
-            let updated = try await sql.raw(
-                """
-                UPDATE accounts SET credential_generation = credential_generation + 1
-                WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation) RETURNING id
-                """
-            ).all()
-            guard updated.count == 1 else { throw Self.invalidToken }
-            try await completed(live, client: client, on: sql)
-            return true
-        }
-        guard won else { throw Self.invalidToken }
-        wake()
-        return (subject, live.display)
-    }
-
-    /// The backend changed the subject's password, address or standing on its own (a signed-in change, an
-    /// account disabled or deleted): every live link of the subject dies (T3). Unknown subjects are no error.
-    func revoke(subject: String) async throws {
-        guard ExternalAccounts.isSubject(subject) else {
-            throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
-        }
-        try await database.transaction { sql in
-            let rows = try await sql.raw(
-                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE subject = \(bind: subject) RETURNING id"
-            ).all()
-            for row in rows {
-                let id = try row.decode(column: "id", as: Int64.self)
-                try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: id)").run()
-                try await audit("reset.revoked", account: id, client: nil, on: sql)
-            }
-        }
-    }
-
-    /// How a link the backend asks for reaches its user.
-    enum Delivery: String, Sendable {
-        /// We mail it, as for a request on the page (the per-address limits hold).
-        case mail
-        /// We answer with the link; the backend puts it in its own mail.
-        case `return`
-    }
-
-    /// The backend's way in: a token for its user `subject` at `email` (the backend vouches for both), which
-    /// supersedes the subject's earlier link. Answers the link and its expiry (milliseconds since 1970).
-    func issueLink(subject: String, email submitted: String, deliver: Delivery) async throws -> (
-        link: String, expiresAt: Int64
-    ) {
-        guard ExternalAccounts.isSubject(subject) else {
-            throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
-        }
-        let email = try AccountService.address(submitted)
-        let key = keys.digest(email.normalized, purpose: "reset address", key: keys.current)
-        let now = clock.milliseconds()
-        let token = SecretToken.generate()
-        try await database.transaction { sql in
-            let account = try await record(
-                subject: subject,
-                email: email.normalized,
-                display: email.display,
-                on: sql
-            )
-            if deliver == .mail {
-                guard try await !throttled(key, now: now, on: sql) else {
-                    throw APIError.tooManyRequests(retryAfter: Int(settings.windowSeconds))
-                }
-                try await sql.raw(
-                    """
-                    INSERT INTO reset_requests (address, address_key, received_at, processed, mailed)
-                    VALUES ('', \(bind: key), \(bind: now), \(bind: true), \(bind: true))
-                    """
-                ).run()
-            }
-            try await issue(token, account: account, mail: deliver == .mail, now: now, on: sql)
-        }
-        if deliver == .mail { wake() }
-        return (try links.universal(token: token, email: email.display), now + settings.tokenLifetimeSeconds * 1000)
     }
 
     // MARK: Audit
@@ -626,8 +402,7 @@ struct PasswordResetService: Sendable {
 
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
     /// a password or an address (S4).
-    private func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws
-    {
+    func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
         let ipHash = client.map { hashed($0.address) }
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()
