@@ -117,8 +117,10 @@ public enum DeepLinksApplication {
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
         let clicks = ClickCounter(database: database, metrics: metrics)
+        let links = LinkStore(database: database, clock: clock)
         let jobs = BackgroundJobs(
             (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? []) + [
+                .init(name: "link changes", run: links.syncChanges),
                 .init(name: "mail", run: sender.drain),
                 .init(name: "click counts", run: clicks.flush, atShutdown: true),
                 .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
@@ -182,7 +184,7 @@ public enum DeepLinksApplication {
         }
         // Last: `/{code}` takes whatever path the routes above do not.
         SmartLinkRoutes(
-            store: LinkStore(database: database, clock: clock),
+            store: links,
             clicks: clicks,
             policy: policy,
             fallback: fallback,

@@ -1,25 +1,36 @@
 @testable import DeepLinksServer
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import Testing
 
-/// The link cache: single evictions with a second chance, unknown codes apart, staleness bounded.
+/// The link cache: single evictions with a second chance, unknown codes apart, staleness bounded by the
+/// change log.
 @Suite struct LinkCacheTests {
     static func link(_ code: String) -> SmartLink { SmartLink(code: code, route: "/post/1") }
 
+    /// A cache that has read the change log at `now`.
+    static func synced(ttl: Int64 = 60_000, capacity: Int, unknownCapacity: Int, now: Int64 = 0) -> LinkCache {
+        let cache = LinkCache(ttl: ttl, capacity: capacity, unknownCapacity: unknownCapacity)
+        cache.synced(codes: nil, position: 0, now: now)
+        return cache
+    }
+
     @Test func aFullCacheEvictsOneEntryAndSparesTheOnesReadSinceTheLastSweep() {
-        let cache = LinkCache(ttl: 60_000, capacity: 4, unknownCapacity: 2)
-        for code in ["a", "b", "c", "d"] { cache.store(code, Self.link(code), now: 0) }
+        let cache = Self.synced(capacity: 4, unknownCapacity: 2)
+        for code in ["a", "b", "c", "d"] { cache.store(code, Self.link(code), now: 0, generation: cache.generation) }
         _ = cache.lookup("a", now: 1)
         _ = cache.lookup("c", now: 1)
-        cache.store("e", Self.link("e"), now: 2)
+        cache.store("e", Self.link("e"), now: 2, generation: cache.generation)
         #expect(cache.counts.known == 4, "one entry went, not all")
         #expect(cache.lookup("b", now: 3) == nil, "the first entry not read since it was stored goes")
         for code in ["a", "c", "d", "e"] { #expect(cache.lookup(code, now: 3)??.code == code, "\(code) stays") }
     }
 
     @Test func unknownCodesNeverEvictKnownLinks() {
-        let cache = LinkCache(ttl: 60_000, capacity: 3, unknownCapacity: 2)
-        for code in ["a", "b", "c"] { cache.store(code, Self.link(code), now: 0) }
-        for index in 0..<1_000 { cache.store("made-up-\(index)", nil, now: 1) }
+        let cache = Self.synced(capacity: 3, unknownCapacity: 2)
+        for code in ["a", "b", "c"] { cache.store(code, Self.link(code), now: 0, generation: cache.generation) }
+        for index in 0..<1_000 { cache.store("made-up-\(index)", nil, now: 1, generation: cache.generation) }
         #expect(cache.counts == (known: 3, unknown: 2))
         for code in ["a", "b", "c"] { #expect(cache.lookup(code, now: 2)??.code == code) }
         let miss = cache.lookup("made-up-999", now: 2)
@@ -27,21 +38,81 @@ import Testing
         #expect(cache.lookup("made-up-0", now: 2) == nil, "an older one was evicted among the unknown")
     }
 
-    @Test func entriesExpireAndEditsRemoveThem() {
-        let cache = LinkCache(ttl: 5_000, capacity: 8, unknownCapacity: 8)
-        cache.store("a", Self.link("a"), now: 0)
-        cache.store("gone", nil, now: 0)
-        #expect(cache.lookup("a", now: 4_999) != nil)
-        #expect(cache.lookup("a", now: 5_000) == nil, "another server's edit is seen within the time to live")
-        cache.store("a", Self.link("a"), now: 6_000)
-        cache.remove("a")
-        cache.remove("gone")
-        #expect(
-            cache.lookup("a", now: 6_001) == nil && cache.lookup("gone", now: 1) == nil,
-            "this server's edits at once"
-        )
-        cache.store("a", Self.link("a"), now: 7_000)
-        #expect(cache.counts.known == 1, "a removed entry is not counted")
+    @Test func changesDropEntriesAndStalenessIsBoundedWithoutSyncs() {
+        let cache = Self.synced(capacity: 8, unknownCapacity: 8)
+        #expect(LinkCache(capacity: 1, unknownCapacity: 1).lookup("a", now: 0) == nil, "nothing before a first sync")
+        cache.store("a", Self.link("a"), now: 0, generation: cache.generation)
+        cache.store("b", Self.link("b"), now: 0, generation: cache.generation)
+        cache.store("gone", nil, now: 0, generation: cache.generation)
+        cache.synced(codes: ["a", "gone"], position: 7, now: 1_000)
+        #expect(cache.position == 7)
+        #expect(cache.lookup("a", now: 1_000) == nil && cache.lookup("gone", now: 1_000) == nil, "changed elsewhere")
+        #expect(cache.lookup("b", now: 1_000) != nil, "unchanged links stay, past the old 5 s lifetime too")
+        #expect(cache.lookup("b", now: 6_000) != nil, "5 s after the last sync: still used")
+        #expect(cache.lookup("b", now: 6_001) == nil, "later without a sync: not used")
+        cache.synced(codes: [], position: 7, now: 20_000)
+        #expect(cache.counts == (known: 0, unknown: 0), "a sync after a gap starts empty")
+
+        // A document read before a sync that dropped entries is not kept: it may be the old one.
+        cache.store("c", Self.link("c"), now: 20_000, generation: cache.generation)
+        let before = cache.generation
+        cache.synced(codes: ["d"], position: 8, now: 20_500)
+        cache.store("d", Self.link("d"), now: 20_500, generation: before)
+        #expect(cache.lookup("d", now: 20_500) == nil && cache.lookup("c", now: 20_500) != nil)
+        cache.synced(codes: [], position: 8, now: 21_000)
+        cache.store("e", Self.link("e"), now: 21_000, generation: cache.generation)
+        #expect(cache.lookup("e", now: 21_000) != nil, "a sync that drops nothing keeps the generation")
+
+        let short = Self.synced(ttl: 5_000, capacity: 2, unknownCapacity: 2)
+        short.store("a", Self.link("a"), now: 0, generation: short.generation)
+        short.synced(codes: [], position: 0, now: 4_000)
+        short.synced(codes: [], position: 0, now: 8_000)
+        #expect(short.lookup("a", now: 8_000) == nil, "an entry older than its lifetime is not used")
+        cache.remove("c")
+        #expect(cache.lookup("c", now: 21_000) == nil, "this server's edits at once")
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func anotherServersEditIsSeenWithinAboutASecond(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            try await world.serve(SmartLinkTests.configure) { first in
+                try await world.serve(SmartLinkTests.configure) { second in
+                    let body = #"{"code":"moving","route":"/post/1"}"#
+                    #expect(try await first.post("/v1/links", body, headers: SmartLinkTests.admin).status == .created)
+                    let iPhone: HTTPFields = [.userAgent: SmartLinkTests.iPhone]
+                    func target(_ api: ResetClient) async throws -> String {
+                        let answer = try await api.get("/moving?d=1", headers: iPhone)
+                        return answer.text.contains("/post/2")
+                            ? "/post/2" : answer.text.contains("/post/1") ? "/post/1" : "?"
+                    }
+                    #expect(try await target(second) == "/post/1", "read by the second server (now cached)")
+                    let edit = #"{"code":"moving","route":"/post/2"}"#
+                    #expect(
+                        try await first.client.execute(
+                            uri: "/v1/links/moving",
+                            method: .put,
+                            headers: SmartLinkTests.admin,
+                            body: ByteBuffer(string: edit)
+                        ) { $0.status } == .ok
+                    )
+                    let edited = ContinuousClock.now
+                    while try await target(second) != "/post/2", ContinuousClock.now - edited < .seconds(5) {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    let seen = ContinuousClock.now - edited
+                    #expect(seen < .seconds(2.5), "the second server saw the edit after \(seen)")
+                    #expect(
+                        try await first.client.execute(
+                            uri: "/v1/links/moving",
+                            method: .delete,
+                            headers: SmartLinkTests.admin
+                        ) { $0.status } == .noContent
+                    )
+                    try await Task.sleep(for: .seconds(2.5))
+                    #expect(try await second.get("/moving", headers: iPhone).status == .notFound, "and the deletion")
+                }
+            }
+        }
     }
 }
 

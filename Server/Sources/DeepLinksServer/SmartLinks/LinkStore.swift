@@ -2,9 +2,10 @@ import Foundation
 import SQLKit
 import Synchronization
 
-/// Links in the database, one JSON document per code, with the documents that redirects read kept in
-/// memory for a few seconds (another server on the same PostgreSQL sees a change within `cacheSeconds`;
-/// this one at once).
+/// Links in the database, one JSON document per code, with the documents that redirects read kept in memory
+/// (``LinkCache``). Every edit also writes a row to `link_changes`; each server reads the new rows every second
+/// (``syncChanges()``) and drops those codes from its cache, so another server's edit is seen within about a
+/// second, and never later than ``LinkCache/staleness`` (past it, cached entries are not used until a sync).
 struct LinkStore: Sendable {
     let database: Database
     let clock: WallClock
@@ -17,13 +18,50 @@ struct LinkStore: Sendable {
         let now = clock.milliseconds()
         if let hit = cache.lookup(code, now: now) { return hit }
         try beforeLookup()
+        // Read before the database is: a sync that drops entries meanwhile may concern this code.
+        let generation = cache.generation
         let link = try await find(code)
-        cache.store(code, link, now: now)
+        cache.store(code, link, now: now, generation: generation)
         return link
     }
 
+    /// Drops from the cache the codes other servers (and this one) changed since the last sync. The first sync
+    /// of a cache, and one after a gap longer than the staleness bound, empties it instead.
+    func syncChanges() async throws {
+        while true {
+            let now = clock.milliseconds()
+            guard let position = cache.position else {
+                let last = try await database.read { sql in
+                    try await sql.raw("SELECT COALESCE(MAX(id), 0) AS id FROM link_changes").first()
+                }
+                cache.synced(codes: nil, position: try last?.decode(column: "id", as: Int64.self) ?? 0, now: now)
+                return
+            }
+            let rows = try await database.read { sql in
+                try await sql.raw(
+                    "SELECT id, code FROM link_changes WHERE id > \(bind: position) ORDER BY id LIMIT \(bind: Self.syncBatch)"
+                ).all()
+            }
+            cache.synced(
+                codes: try rows.map { try $0.decode(column: "code", as: String.self) },
+                position: try rows.last?.decode(column: "id", as: Int64.self) ?? position,
+                now: now
+            )
+            if rows.count < Self.syncBatch { return }
+        }
+    }
+
+    static let syncBatch = 10_000
+
+    /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it.
+    private func changed(_ code: String, on sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: clock.milliseconds()))"
+        ).run()
+    }
+
     func find(_ code: String) async throws -> SmartLink? {
-        let row = try await database.withConnection { sql in
+        let row = try await database.read { sql in
             try await sql.raw("SELECT document FROM links WHERE code = \(bind: code)").first()
         }
         guard let document = try row?.decode(column: "document", as: String.self) else { return nil }
@@ -34,10 +72,12 @@ struct LinkStore: Sendable {
     func insert(_ link: SmartLink) async throws -> Bool {
         let now = clock.milliseconds()
         let document = try Self.encode(link)
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
+        let rows = try await database.transaction { sql in
+            let rows = try await sql.raw(
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
             ).all()
+            if !rows.isEmpty { try await changed(link.code, on: sql) }
+            return rows
         }
         cache.remove(link.code)
         return rows.count == 1
@@ -47,10 +87,12 @@ struct LinkStore: Sendable {
     func update(_ link: SmartLink) async throws -> Bool {
         let document = try Self.encode(link)
         let now = clock.milliseconds()
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
+        let rows = try await database.transaction { sql in
+            let rows = try await sql.raw(
                 "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
             ).all()
+            if !rows.isEmpty { try await changed(link.code, on: sql) }
+            return rows
         }
         cache.remove(link.code)
         return rows.count == 1
@@ -60,7 +102,10 @@ struct LinkStore: Sendable {
         defer { cache.remove(code) }
         return try await database.transaction { sql in
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
-            return try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
+            let deleted =
+                try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
+            if deleted { try await changed(code, on: sql) }
+            return deleted
         }
     }
 
@@ -101,41 +146,82 @@ struct LinkStore: Sendable {
     }
 }
 
-/// Recently read links, by code, each for `ttl` milliseconds (the staleness another server's edit may see;
-/// this server's own edits remove the entry at once), in two bounded CLOCK caches: one for known links and a
-/// smaller one for unknown codes, so requests for made-up codes evict each other and never a real link.
+/// Recently read links, by code, in two bounded CLOCK caches: one for known links and a smaller one for unknown
+/// codes, so requests for made-up codes evict each other and never a real link. This server's edits remove an
+/// entry at once; other servers' edits when ``LinkStore/syncChanges()`` reports them (about every second).
+/// Entries are used only while the last sync is at most ``staleness`` old, so a server that cannot read the
+/// change log serves no entry older than that; and one that has missed syncs for longer starts empty.
 ///
 /// When a cache is full, the clock hand evicts one entry: the first whose reference bit is clear, clearing the
 /// bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied at once.
 final class LinkCache: Sendable {
+    /// How long an entry may be used at most (a bound on memory of links nobody reads, not on staleness).
     let ttl: Int64
+    /// The most another server's edit may stay unseen: entries are not used when the last sync is older.
+    let staleness: Int64
     private let known: Mutex<ClockCache<SmartLink>>
     private let unknown: Mutex<ClockCache<Void>>
+    /// When the change log was last read (milliseconds); entries are used only while it is recent.
+    private let syncedAt: Atomic<Int64>
+    private static let never = Int64.min / 2
+    /// Moves whenever a sync drops entries: a document read before must not be stored after.
+    private let generations = Atomic<Int>(0)
+    /// The last change applied; nil before the first sync.
+    private let changePosition = Mutex<Int64?>(nil)
 
-    init(ttl: Int64 = 5_000, capacity: Int = 100_000, unknownCapacity: Int = 10_000) {
+    init(ttl: Int64 = 600_000, staleness: Int64 = 5_000, capacity: Int = 100_000, unknownCapacity: Int = 10_000) {
         self.ttl = ttl
+        self.staleness = staleness
+        syncedAt = Atomic(Self.never)
         known = Mutex(ClockCache(capacity: capacity))
         unknown = Mutex(ClockCache(capacity: unknownCapacity))
     }
 
+    var generation: Int { generations.load(ordering: .acquiring) }
+    var position: Int64? { changePosition.withLock { $0 } }
+
     /// `.some(link)` for a fresh entry (`.some(nil)`: a code known not to exist), nil when the database must say.
     func lookup(_ code: String, now: Int64) -> SmartLink?? {
+        guard now - syncedAt.load(ordering: .relaxed) <= staleness else { return nil }
         if let link = known.withLock({ $0.value(code, now: now, ttl: ttl) }) { return .some(link) }
         if unknown.withLock({ $0.value(code, now: now, ttl: ttl) }) != nil { return .some(nil) }
         return nil
     }
 
-    func store(_ code: String, _ link: SmartLink?, now: Int64) {
+    /// Keeps what the database said about `code`, unless a sync dropped entries since `generation` was read
+    /// (or none has run yet: the change log's position is not known).
+    func store(_ code: String, _ link: SmartLink?, now: Int64, generation: Int) {
+        guard syncedAt.load(ordering: .relaxed) != Self.never else { return }
         if let link {
-            known.withLock { $0.insert(code, link, now: now) }
+            known.withLock { cache in
+                if generations.load(ordering: .acquiring) == generation { cache.insert(code, link, now: now) }
+            }
         } else {
-            unknown.withLock { $0.insert(code, (), now: now) }
+            unknown.withLock { cache in
+                if generations.load(ordering: .acquiring) == generation { cache.insert(code, (), now: now) }
+            }
         }
     }
 
     func remove(_ code: String) {
         known.withLock { $0.remove(code) }
         unknown.withLock { $0.remove(code) }
+    }
+
+    /// Applies a read of the change log up to `position`: drops `codes`, or everything when `codes` is nil (the
+    /// first read: nothing is stored before it) or the last sync is older than the staleness bound.
+    func synced(codes: [String]?, position: Int64, now: Int64) {
+        let gap = now - syncedAt.load(ordering: .relaxed) > staleness
+        if codes == nil || gap {
+            generations.add(1, ordering: .releasing)
+            known.withLock { $0 = ClockCache(capacity: $0.capacity) }
+            unknown.withLock { $0 = ClockCache(capacity: $0.capacity) }
+        } else if let codes, !codes.isEmpty {
+            generations.add(1, ordering: .releasing)
+            for code in codes { remove(code) }
+        }
+        changePosition.withLock { $0 = position }
+        syncedAt.store(now, ordering: .relaxed)
     }
 
     var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }

@@ -9,18 +9,26 @@ import SQLiteKit
 
 /// The server's one SQL layer over SQLite and PostgreSQL (SQLKit), with a small connection pool.
 ///
-/// SQLite gets one connection (it has one writer anyway, and one connection makes transactions safe);
-/// PostgreSQL gets a pool. Every query goes through ``withConnection(_:)`` or ``sql``: no caller
-/// sees a driver type. Query logging is off, so bound values (tokens, hashes) never reach a log line.
+/// SQLite gets one connection for writes (it has one writer anyway, and one connection makes transactions
+/// safe) and, for a file, a pool of read connections beside it (``read(_:)``: in WAL mode readers and the
+/// writer do not wait for each other); PostgreSQL gets a pool. Every query goes through ``withConnection(_:)``,
+/// ``transaction(_:)`` or ``read(_:)``: no caller sees a driver type. Query logging is off, so bound values
+/// (tokens, hashes) never reach a log line.
 public final class Database: Sendable {
     public let url: DatabaseURL
     public var kind: DatabaseKind { url.kind }
     private let pool: any ConnectionLeasing
+    /// SQLite files: read-only statements that need no transaction (a redirect's look-up, the change log).
+    private let readers: (any ConnectionLeasing)?
 
-    private init(url: DatabaseURL, pool: any ConnectionLeasing) {
+    private init(url: DatabaseURL, pool: any ConnectionLeasing, readers: (any ConnectionLeasing)? = nil) {
         self.url = url
         self.pool = pool
+        self.readers = readers
     }
+
+    /// Read connections beside SQLite's writer: one per core, at least two.
+    static let sqliteReaders = max(2, System.coreCount)
 
     /// Opens the database and checks that it answers. Creates the folder of a SQLite file when needed.
     ///
@@ -32,6 +40,7 @@ public final class Database: Sendable {
         var logger = logger
         logger.logLevel = .critical
         let pool: any ConnectionLeasing
+        var readers: (any ConnectionLeasing)?
         switch url {
         case .sqliteMemory:
             pool = sqlitePool(.memory, eventLoop, logger)
@@ -46,6 +55,7 @@ public final class Database: Sendable {
                 )
             }
             pool = sqlitePool(.file(path: path), eventLoop, logger)
+            readers = sqliteReaderPool(path: path, logger)
         case .postgres(let string):
             var configuration: SQLPostgresConfiguration
             do {
@@ -80,7 +90,7 @@ public final class Database: Sendable {
                 sql: { $0.sql(queryLogLevel: nil) }
             )
         }
-        let database = Database(url: url, pool: pool)
+        let database = Database(url: url, pool: pool, readers: readers)
         do {
             try await database.ping()
             if url.kind == .sqlite {
@@ -93,9 +103,17 @@ public final class Database: Sendable {
             }
         } catch {
             try? await pool.close()
+            try? await readers?.close()
             throw DatabaseError.unreachable(url, reason: Self.reason(error))
         }
         return database
+    }
+
+    /// Runs a read that needs no transaction: on a SQLite file, on one of the read connections (it sees every
+    /// committed write, and never waits for the writer); elsewhere as ``withConnection(_:)``.
+    public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        guard let readers else { return try await withConnection(body) }
+        return try await readers.withConnection(limit: nil, body)
     }
 
     /// How long a connection may be held before it is closed under its user (PostgreSQL only): a server that
@@ -139,6 +157,7 @@ public final class Database: Sendable {
     }
 
     public func close() async throws {
+        try await readers?.close()
         try await pool.close()
     }
 
@@ -152,6 +171,28 @@ public final class Database: Sendable {
         )
         return Pool(
             pool: EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop),
+            sql: { $0.sql(queryLogLevel: nil) }
+        )
+    }
+
+    /// The read connections of a SQLite file, spread over the event loops. Each opens the file in WAL mode
+    /// (which the writer set, and the file keeps) and waits up to 5 s on a lock rather than failing.
+    private static func sqliteReaderPool(path: String, _ logger: Logger) -> any ConnectionLeasing {
+        let source = SQLiteConnectionSource(
+            configuration: .init(storage: .file(path: path), enableForeignKeys: false),
+            threadPool: .singleton
+        )
+        let group = MultiThreadedEventLoopGroup.singleton
+        let loops = Array(group.makeIterator()).count
+        return Pool(
+            pool: EventLoopGroupConnectionPool(
+                source: source,
+                maxConnectionsPerEventLoop: max(1, sqliteReaders / loops),
+                requestTimeout: .seconds(10),
+                pruneInterval: nil,
+                logger: logger,
+                on: group
+            ),
             sql: { $0.sql(queryLogLevel: nil) }
         )
     }

@@ -212,5 +212,16 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Every link edit, so each server drops the code from its cache within a second (the redirect cache keeps
+        // links for minutes instead of seconds); pruned after an hour.
+        Migration(version: 7, name: "link change log") { sql, kind in
+            let id = kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+            for statement in [
+                "CREATE TABLE link_changes (id \(id), code TEXT NOT NULL, at BIGINT NOT NULL)",
+                "CREATE INDEX link_changes_at ON link_changes(at)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }
