@@ -175,8 +175,8 @@ public final class Database: Sendable {
         )
     }
 
-    /// The read connections of a SQLite file, spread over the event loops. Each opens the file in WAL mode
-    /// (which the writer set, and the file keeps) and waits up to 5 s on a lock rather than failing.
+    /// The read connections of a SQLite file, spread over the event loops. They read in WAL mode (which the
+    /// writer set, and the file keeps), so they take no lock the writer waits for, nor wait for it.
     private static func sqliteReaderPool(path: String, _ logger: Logger) -> any ConnectionLeasing {
         let source = SQLiteConnectionSource(
             configuration: .init(storage: .file(path: path), enableForeignKeys: false),
