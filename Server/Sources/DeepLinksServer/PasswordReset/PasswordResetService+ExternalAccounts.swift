@@ -153,21 +153,7 @@ extension PasswordResetService {
         guard let live = try await live(token, email: email, client: client, event: "reset.consuming"),
             let subject = live.subject
         else { throw Self.invalidToken }
-        let now = clock.milliseconds()
-        let won: Bool = try await database.transaction { sql in
-            guard try await consumed(live, now: now, on: sql) else { return false }
-            let updated = try await sql.raw(
-                """
-                UPDATE accounts SET credential_generation = credential_generation + 1
-                WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation) RETURNING id
-                """
-            ).all()
-            guard updated.count == 1 else { throw Self.invalidToken }
-            try await completed(live, client: client, on: sql)
-            return true
-        }
-        guard won else { throw Self.invalidToken }
-        wake()
+        try await spend(live, settingPassword: nil, client: client)
         return (subject, live.display)
     }
 

@@ -342,12 +342,20 @@ struct PasswordResetService: Sendable {
             return try await confirmAtBackend(live, password: password, backend: backend, client: client)
         }
         let hash = try await hashing.run { try await settings.hasher.hash(password) }
+        try await spend(live, settingPassword: hash, client: client)
+    }
+
+    /// Consumes `live` in one transaction whose conditional delete decides the one winner (T6), moves the
+    /// account's credential generation (setting `hash` as its password, for built-in accounts), and completes
+    /// the reset; the loser gets ``invalidToken``.
+    func spend(_ live: LiveToken, settingPassword hash: String?, client: Client) async throws {
         let now = clock.milliseconds()
+        let password: SQLQueryString = hash.map { "password_hash = \(bind: $0)," } ?? ""
         let won: Bool = try await database.transaction { sql in
             guard try await consumed(live, now: now, on: sql) else { return false }
             let updated = try await sql.raw(
                 """
-                UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1
+                UPDATE accounts SET \(password) credential_generation = credential_generation + 1
                 WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation)
                   AND email = \(bind: live.email) AND disabled = \(bind: false) RETURNING id
                 """
