@@ -72,6 +72,15 @@ import Testing
         #expect(cache.lookup("c", now: 21_000) == nil, "this server's edits at once")
     }
 
+    /// PostgreSQL may commit change 5 after change 6 was read: the window read again brings it, once.
+    @Test func aChangeCommittedLateIsAppliedOnce() {
+        let cache = Self.synced(capacity: 4, unknownCapacity: 2)
+        #expect(cache.unseen([(6, "b")], now: 1_000, window: 30_000) == ["b"])
+        #expect(cache.unseen([(5, "a"), (6, "b")], now: 2_000, window: 30_000) == ["a"], "the late one, not 6 again")
+        #expect(cache.unseen([(5, "a"), (6, "b")], now: 3_000, window: 30_000).isEmpty)
+        #expect(cache.unseen([(7, "c")], now: 40_000, window: 30_000) == ["c"], "older ids are forgotten")
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func anotherServersEditIsSeenWithinAboutASecond(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind, external: false) { world in

@@ -37,14 +37,23 @@ struct LinkStore: Sendable {
                 cache.synced(codes: nil, position: try last?.decode(column: "id", as: Int64.self) ?? 0, now: now)
                 return
             }
+            // PostgreSQL hands out ids when rows are written, not when they commit: a change with a smaller id
+            // can commit after a larger one was read. So the last `window` of changes is read again each time,
+            // and only ids not seen before drop codes.
             let rows = try await database.read { sql in
                 try await sql.raw(
-                    "SELECT id, code FROM link_changes WHERE id > \(bind: position) ORDER BY id LIMIT \(bind: Self.syncBatch)"
+                    """
+                    SELECT id, code FROM link_changes WHERE id > \(bind: position) OR at >= \(bind: now - Self.window)
+                    ORDER BY id LIMIT \(bind: Self.syncBatch)
+                    """
                 ).all()
             }
+            let changes = try rows.map {
+                (id: try $0.decode(column: "id", as: Int64.self), code: try $0.decode(column: "code", as: String.self))
+            }
             cache.synced(
-                codes: try rows.map { try $0.decode(column: "code", as: String.self) },
-                position: try rows.last?.decode(column: "id", as: Int64.self) ?? position,
+                codes: cache.unseen(changes, now: now, window: Self.window),
+                position: max(position, changes.last?.id ?? position),
                 now: now
             )
             if rows.count < Self.syncBatch { return }
@@ -52,6 +61,8 @@ struct LinkStore: Sendable {
     }
 
     static let syncBatch = 10_000
+    /// How long a change may take to commit after its id was taken (longer than PostgreSQL's statement timeout).
+    static let window: Int64 = 30_000
 
     /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it.
     private func changed(_ code: String, on sql: any SQLDatabase) async throws {
@@ -168,6 +179,8 @@ final class LinkCache: Sendable {
     private let generations = Atomic<Int>(0)
     /// The last change applied; nil before the first sync.
     private let changePosition = Mutex<Int64?>(nil)
+    /// The ids of the changes applied recently, with when: the change log's last window is read each time.
+    private let recentChanges = Mutex<[Int64: Int64]>([:])
 
     init(ttl: Int64 = 600_000, staleness: Int64 = 5_000, capacity: Int = 100_000, unknownCapacity: Int = 10_000) {
         self.ttl = ttl
@@ -222,6 +235,16 @@ final class LinkCache: Sendable {
         }
         changePosition.withLock { $0 = position }
         syncedAt.store(now, ordering: .relaxed)
+    }
+
+    /// The codes of `changes` not applied before, remembering them for `window` milliseconds.
+    func unseen(_ changes: [(id: Int64, code: String)], now: Int64, window: Int64) -> [String] {
+        recentChanges.withLock { recent in
+            recent = recent.filter { now - $0.value <= window }
+            return changes.compactMap { change in
+                recent.updateValue(now, forKey: change.id) == nil ? change.code : nil
+            }
+        }
     }
 
     var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }
