@@ -40,7 +40,8 @@ test-backend:
 	swift build --package-path Server --product deeplinks
 	python3 Examples/ExistingBackend/journey_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
-# The API against its own OpenAPI document (schemathesis): no 5xx, every answer as documented, SQLite and PostgreSQL.
+# The API against its own OpenAPI document (schemathesis): no 5xx, every answer as documented; SQLite, SQLite with
+# external accounts (the example backend answering the hooks), PostgreSQL.
 test-contract:
 	swift build --package-path Server --product deeplinks
 	bash Server/Tests/Contract/schemathesis_test.sh "$$(swift build --package-path Server --show-bin-path)/deeplinks"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # schemathesis (PyPI) against the live server over its own /openapi.json: no 5xx, every answer's status,
-# content type and body as documented. On SQLite, and on PostgreSQL when DEEPLINKS_TEST_POSTGRES_URL is set
+# content type and body as documented. On SQLite with built-in accounts, on SQLite with external accounts (the
+# example backend), and on PostgreSQL when DEEPLINKS_TEST_POSTGRES_URL is set
 # (`make test` sets it; CI must have it). Usage: schemathesis_test.sh path/to/deeplinks
 set -euo pipefail
 binary=$1
 here=$(cd "$(dirname "$0")" && pwd)
-config="$here/../../Examples/demo-app.json"
 if ! command -v schemathesis > /dev/null; then
     if [ -n "${CI:-}" ]; then echo "schemathesis is not installed, but CI must run it" >&2; exit 1; fi
     echo "◇ contract test skipped: schemathesis is not installed (bash .ci/run installs it)"; exit 0
 fi
-databases=("sqlite")
+databases=("sqlite" "external")
 if [ -n "${DEEPLINKS_TEST_POSTGRES_URL:-}" ]; then
     databases+=("postgresql")
 elif [ -n "${CI:-}" ]; then
@@ -22,7 +22,21 @@ key="contract-admin-key-$(openssl rand -hex 12)"
 for database in "${databases[@]}"; do
     work=$(mktemp -d)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    if [ "$database" = sqlite ]; then
+    config="$here/../../Examples/demo-app.json"
+    hooks=()
+    if [ "$database" = external ]; then
+        # External accounts, the example backend answering the hooks: the reset-links endpoints are registered.
+        backend_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        secret="1:$(openssl rand -base64 32)"
+        python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["app"]["routes"] = sys.argv[2]; c["accounts"] = {"mode": "external", "backend": sys.argv[3]}; json.dump(c, open(sys.argv[4], "w"))' \
+            "$config" "$here/../../Examples/demo-routes.json" "http://127.0.0.1:$backend_port" "$work/app.json"
+        config="$work/app.json"
+        hooks=(DEEPLINKS_HOOK_SECRETS="$secret")
+        PORT=$backend_port DATABASE="$work/backend.sqlite" DEEPLINKS_URL="http://127.0.0.1:$port" DEEPLINKS_ADMIN_KEY=$key \
+            DEEPLINKS_HOOK_SECRETS="$secret" OUTBOX="$work/backend-mail" python3 "$here/../../../Examples/ExistingBackend/backend.py" > "$work/backend.log" 2>&1 &
+        backend=$!
+    fi
+    if [ "$database" != postgresql ]; then
         url="sqlite:$work/db.sqlite"
     else
         # A database of its own, dropped at the end.
@@ -30,7 +44,7 @@ for database in "${databases[@]}"; do
         psql "$DEEPLINKS_TEST_POSTGRES_URL" -qc "CREATE DATABASE $name"
         url=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$DEEPLINKS_TEST_POSTGRES_URL" "$name")
     fi
-    DEEPLINKS_ADMIN_KEY=$key DEEPLINKS_SECRET_KEYS="1:$(openssl rand -base64 32)" \
+    env "${hooks[@]}" DEEPLINKS_ADMIN_KEY=$key DEEPLINKS_SECRET_KEYS="1:$(openssl rand -base64 32)" \
         "$binary" serve --config "$config" --port "$port" --database-url "$url" --mail-url "$work/mail" > "$work/server.log" 2>&1 &
     server=$!
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && break; sleep 0.1; done
@@ -41,6 +55,7 @@ for database in "${databases[@]}"; do
         --max-examples 25 --generation-deterministic \
         -H "Authorization: Bearer $key") || status=$?
     kill "$server"; wait "$server" || true
+    if [ "$database" = external ]; then kill "$backend"; wait "$backend" || true; fi
     if [ $status -ne 0 ]; then echo "server log:" >&2; tail -50 "$work/server.log" >&2; exit $status; fi
     rm -rf "$work"
     if [ "$database" = postgresql ]; then psql "$DEEPLINKS_TEST_POSTGRES_URL" -qc "DROP DATABASE $name WITH (FORCE)"; fi
