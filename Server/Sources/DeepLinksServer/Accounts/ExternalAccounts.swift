@@ -102,9 +102,7 @@ struct AccountsBackend: Sendable {
     static func signature(_ body: [UInt8], at seconds: Int64, nonce: String, secrets: SecretKeys) -> String {
         let signed = Array("\(seconds).\(nonce).".utf8) + body
         let macs = secrets.keys.map { key in
-            "v1="
-                + HMAC<SHA256>.authenticationCode(for: signed, using: key.key).map { String(format: "%02x", $0) }
-                .joined()
+            "v1=" + Hex.encode(HMAC<SHA256>.authenticationCode(for: signed, using: key.key))
         }
         return (["t=\(seconds)", "n=\(nonce)"] + macs).joined(separator: ",")
     }

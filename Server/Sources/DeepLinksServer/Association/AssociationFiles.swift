@@ -17,7 +17,7 @@ public struct AssociationFiles: Sendable {
 
         init(_ text: String) {
             body = Data(text.utf8)
-            etag = "\"" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
+            etag = "\"" + Hex.encode(SHA256.hash(data: body).prefix(16)) + "\""
             // Whole seconds: HTTP dates have no fraction, and If-Modified-Since compares against this.
             lastModified = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             lastModifiedHeader = HTTPDate.format(lastModified)

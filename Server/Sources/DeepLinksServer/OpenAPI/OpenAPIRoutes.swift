@@ -43,27 +43,20 @@ enum OpenAPIRoutes {
         return .object(document)
     }
 
-    /// `/v1/links/:code` as `/v1/links/{code}`, with its parameter names; `*` and `**` become `{rest}`.
+    /// A router path (`/v1/links/{code}`, as Hummingbird prints it) with its parameter names; a wildcard
+    /// segment (`*`, `**`) becomes a parameter of its own.
     static func openAPIPath(_ path: String) -> (String, [String]) {
         var parameters: [String] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            if segment.hasPrefix(":") {
-                parameters.append(String(segment.dropFirst()))
-                return "{\(segment.dropFirst())}"
-            }
             if segment.hasPrefix("{"), segment.hasSuffix("}") {
                 parameters.append(String(segment.dropFirst().dropLast()))
-                return String(segment)
-            }
-            if segment == "*" || segment == "**" {
-                let name = "segment\(parameters.count + 1)"
-                parameters.append(name)
-                return "{\(name)}"
+            } else if segment == "*" || segment == "**" {
+                parameters.append("segment\(parameters.count + 1)")
+                return "{\(parameters.last!)}"
             }
             return String(segment)
         }
-        let joined = segments.joined(separator: "/")
-        return (joined.hasPrefix("/") ? joined : "/" + joined, parameters)
+        return (segments.joined(separator: "/"), parameters)
     }
 
     static func register(on router: Router<AppRequestContext>) throws {

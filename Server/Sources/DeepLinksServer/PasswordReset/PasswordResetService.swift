@@ -403,9 +403,7 @@ struct PasswordResetService: Sendable {
 
     /// A keyed hash of a client address or network: what rows keep instead of the address.
     private func hashed(_ address: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Array(address.utf8), using: ipKey)).prefix(12).map {
-            String(format: "%02x", $0)
-        }.joined()
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(address.utf8), using: ipKey).prefix(12))
     }
 
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,

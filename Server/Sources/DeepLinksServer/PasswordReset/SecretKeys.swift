@@ -68,7 +68,7 @@ public struct SecretKeys: Sendable {
     /// The stored form of `secret` under `key`, with a purpose label so a session hash never equals a reset hash.
     func digest(_ secret: String, purpose: String, key: Key) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(purpose)\u{0}\(secret)".utf8), using: key.key)
-        return "v\(key.version)$" + Data(mac).map { String(format: "%02x", $0) }.joined()
+        return "v\(key.version)$" + Hex.encode(mac)
     }
 
     /// The stored forms of `secret` under every key, newest first: what a lookup searches for.
