@@ -100,6 +100,7 @@ import Testing
                 case .cancelled: "cancelled"
                 case .resolutionFailed: "resolution failed"
                 case .timedOut: "timed out"
+                case .declined: "declined"
                 }
             all.append("\(url) \(why)")
         }
@@ -258,5 +259,91 @@ extension LinkCoordinatorOrderTests {
             let mine = ids.filter { $0 / 1000 == sender }
             #expect(mine == mine.sorted(), "sender \(sender)'s links in its order")
         }
+    }
+
+    enum Account: Sendable, Equatable {
+        case post(Int)
+        case deletePost(Int)
+    }
+
+    /// A table where one destination changes something: deleting a post waits for the person.
+    static let accountTable = try! RouteTable<Account>(
+        schemes: ["demoapp"],
+        hosts: [],
+        routes: [
+            Route(
+                "post",
+                "/post/:id",
+                parameters: [.path("id", Int.self)],
+                parse: { p in .post(try p("id")) },
+                print: { if case .post(let id) = $0 { ["id": id] } else { nil } }
+            ),
+            Route(
+                "delete-post",
+                "/post/:id/delete",
+                parameters: [.path("id", Int.self)],
+                requiresConfirmation: true,
+                parse: { p in .deletePost(try p("id")) },
+                print: { if case .deletePost(let id) = $0 { ["id": id] } else { nil } }
+            ),
+        ]
+    )
+
+    actor Asked {
+        private(set) var all: [Account] = []
+        private(set) var delivered: [Account] = []
+        private(set) var unhandled: [String] = []
+        func ask(_ destination: Account) { all.append(destination) }
+        func deliver(_ destination: Account) { delivered.append(destination) }
+        func report(_ url: String, _ reason: LinkCoordinator<Account>.Unhandled) {
+            if case .declined = reason { unhandled.append(url) }
+        }
+    }
+
+    /// Seed 003, "limit what a URL can do": a state-changing destination is never carried out by the link alone.
+    @Test func aDestinationThatChangesSomethingWaitsForConfirmationAndIsDeclinedWithoutIt() async {
+        #expect(Self.accountTable.match("demoapp://post/7/delete").map(\.requiresConfirmation) == .success(true))
+        #expect(Self.accountTable.match("demoapp://post/7").map(\.requiresConfirmation) == .success(false))
+        for answer in [nil, false, true] as [Bool?] {
+            let asked = Asked()
+            let coordinator: LinkCoordinator<Account>
+            if let answer {
+                coordinator = LinkCoordinator(
+                    table: Self.accountTable,
+                    confirm: {
+                        await asked.ask($0); return answer
+                    },
+                    onUnhandled: { await asked.report($0, $1) }
+                ) { await asked.deliver($0) }
+            } else {
+                // No confirm hook: nobody can say yes.
+                coordinator = LinkCoordinator(table: Self.accountTable, onUnhandled: { await asked.report($0, $1) }) {
+                    await asked.deliver($0)
+                }
+            }
+            coordinator.setReady(true)
+            coordinator.receive("demoapp://post/7/delete", via: .onOpenURL)
+            await coordinator.settle()
+            coordinator.receive("demoapp://post/8", via: .onOpenURL)
+            await coordinator.settle()
+            #expect(await asked.all == (answer == nil ? [] : [.deletePost(7)]), "only the deletion is asked about")
+            #expect(await asked.delivered == (answer == true ? [.deletePost(7), .post(8)] : [.post(8)]))
+            #expect(await asked.unhandled == (answer == true ? [] : ["demoapp://post/7/delete"]))
+            let events = await coordinator.events.map(\.description)
+            #expect(
+                events.first
+                    == (answer == true
+                        ? "delivered delete-post /post/:id/delete id=7 to delete-post"
+                        : "not confirmed: delete-post /post/:id/delete id=7")
+            )
+        }
+    }
+
+    @Test func theManifestCarriesTheConfirmationRequirement() throws {
+        let manifest = Self.accountTable.manifest
+        #expect(manifest.routes.map(\.confirm) == [nil, true])
+        let loaded = try RouteTable(manifest: manifest)
+        #expect(loaded.match("demoapp://post/7/delete").map(\.requiresConfirmation) == .success(true))
+        #expect(loaded.manifest == manifest)
     }
 }

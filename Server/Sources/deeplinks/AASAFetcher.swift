@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import AsyncHTTPClient
+import DeepLinks
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -30,9 +31,16 @@ public struct AASAFetcher: Sendable {
     /// `target` is a site (`example.com`, `https://example.com`) or the file's own URL.
     public func fetch(_ target: String) async throws(FetchError) -> Report {
         var text = target.contains("://") ? target : "https://" + target
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty
-        else { throw FetchError(description: "'\(target)' is not a site or a URL") }
+        let parts: URLParts
+        do {
+            parts = try URLParts(parsing: text, limits: URLLimits(allowsPort: true))
+        } catch {
+            throw FetchError(description: "'\(target)' is not a site or a URL: \(error.reason)")
+        }
+        let scheme = parts.scheme
+        guard let host = parts.host, !host.isEmpty else {
+            throw FetchError(description: "'\(target)' is not a site or a URL")
+        }
         if scheme != "https" {
             guard scheme == "http", allowHTTP else {
                 throw FetchError(
@@ -41,12 +49,12 @@ public struct AASAFetcher: Sendable {
                 )
             }
         }
-        let path = components.path
+        let path = parts.path
         let candidates: [String]
         if path.hasSuffix("apple-app-site-association") {
             candidates = [text]
         } else {
-            text = "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")"
+            text = "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")"
             candidates = [text + "/.well-known/apple-app-site-association", text + "/apple-app-site-association"]
         }
 

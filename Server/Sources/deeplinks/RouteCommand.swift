@@ -40,10 +40,10 @@ struct RouteCommand: ParsableCommand {
                 if json {
                     printJSON([
                         "url": shown, "matched": true, "route": match.routeName, "pattern": match.pattern,
-                        "parameters": match.redactedParameters,
+                        "parameters": match.redactedParameters, "requiresConfirmation": match.requiresConfirmation,
                     ])
                 } else {
-                    print("\(shown) -> \(match)")
+                    print("\(shown) -> \(match)\(match.requiresConfirmation ? " (requires confirmation)" : "")")
                 }
             case .failure(let rejection):
                 refused = true

@@ -37,6 +37,25 @@ import Testing
         #expect(output.stdout == "demoapp://post/new -> new-post /post/new\nhttps://links.example.com/ -> home /\n")
     }
 
+    @Test func aRouteThatNeedsConfirmationSaysSo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("routes.json")
+        try Data(
+            #"""
+            {"version": 1, "schemes": ["demoapp"], "hosts": [], "routes": [
+              {"name": "delete-post", "pattern": "/post/:id/delete", "sources": ["customScheme"],
+               "parameters": [], "confirm": true}]}
+            """#.utf8
+        ).write(to: manifest)
+        let text = try CommandRunner.run(["route", "--manifest", manifest.path, "demoapp://post/7/delete"])
+        #expect(text.stdout == "demoapp://post/7/delete -> delete-post /post/:id/delete id=7 (requires confirmation)\n")
+        let json = try CommandRunner.run(["route", "--json", "--manifest", manifest.path, "demoapp://post/7/delete"])
+        let line = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(line?["requiresConfirmation"] as? Bool == true)
+    }
+
     @Test func jsonPrintsOneObjectPerLine() throws {
         let output = try CommandRunner.run([
             "route", "--json", "--manifest", Self.manifest,

@@ -370,6 +370,20 @@ import FoundationNetworking
         }
     }
 
+    @Test func theClicksQueryJoinsTheDestinationsOwnAndTheProbesAnswerIsDropped() {
+        #expect(
+            SmartLinkRoutes.appending("utm_source=mail", to: "https://Shop.example.org/a%2Fb?id=1#top")
+                == "https://shop.example.org/a%2Fb?id=1&utm_source=mail#top"
+        )
+        #expect(SmartLinkRoutes.appending("a=1", to: "https://shop.example.org") == "https://shop.example.org?a=1")
+        let intent = "intent://post/1#Intent;scheme=demoapp;package=com.example.demo;end"
+        #expect(SmartLinkRoutes.appending("a=1", to: intent) == intent, "an intent URL is no destination")
+        #expect(SmartLinkRoutes.appending(nil, to: "https://shop.example.org/") == "https://shop.example.org/")
+        #expect(SmartLinkRoutes.removingPlatformAnswer("a=1&_platform=ipad&&b") == "a=1&b")
+        #expect(SmartLinkRoutes.removingPlatformAnswer("_platform=desktop") == nil)
+        #expect(SmartLinkRoutes.removingPlatformAnswer("my_platform=x") == "my_platform=x")
+    }
+
     @Test func userAgentsAreClassifiedAsPeopleSeeThemOrAsPreviewFetchers() {
         #expect(
             ClientPlatform(userAgent: Self.iMessage) == .previewBot,

@@ -16,6 +16,8 @@ public actor LinkCoordinator<Destination: Sendable> {
         case resolutionFailed(link: String)
         case timedOut(link: String)
         case cancelled(link: String)
+        /// The route requires confirmation and the person did not give it (or the app asks no one).
+        case declined(link: String)
 
         public var description: String {
             switch self {
@@ -25,11 +27,12 @@ public actor LinkCoordinator<Destination: Sendable> {
             case .resolutionFailed(let link): "resolution failed for \(link)"
             case .timedOut(let link): "resolution timed out for \(link)"
             case .cancelled(let link): "resolution cancelled for \(link) by a newer link"
+            case .declined(let link): "not confirmed: \(link)"
             }
         }
     }
 
-    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:requirements:resolve:onUnhandled:deliver:)``'s
+    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:requirements:resolve:confirm:onUnhandled:deliver:)``'s
     /// `onUnhandled`: open it in Safari when the app cannot, say what failed, or ignore it.
     public enum Unhandled: Sendable {
         /// No route takes it (another app's scheme, a path the app does not know, a bad parameter).
@@ -41,12 +44,15 @@ public actor LinkCoordinator<Destination: Sendable> {
         /// The resolution failed or timed out.
         case resolutionFailed
         case timedOut
+        /// Its route requires confirmation (``Route/requiresConfirmation``), and `confirm` said no.
+        case declined
     }
 
     private let table: RouteTable<Destination>
     private var inbox: LinkInbox
     private let requirements: @Sendable (Destination) -> Set<String>
     private let resolve: @Sendable (Destination) async throws -> Destination
+    private let confirm: @Sendable (Destination) async -> Bool
     private let deliver: @Sendable (Destination) async -> Void
     private let onUnhandled: @Sendable (_ url: String, Unhandled) async -> Void
     private let timeout: Duration
@@ -78,6 +84,10 @@ public actor LinkCoordinator<Destination: Sendable> {
     ///   - eventLimit: how many of the latest ``events`` are kept.
     ///   - requirements: conditions a destination needs before it is handled (`["signedIn"]`).
     ///   - resolve: work before navigating (a fetch); it may refine the destination. Default: none.
+    ///   - confirm: asks the person whether to carry out a destination whose route requires confirmation
+    ///     (``Route/requiresConfirmation``: a deletion, a payment, accepting an invitation), after `resolve`;
+    ///     true carries it out. Default: no one is asked, so such links are declined: a link alone never
+    ///     changes anything.
     ///   - onUnhandled: a link that was not carried out, with why: the URL as it came (it may hold a secret:
     ///     open it, never log it). A universal link the app cannot route belongs in Safari (`UIApplication`'s
     ///     `open(_:)` with `universalLinksOnly: false` sends it there). Twins of a handled link are not reported.
@@ -89,6 +99,7 @@ public actor LinkCoordinator<Destination: Sendable> {
         eventLimit: Int = 1_000,
         requirements: @escaping @Sendable (Destination) -> Set<String> = { _ in [] },
         resolve: @escaping @Sendable (Destination) async throws -> Destination = { $0 },
+        confirm: @escaping @Sendable (Destination) async -> Bool = { _ in false },
         onUnhandled: @escaping @Sendable (_ url: String, Unhandled) async -> Void = { _, _ in },
         deliver: @escaping @Sendable (Destination) async -> Void
     ) {
@@ -98,6 +109,7 @@ public actor LinkCoordinator<Destination: Sendable> {
         self.eventLimit = max(1, eventLimit)
         self.requirements = requirements
         self.resolve = resolve
+        self.confirm = confirm
         self.onUnhandled = onUnhandled
         self.deliver = deliver
         self.start = clock.now
@@ -213,15 +225,26 @@ public actor LinkCoordinator<Destination: Sendable> {
         nextID += 1
         let id = nextID
         let items = released.map {
-            (destination: $0.match.destination, route: $0.match.routeName, url: $0.url, link: "\($0.match)")
+            (
+                destination: $0.match.destination, route: $0.match.routeName, confirms: $0.match.requiresConfirmation,
+                url: $0.url, link: "\($0.match)"
+            )
         }
-        let (resolve, deliver, timeout) = (self.resolve, self.deliver, self.timeout)
+        let (resolve, confirm, deliver, timeout) = (self.resolve, self.confirm, self.deliver, self.timeout)
         let task = Task {
             for item in items {
                 let outcome = await Self.resolve(item.destination, with: resolve, timeout: timeout)
                 guard !Task.isCancelled else { return }
                 switch outcome {
                 case .success(let resolved):
+                    if item.confirms {
+                        let confirmed = await confirm(resolved)
+                        guard !Task.isCancelled else { return }
+                        guard confirmed else {
+                            self.finish(id, .declined(link: item.link), unhandled: .declined)
+                            continue
+                        }
+                    }
                     await deliver(resolved)
                     guard !Task.isCancelled else { return }
                     self.finish(id, .delivered(route: item.route, link: item.link))

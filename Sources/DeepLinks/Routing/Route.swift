@@ -28,6 +28,10 @@ public struct Route<Destination: Sendable>: Sendable {
     public let pattern: RoutePattern
     public let parameters: [ParameterSpec]
     public let sources: RouteSources
+    /// Whether the destination changes something (deletes, pays, signs out, accepts): a link only proposes it,
+    /// and ``LinkCoordinator`` carries it out once the person confirms (its `confirm` hook), never on the link
+    /// alone.
+    public let requiresConfirmation: Bool
     @usableFromInline let parse: @Sendable (RouteParameters) throws -> Destination
     let print: @Sendable (Destination) -> RouteValues?
     /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
@@ -49,11 +53,13 @@ public struct Route<Destination: Sendable>: Sendable {
     /// - Parameters:
     ///   - name: unique in the table; the manifest and diagnostics use it.
     ///   - pattern: `/literal/:parameter/*catchAll`. Path parameters not listed in `parameters` are strings.
+    ///   - requiresConfirmation: the destination changes something, so a link alone must not carry it out.
     public init(
         _ name: String,
         _ pattern: String,
         parameters: [ParameterSpec] = [],
         sources: RouteSources = .all,
+        requiresConfirmation: Bool = false,
         parse: @escaping @Sendable (RouteParameters) throws -> Destination,
         print: @escaping @Sendable (Destination) -> RouteValues?
     ) {
@@ -63,6 +69,7 @@ public struct Route<Destination: Sendable>: Sendable {
         let implicit = self.pattern.parameterNames.filter { !declared.contains($0) }.map { ParameterSpec.path($0) }
         self.parameters = implicit + parameters
         self.sources = sources
+        self.requiresConfirmation = requiresConfirmation
         self.parse = parse
         self.print = print
         let names = self.pattern.parameterNames

@@ -7,6 +7,8 @@ public struct RouteManifest: Sendable, Hashable, Codable {
         public var pattern: String
         public var sources: [String]
         public var parameters: [ParameterSpec]
+        /// ``Route/requiresConfirmation``; absent means false.
+        public var confirm: Bool?
     }
 
     public var version: Int
@@ -40,7 +42,8 @@ extension RouteTable {
                     name: $0.name,
                     pattern: $0.pattern.description,
                     sources: $0.sources.names,
-                    parameters: $0.parameters
+                    parameters: $0.parameters,
+                    confirm: $0.requiresConfirmation ? true : nil
                 )
             }
         )
@@ -85,6 +88,7 @@ extension RouteTable where Destination == ManifestDestination {
                 entry.pattern,
                 parameters: entry.parameters,
                 sources: sources,
+                requiresConfirmation: entry.confirm ?? false,
                 parse: { ManifestDestination(route: name, parameters: $0.values) },
                 print: { $0.route == name ? RouteValues($0.parameters) : nil }
             )

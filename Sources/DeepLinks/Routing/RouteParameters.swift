@@ -89,16 +89,28 @@ public struct ParameterError: Error, Sendable, Hashable, CustomStringConvertible
 /// The parameters of a destination, given by a route's `print` closure:
 /// `["id": id, "email": email, "tag": tags]`. nil values (an absent optional) are left out.
 public struct RouteValues: Sendable, ExpressibleByDictionaryLiteral {
-    public private(set) var values: [String: [String]] = [:]
+    /// In the order given (a later entry for the same name wins): a route has a few parameters, so the printer
+    /// finds one by comparing names, without building or hashing into a dictionary on every print.
+    private var entries: [(name: String, values: [String])] = []
+
+    public var values: [String: [String]] {
+        Dictionary(entries.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })
+    }
 
     public init(dictionaryLiteral elements: (String, (any RouteValueConvertible)?)...) {
+        entries.reserveCapacity(elements.count)
         for (name, value) in elements {
-            if let value { values[name] = value.routeValues }
+            if let value { entries.append((name, value.routeValues)) }
         }
     }
 
     public init(_ values: [String: [String]]) {
-        self.values = values
+        entries = values.map { ($0.key, $0.value) }
+    }
+
+    /// The values given for `name`, empty when none.
+    func values(of name: String) -> [String] {
+        entries.last { $0.name == name }?.values ?? []
     }
 }
 

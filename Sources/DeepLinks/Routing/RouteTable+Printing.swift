@@ -40,7 +40,7 @@ extension RouteTable {
             let route = routes[index]
             if let values = route.print(destination) {
                 guard route.sources.contains(wanted) else { throw Self.formRefused(route, wanted) }
-                return try print(route, values.values, form: form)
+                return try print(route, values, form: form)
             }
         }
         var claimed: Route<Destination>?
@@ -48,7 +48,7 @@ extension RouteTable {
             guard let values = route.print(destination) else { continue }
             claimed = route
             guard route.sources.contains(wanted) else { continue }
-            return try print(route, values.values, form: form)
+            return try print(route, values, form: form)
         }
         if let claimed { throw Self.formRefused(claimed, wanted) }
         throw PrintError(reason: "no route prints this destination")
@@ -67,9 +67,9 @@ extension RouteTable {
         )
     }
 
-    func print(_ route: Route<Destination>, _ values: [String: [String]], form: LinkForm) throws(PrintError) -> String {
+    func print(_ route: Route<Destination>, _ values: RouteValues, form: LinkForm) throws(PrintError) -> String {
         func checked(_ spec: ParameterSpec) throws(PrintError) -> [String] {
-            let given = values[spec.name] ?? []
+            let given = values.values(of: spec.name)
             if given.isEmpty {
                 if spec.presence == .required {
                     throw PrintError(reason: "route '\(route.name)': parameter '\(spec.name)' is missing")
@@ -88,46 +88,50 @@ extension RouteTable {
             }
             return given
         }
-        // One string, built in place: the path from the route's pre-encoded literals and its parameters' values.
-        var path = ""
-        path.reserveCapacity(64)
-        for segment in route.printSegments {
-            if !path.isEmpty { path += "/" }
-            switch segment {
-            case .literal(let encoded):
-                path += encoded
-            case .parameter(let index):
-                let spec = route.parameters[index]
-                let value = try checked(spec)[0]
-                guard !value.isEmpty else {
-                    throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty")
-                }
-                PercentEncoding.append(value, to: &path)
-            case .catchAll(let index):
-                let spec = route.parameters[index]
-                let pieces = try checked(spec)[0].split(separator: "/", omittingEmptySubsequences: false)
-                guard !pieces.contains(where: \.isEmpty) else {
-                    throw PrintError(reason: "route '\(route.name)': catch-all '\(spec.name)' has an empty segment")
-                }
-                for (position, piece) in pieces.enumerated() {
-                    if position > 0 { path += "/" }
-                    PercentEncoding.append(piece, to: &path)
-                }
-            }
-        }
-        var url: String
+        // One string, built in place: the scheme and host, then the path from the route's pre-encoded literals
+        // and its parameters' values (every segment is non-empty, so the path is empty only for a route
+        // without segments), then the items.
+        var url = ""
+        url.reserveCapacity(96)
         switch form {
         case .customScheme(let scheme):
             guard let scheme = (scheme?.lowercased() ?? schemes.first), schemes.contains(scheme) else {
                 throw PrintError(reason: "the table has no custom scheme \(scheme.map { "'\($0)'" } ?? "")")
             }
             // The host position is case-insensitive: use it only for a literal that survives lower-casing.
-            url = scheme + (path.isEmpty || route.printsHostPosition ? "://" : ":///") + path
+            url += scheme
+            url += route.printSegments.isEmpty || route.printsHostPosition ? "://" : ":///"
         case .universalLink(let host):
             guard let host = (host?.lowercased() ?? hosts.first), hosts.contains(host) else {
                 throw PrintError(reason: "the table has no universal-link host \(host.map { "'\($0)'" } ?? "")")
             }
-            url = "https://" + host + "/" + path
+            url += "https://"
+            url += host
+            url += "/"
+        }
+        for (position, segment) in route.printSegments.enumerated() {
+            if position > 0 { url += "/" }
+            switch segment {
+            case .literal(let encoded):
+                url += encoded
+            case .parameter(let index):
+                let spec = route.parameters[index]
+                let value = try checked(spec)[0]
+                guard !value.isEmpty else {
+                    throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty")
+                }
+                PercentEncoding.append(value, to: &url)
+            case .catchAll(let index):
+                let spec = route.parameters[index]
+                let pieces = try checked(spec)[0].split(separator: "/", omittingEmptySubsequences: false)
+                guard !pieces.contains(where: \.isEmpty) else {
+                    throw PrintError(reason: "route '\(route.name)': catch-all '\(spec.name)' has an empty segment")
+                }
+                for (index, piece) in pieces.enumerated() {
+                    if index > 0 { url += "/" }
+                    PercentEncoding.append(piece, to: &url)
+                }
+            }
         }
         for (location, separator) in itemSections {
             var first = true
@@ -152,39 +156,27 @@ extension RouteTable {
 
     /// `string` with the values of sensitive query and fragment parameters replaced by `REDACTED`, for logs.
     /// A fragment that is not `name=value` items is redacted whole when any route has a sensitive fragment
-    /// parameter.
+    /// parameter, and so is everything after the `?` or `#` of a URL that does not pass the URL policy (it
+    /// cannot be read as items, and it may be a rejected link's secret).
     public func redact(_ string: String) -> String {
         guard !sensitiveNames.isEmpty else { return string }
-        func redactItems(_ text: Substring) -> String {
-            text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-                let name = String(pair[..<equals]).removingPercentEncodingOrSelf
-                return sensitiveNames.contains(name) ? pair[..<equals] + "=REDACTED" : String(pair)
-            }.joined(separator: "&")
+        guard var parts = try? URLParts(parsing: string, limits: limits) else {
+            guard let mark = string.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return string }
+            return string[...mark] + "REDACTED"
         }
-        var head = Substring(string)
-        var fragment: String?
-        if let hash = string.firstIndex(of: "#") {
-            head = string[..<hash]
-            let raw = string[string.index(after: hash)...]
-            fragment = raw.contains("=") ? redactItems(raw) : (raw.isEmpty ? "" : "REDACTED")
+        func redacted(_ items: String) -> String {
+            URLParts.rewritingItems(items) { name, pair in
+                guard let equals = pair.firstIndex(of: "="), name.map(sensitiveNames.contains) != false else {
+                    return String(pair)
+                }
+                return pair[..<equals] + "=REDACTED"
+            }
         }
-        var result: String
-        if let question = head.firstIndex(of: "?") {
-            result = head[...question] + redactItems(head[head.index(after: question)...])
-        } else {
-            result = String(head)
-        }
-        if let fragment { result += "#" + fragment }
-        return result
+        parts.query = parts.query.map(redacted)
+        parts.fragment = parts.fragment.map { $0.contains("=") ? redacted($0) : ($0.isEmpty ? "" : "REDACTED") }
+        return parts.string
     }
 }
 
 /// Where a printed URL's items go, in order: built once, not on every print.
 private let itemSections: [(ParameterSpec.Location, String)] = [(.query, "?"), (.fragment, "#")]
-
-extension StringProtocol {
-    var removingPercentEncodingOrSelf: String {
-        (try? LinkURL(parsing: "x:" + self)).flatMap { $0.pathSegments.first } ?? String(self)
-    }
-}

@@ -127,6 +127,8 @@ public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertib
     public var pattern: String { matcher.entries[Int(index)].pattern }
     /// Names of the route's sensitive parameters.
     public var sensitiveNames: Set<String> { matcher.entries[Int(index)].sensitiveNames }
+    /// Whether the route's destination waits for the person's confirmation (``Route/requiresConfirmation``).
+    public var requiresConfirmation: Bool { matcher.entries[Int(index)].requiresConfirmation }
 
     @usableFromInline
     init(destination: Destination, matcher: RouteMatcher, index: Int32, source: Int32, parameters: RouteParameters) {

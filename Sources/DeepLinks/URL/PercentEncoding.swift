@@ -1,6 +1,27 @@
-/// Printing side of the URL policy: everything outside RFC 3986's unreserved set
-/// (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so `+` prints as `%2B`, `@` as `%40`, `/` as `%2F`.
+/// Both sides of the URL policy's escapes. Printing: everything outside RFC 3986's unreserved set
+/// (`A-Z a-z 0-9 - . _ ~`) is percent-encoded, so `+` prints as `%2B`, `@` as `%40`, `/` as `%2F`. Reading:
+/// ``decode(_:limits:)``, the decoder ``LinkURL`` uses for every component.
 public enum PercentEncoding {
+    /// `text` percent-decoded exactly once (`+` stays a plus sign), refused as ``LinkURL`` refuses a
+    /// component: an invalid escape, a control character or NUL (raw or decoded), bytes that are not UTF-8,
+    /// or a result over `limits.maxValueLength`.
+    public static func decode(_ text: some StringProtocol, limits: URLLimits = .default) throws(URLDiagnostic)
+        -> String
+    {
+        var text = String(text)
+        do {
+            return try text.withUTF8 { bytes in
+                let parser = URLParser(bytes: bytes, limits: limits)
+                if let control = bytes.firstIndex(where: { $0 < 0x20 || $0 == 0x7F }) {
+                    throw URLDiagnostic(.controlCharacter, .url, at: control, "a control character")
+                }
+                return try parser.decode(0, bytes.count, .url)
+            }
+        } catch {
+            throw error as! URLDiagnostic  // decode throws nothing else; withUTF8 only rethrows untyped
+        }
+    }
+
     public static func encode(_ string: String) -> String {
         var output = ""
         output.reserveCapacity(string.utf8.count)

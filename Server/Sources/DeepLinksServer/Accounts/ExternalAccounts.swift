@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import AsyncHTTPClient
+import DeepLinks
 import Crypto
 import Foundation
 import NIOCore
@@ -26,14 +27,14 @@ public struct ExternalAccounts: Sendable, Equatable {
     /// What is wrong with a backend address, or nil: hooks carry passwords, so they travel over HTTPS except
     /// to this machine.
     static func backendProblem(_ address: String) -> String? {
-        guard let components = URLComponents(string: address), let host = components.host, !host.isEmpty,
-            components.user == nil, components.password == nil, components.query == nil, components.fragment == nil
+        guard let parts = try? URLParts(parsing: address, limits: URLLimits(allowsPort: true)),
+            let host = parts.host, !host.isEmpty, parts.query == nil, parts.fragment == nil
         else { return "is not an absolute http(s) address without credentials, query or fragment" }
-        switch components.scheme {
+        switch parts.scheme {
         case "https": return nil
         case "http":
             let loopback =
-                ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
+                ["localhost", "127.0.0.1", "[::1]"].contains(host)
                 || host.hasPrefix("127.")
             return loopback
                 ? nil : "uses plain http to \(host): hooks carry passwords, use https (http is for loopback)"

@@ -262,8 +262,8 @@ public struct AppConfiguration: Sendable, Equatable {
                 problems.append("\(key).android: \(diagnostic.message)")
             }
             if let store = file.playStoreURL,
-                URLComponents(string: store).map({
-                    $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true && $0.user == nil
+                (try? URLParts(parsing: store, limits: SmartLinkValidator.destinationLimits)).map({
+                    $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true
                 }) != true
             {
                 problems.append("\(key).android.playStoreURL: '\(store)' is not an https URL")
@@ -282,12 +282,12 @@ public struct AppConfiguration: Sendable, Equatable {
         configuration.routes = routes
         configuration.excludedPaths = app.excludedPaths ?? []
         if let web = app.webURL {
-            let components = URLComponents(string: web)
-            if components?.scheme != "https" || components?.host.map({ hostProblem($0) == nil }) != true
-                || components?.query != nil || components?.fragment != nil || components?.user != nil
+            let parts = try? URLParts(parsing: web, limits: SmartLinkValidator.destinationLimits)
+            if parts?.scheme != "https" || parts?.host.map({ hostProblem($0) == nil }) != true
+                || parts?.query != nil || parts?.fragment != nil
             {
                 problems.append("\(key).webURL: '\(web)' is not an https address without query or fragment")
-            } else if let host = components?.host?.lowercased(), domains.contains(host) {
+            } else if let host = parts?.host, domains.contains(host) {
                 problems.append(
                     "\(key).webURL: '\(web)' is on \(host), one of the app's domains: a path would come back here"
                 )

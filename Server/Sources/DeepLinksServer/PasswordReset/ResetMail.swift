@@ -49,7 +49,7 @@ enum ResetMail {
     {
         // What a wary reader checks before tapping: who sent it, why, where the button goes (the domain written
         // out), for how long, and what to do if it was not them.
-        let domain = URLComponents(string: universal)?.host ?? ""
+        let domain = (try? URLParts(parsing: universal))?.host ?? ""
         let name = HTML.escape(appName)
         let schemeText = scheme.map { "\n\nAlready in the app? This link opens it directly:\n\($0)" } ?? ""
         let schemeHTML =

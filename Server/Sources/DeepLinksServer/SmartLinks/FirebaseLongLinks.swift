@@ -14,8 +14,9 @@ extension SmartLinkRoutes {
         let query = request.uri.queryParameters
         // Hummingbird percent-decodes each value once (and leaves `+` alone).
         func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
-        guard let target = value("link"), let components = URLComponents(string: target),
-            let host = components.host?.lowercased(),
+        guard let target = value("link"),
+            let parts = try? URLParts(parsing: target, limits: SmartLinkValidator.destinationLimits),
+            parts.isWebURL, let host = parts.host,
             policy.apps.contains(where: { $0.domains.contains(host) })
         else {
             return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
@@ -37,8 +38,7 @@ extension SmartLinkRoutes {
         if let app, !app.domains.contains(host) { problems.append("link: \(host) is not a domain of \(app.bundleID)") }
         var link = SmartLink(
             code: "fdl",
-            route: components.percentEncodedPath.isEmpty
-                ? "/" : components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+            route: (parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? "")
         )
         if let app, app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
         link.destinations = .init(

@@ -20,7 +20,9 @@ struct LinkPolicy: Sendable {
                 + settings.allowedHosts.map { $0.lowercased() }
         )
         for store in apps.compactMap(\.android?.playStoreURL) {
-            if let host = URLComponents(string: store)?.host?.lowercased() { allowed.insert(host) }
+            if let host = try? URLParts(parsing: store, limits: SmartLinkValidator.destinationLimits).host {
+                allowed.insert(host)
+            }
         }
         if let domain = settings.linkDomain { allowed.insert(domain) }
         if let domain = settings.landingDomain { allowed.insert(domain) }
@@ -87,7 +89,9 @@ struct LinkPolicy: Sendable {
 
     /// Whether iOS would open `app` for `url`, by the association file this server serves.
     func opens(_ app: AppConfiguration, _ url: String) -> AASADecision {
-        if let linkMatcher, URLComponents(string: url)?.host?.lowercased() == linkMatcher.host {
+        if let linkMatcher,
+            (try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits))?.host == linkMatcher.host
+        {
             return linkMatcher.matcher.decide(appID: app.appID, url: url)
         }
         return matcher.decide(appID: app.appID, url: url)

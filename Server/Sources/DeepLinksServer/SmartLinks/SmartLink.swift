@@ -135,12 +135,21 @@ struct SmartLinkValidator: Sendable {
         return problems
     }
 
-    /// An https URL on an allowed host: no link may become an open redirect.
+    /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.
+    static let destinationLimits = URLLimits(maxURLLength: 2048, maxQueryItems: 256, allowsPort: true)
+
+    /// An https URL on an allowed host, split and checked by the URL policy: no link may become an open
+    /// redirect, nor carry credentials.
     func destinationProblem(_ value: String) -> String? {
-        guard value.utf8.count <= 2048, let components = URLComponents(string: value),
-            components.scheme?.lowercased() == "https",
-            let host = components.host?.lowercased(), !host.isEmpty, components.user == nil, components.password == nil
-        else { return "an https URL without credentials, at most 2048 bytes" }
+        let parts: URLParts
+        do {
+            parts = try URLParts(parsing: value, limits: Self.destinationLimits)
+        } catch {
+            return "an https URL without credentials, at most 2048 bytes (\(error.reason))"
+        }
+        guard parts.scheme == "https", let host = parts.host, !host.isEmpty else {
+            return "an https URL without credentials, at most 2048 bytes (the scheme is \(parts.scheme))"
+        }
         guard allowedHosts.contains(host) else {
             return "\(host) is not on the destination allowlist (\(allowedHosts.sorted().joined(separator: ", ")))"
         }

@@ -104,11 +104,13 @@ extension SmartLinkRoutes {
     static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
     static let doNotTrack = HTTPField.Name("DNT")!
 
-    /// `query` without the touch check's `_platform` item; nil when nothing else is left.
+    /// `query` without the touch check's `_platform` item (nor empty items); nil when nothing else is left.
     static func removingPlatformAnswer(_ query: String) -> String? {
-        guard query.contains("_platform=") else { return query }
-        let kept = query.split(separator: "&").filter { !$0.hasPrefix("_platform=") }
-        return kept.isEmpty ? nil : kept.joined(separator: "&")
+        guard query.contains("_platform") else { return query }
+        let kept = URLParts.rewritingItems(query) { name, pair in
+            name == "_platform" || pair.isEmpty ? nil : String(pair)
+        }
+        return kept.isEmpty ? nil : kept
     }
 
     private struct TooManyUnknownCodes: Error {
@@ -128,12 +130,13 @@ extension SmartLinkRoutes {
         Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
     }
 
-    /// `url` with the click's query added (utm_* and the rest); an intent:// URL is left alone.
+    /// `url` with the click's query added (utm_* and the rest) after its own; a URL that is not a destination
+    /// (an intent:// URL) is left alone.
     static func appending(_ query: String?, to url: String) -> String {
-        guard let query, !url.hasPrefix("intent:") else { return url }
-        let hash = url.firstIndex(of: "#")
-        let head = hash.map { String(url[..<$0]) } ?? url
-        let tail = hash.map { String(url[$0...]) } ?? ""
-        return head + (head.contains("?") ? "&" : "?") + query + tail
+        guard let query, var parts = try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits),
+            parts.isWebURL
+        else { return url }
+        parts.query = parts.query.map { $0 + "&" + query } ?? query
+        return parts.string
     }
 }

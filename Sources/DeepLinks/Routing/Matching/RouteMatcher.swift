@@ -24,12 +24,14 @@ final class RouteMatcher: @unchecked Sendable {
         let pattern: String
         let parameters: [ParameterSpec]
         let sensitiveNames: Set<String>
+        let requiresConfirmation: Bool
 
-        init(name: String, pattern: String, parameters: [ParameterSpec], sensitiveNames: Set<String>) {
-            self.name = name
-            self.pattern = pattern
-            self.parameters = parameters
-            self.sensitiveNames = sensitiveNames
+        init<Destination>(_ route: Route<Destination>) {
+            name = route.name
+            pattern = route.pattern.description
+            parameters = route.parameters
+            sensitiveNames = route.sensitiveNames
+            requiresConfirmation = route.requiresConfirmation
         }
     }
 
@@ -100,14 +102,7 @@ final class RouteMatcher: @unchecked Sendable {
         self.hosts = hosts
         schemeBytes = schemes.map { Array($0.utf8) }
         hostBytes = hosts.map { Array($0.utf8) }
-        entries = routes.map {
-            Entry(
-                name: $0.name,
-                pattern: $0.pattern.description,
-                parameters: $0.parameters,
-                sensitiveNames: $0.sensitiveNames
-            )
-        }
+        entries = routes.map(Entry.init)
         trie = RouteTrie(routes.map(\.pattern))
         var routeSlots: [RouteSlots] = []
         var slots: [Slot] = []
