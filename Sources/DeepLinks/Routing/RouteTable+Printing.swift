@@ -88,50 +88,46 @@ extension RouteTable {
             }
             return given
         }
-        // One string, built in place: the scheme and host, then the path from the route's pre-encoded literals
-        // and its parameters' values (every segment is non-empty, so the path is empty only for a route
-        // without segments), then the items.
-        var url = ""
-        url.reserveCapacity(96)
-        switch form {
-        case .customScheme(let scheme):
-            guard let scheme = (scheme?.lowercased() ?? schemes.first), schemes.contains(scheme) else {
-                throw PrintError(reason: "the table has no custom scheme \(scheme.map { "'\($0)'" } ?? "")")
-            }
-            // The host position is case-insensitive: use it only for a literal that survives lower-casing.
-            url += scheme
-            url += route.printSegments.isEmpty || route.printsHostPosition ? "://" : ":///"
-        case .universalLink(let host):
-            guard let host = (host?.lowercased() ?? hosts.first), hosts.contains(host) else {
-                throw PrintError(reason: "the table has no universal-link host \(host.map { "'\($0)'" } ?? "")")
-            }
-            url += "https://"
-            url += host
-            url += "/"
-        }
-        for (position, segment) in route.printSegments.enumerated() {
-            if position > 0 { url += "/" }
+        // One string, built in place: the path from the route's pre-encoded literals and its parameters' values.
+        var path = ""
+        path.reserveCapacity(64)
+        for segment in route.printSegments {
+            if !path.isEmpty { path += "/" }
             switch segment {
             case .literal(let encoded):
-                url += encoded
+                path += encoded
             case .parameter(let index):
                 let spec = route.parameters[index]
                 let value = try checked(spec)[0]
                 guard !value.isEmpty else {
                     throw PrintError(reason: "route '\(route.name)': path parameter '\(spec.name)' is empty")
                 }
-                PercentEncoding.append(value, to: &url)
+                PercentEncoding.append(value, to: &path)
             case .catchAll(let index):
                 let spec = route.parameters[index]
                 let pieces = try checked(spec)[0].split(separator: "/", omittingEmptySubsequences: false)
                 guard !pieces.contains(where: \.isEmpty) else {
                     throw PrintError(reason: "route '\(route.name)': catch-all '\(spec.name)' has an empty segment")
                 }
-                for (index, piece) in pieces.enumerated() {
-                    if index > 0 { url += "/" }
-                    PercentEncoding.append(piece, to: &url)
+                for (position, piece) in pieces.enumerated() {
+                    if position > 0 { path += "/" }
+                    PercentEncoding.append(piece, to: &path)
                 }
             }
+        }
+        var url: String
+        switch form {
+        case .customScheme(let scheme):
+            guard let scheme = (scheme?.lowercased() ?? schemes.first), schemes.contains(scheme) else {
+                throw PrintError(reason: "the table has no custom scheme \(scheme.map { "'\($0)'" } ?? "")")
+            }
+            // The host position is case-insensitive: use it only for a literal that survives lower-casing.
+            url = scheme + (path.isEmpty || route.printsHostPosition ? "://" : ":///") + path
+        case .universalLink(let host):
+            guard let host = (host?.lowercased() ?? hosts.first), hosts.contains(host) else {
+                throw PrintError(reason: "the table has no universal-link host \(host.map { "'\($0)'" } ?? "")")
+            }
+            url = "https://" + host + "/" + path
         }
         for (location, separator) in itemSections {
             var first = true
