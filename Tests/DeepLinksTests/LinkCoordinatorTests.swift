@@ -90,6 +90,48 @@ import Testing
         )
     }
 
+    actor Gate {
+        private var waiting: CheckedContinuation<Void, Never>?
+        private var isOpen = false
+        func wait() async {
+            guard !isOpen else { return }
+            await withCheckedContinuation { waiting = $0 }
+        }
+        func open() {
+            isOpen = true
+            waiting?.resume()
+            waiting = nil
+        }
+    }
+
+    /// Found by the simulator driving the coordinator: a newer link arriving while an older one is being
+    /// delivered reported the older one to `onUnhandled` as cancelled too (a universal link would then open
+    /// in the app and in Safari). A link handed to `deliver` is the app's.
+    @Test func aNewerLinkNeverCancelsALinkAlreadyHandedToTheApp() async throws {
+        let delivered = Delivered()
+        let unhandled = Unhandled()
+        let gate = Gate()
+        let coordinator = LinkCoordinator(
+            table: DemoRoute.table,
+            onUnhandled: { await unhandled.append($0, $1) }
+        ) { destination in
+            await delivered.append(destination)
+            if destination == .post(id: 1) { await gate.wait() }
+        }
+        coordinator.setReady(true)
+        coordinator.receive("demoapp://post/1", via: .onOpenURL)
+        for _ in 0..<1_000 where await delivered.all.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await delivered.all == [.post(id: 1)], "post/1 is being delivered")
+        coordinator.receive("demoapp://post/2", via: .onOpenURL)
+        // post/2 goes through while post/1's delivery is still running.
+        for _ in 0..<1_000 where await delivered.all.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        await gate.open()
+        await coordinator.settle()
+        #expect(await delivered.all == [.post(id: 1), .post(id: 2)])
+        #expect(await unhandled.all.isEmpty)
+        #expect(!(await coordinator.events.map(\.description)).contains { $0.hasPrefix("resolution cancelled") })
+    }
+
     actor Unhandled {
         private(set) var all: [String] = []
         func append(_ url: String, _ reason: LinkCoordinator<DemoRoute>.Unhandled) {

@@ -32,7 +32,7 @@ public actor LinkCoordinator<Destination: Sendable> {
         }
     }
 
-    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:requirements:resolve:confirm:onUnhandled:deliver:)``'s
+    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:clock:requirements:resolve:confirm:onUnhandled:deliver:)``'s
     /// `onUnhandled`: open it in Safari when the app cannot, say what failed, or ignore it.
     public enum Unhandled: Sendable {
         /// No route takes it (another app's scheme, a path the app does not know, a bad parameter).
@@ -57,8 +57,9 @@ public actor LinkCoordinator<Destination: Sendable> {
     private let onUnhandled: @Sendable (_ url: String, Unhandled) async -> Void
     private let timeout: Duration
     private let eventLimit: Int
-    private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
+    /// Time since the coordinator was made, and a sleep, on the clock it was given.
+    private let elapsed: @Sendable () -> Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
     private let inputs: AsyncStream<(Input, Duration)>.Continuation
     /// The release being resolved: its task and the links (URL and description) it has not finished yet.
     private var inFlight: (id: Int, links: [(url: String, link: String)], task: Task<Void, Never>)?
@@ -82,6 +83,8 @@ public actor LinkCoordinator<Destination: Sendable> {
 
     /// - Parameters:
     ///   - eventLimit: how many of the latest ``events`` are kept.
+    ///   - clock: stamps each input (the inbox's windows and expiry are measured on it) and times resolutions.
+    ///     A test clock (DeepLinksTesting's `TestClock`) makes runs deterministic.
     ///   - requirements: conditions a destination needs before it is handled (`["signedIn"]`).
     ///   - resolve: work before navigating (a fetch); it may refine the destination. Default: none.
     ///   - confirm: asks the person whether to carry out a destination whose route requires confirmation
@@ -97,6 +100,7 @@ public actor LinkCoordinator<Destination: Sendable> {
         configuration: LinkInbox.Configuration = .init(),
         timeout: Duration = .seconds(10),
         eventLimit: Int = 1_000,
+        clock: any Clock<Duration> = ContinuousClock(),
         requirements: @escaping @Sendable (Destination) -> Set<String> = { _ in [] },
         resolve: @escaping @Sendable (Destination) async throws -> Destination = { $0 },
         confirm: @escaping @Sendable (Destination) async -> Bool = { _ in false },
@@ -112,7 +116,7 @@ public actor LinkCoordinator<Destination: Sendable> {
         self.confirm = confirm
         self.onUnhandled = onUnhandled
         self.deliver = deliver
-        self.start = clock.now
+        (elapsed, sleep) = Self.timing(clock)
         var continuation: AsyncStream<(Input, Duration)>.Continuation!
         let stream = AsyncStream<(Input, Duration)> { continuation = $0 }
         self.inputs = continuation
@@ -126,8 +130,18 @@ public actor LinkCoordinator<Destination: Sendable> {
 
     deinit { inputs.finish() }
 
+    private static func timing<C: Clock<Duration>>(_ clock: C) -> (
+        elapsed: @Sendable () -> Duration, sleep: @Sendable (Duration) async throws -> Void
+    ) {
+        let start = clock.now
+        return (
+            { start.duration(to: clock.now) },
+            { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
+        )
+    }
+
     private nonisolated func send(_ input: Input) {
-        inputs.yield((input, clock.now - start))
+        inputs.yield((input, elapsed()))
     }
 
     /// A link from any OS callback, untouched.
@@ -230,10 +244,12 @@ public actor LinkCoordinator<Destination: Sendable> {
                 url: $0.url, link: "\($0.match)"
             )
         }
-        let (resolve, confirm, deliver, timeout) = (self.resolve, self.confirm, self.deliver, self.timeout)
+        let (resolve, confirm, deliver, timeout, sleep) = (
+            self.resolve, self.confirm, self.deliver, self.timeout, self.sleep
+        )
         let task = Task {
             for item in items {
-                let outcome = await Self.resolve(item.destination, with: resolve, timeout: timeout)
+                let outcome = await Self.resolve(item.destination, with: resolve, timeout: timeout, sleep: sleep)
                 guard !Task.isCancelled else { return }
                 switch outcome {
                 case .success(let resolved):
@@ -245,9 +261,11 @@ public actor LinkCoordinator<Destination: Sendable> {
                             continue
                         }
                     }
+                    // Handed to the app from here (this runs on the actor until `deliver` suspends): a newer
+                    // link may still cancel the links after it, never report this one as not carried out.
+                    self.finish(id, .delivered(route: item.route, link: item.link))
                     await deliver(resolved)
                     guard !Task.isCancelled else { return }
-                    self.finish(id, .delivered(route: item.route, link: item.link))
                 case .failure(.timedOut):
                     self.finish(id, .timedOut(link: item.link), unhandled: .timedOut)
                 case .failure(.failed):
@@ -293,14 +311,15 @@ public actor LinkCoordinator<Destination: Sendable> {
     private static func resolve(
         _ destination: Destination,
         with resolve: @escaping @Sendable (Destination) async throws -> Destination,
-        timeout: Duration
+        timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
     ) async -> Result<Destination, ResolutionFailure> {
         await withTaskGroup(of: Result<Destination, ResolutionFailure>?.self) { group in
             group.addTask {
                 do { return .success(try await resolve(destination)) } catch { return .failure(.failed) }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await sleep(timeout)
                 return Task.isCancelled ? nil : .failure(.timedOut)
             }
             let first = await group.next() ?? nil

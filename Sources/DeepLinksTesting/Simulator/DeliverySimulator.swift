@@ -64,24 +64,8 @@ public struct DeliverySimulator: Sendable {
     ///   - route: where the app navigates for a link: give your route table's (`table.match(url)` mapped to
     ///     a ``NavigationTarget``) to check the app ends on the right screen.
     public func run(_ wiring: Wiring, urls given: [String]? = nil, route: @escaping Router = screenPerLink) -> Outcome {
-        var links = (given ?? urls()).enumerated().map {
-            DeviceEvent.Link(url: $0.element, deliveryID: $0.offset, sourceApplication: scenario.sourceApplication)
-        }
-        var trace = DeliveryPlanner.trace(scenario, links: links)
-        if scenario.repeatLink {
-            // The same link opened again, now with the app in the foreground: a second, genuine delivery.
-            var warm = DeliveryScenario(lifecycle: scenario.lifecycle, state: .foreground, kind: scenario.kind)
-            warm.universalLinkChannel = scenario.universalLinkChannel
-            let again = DeviceEvent.Link(url: links[0].url, deliveryID: links.count)
-            links.append(again)
-            trace += [.tick, .tick, .tick] + DeliveryPlanner.trace(warm, links: [again])
-        }
-        let readyIndex: Int
-        switch scenario.readyAt {
-        case .beforeFirstEvent: readyIndex = 0
-        case .afterEvents(let count): readyIndex = min(count, trace.count)
-        case .afterLastEvent: readyIndex = trace.count
-        }
+        let (links, trace) = plannedTrace(urls: given)
+        let readyIndex = readyIndex(in: trace)
 
         var app = AppUnderTest(wiring: wiring, route: route, active: scenario.state == .foreground)
         var handledAt: [(url: String, index: Int)] = []
@@ -102,6 +86,32 @@ public struct DeliverySimulator: Sendable {
             violations: Self.check(trace, handledAt, readyAt: readyAt)
                 + app.navigationViolations(handled: handledAt.map(\.url))
         )
+    }
+
+    /// The links of the user action and the callbacks iOS makes for them, the repeat included.
+    func plannedTrace(urls given: [String]?) -> (links: [DeviceEvent.Link], trace: [DeviceEvent]) {
+        var links = (given ?? urls()).enumerated().map {
+            DeviceEvent.Link(url: $0.element, deliveryID: $0.offset, sourceApplication: scenario.sourceApplication)
+        }
+        var trace = DeliveryPlanner.trace(scenario, links: links)
+        if scenario.repeatLink {
+            // The same link opened again, now with the app in the foreground: a second, genuine delivery.
+            var warm = DeliveryScenario(lifecycle: scenario.lifecycle, state: .foreground, kind: scenario.kind)
+            warm.universalLinkChannel = scenario.universalLinkChannel
+            let again = DeviceEvent.Link(url: links[0].url, deliveryID: links.count)
+            links.append(again)
+            trace += [.tick, .tick, .tick] + DeliveryPlanner.trace(warm, links: [again])
+        }
+        return (links, trace)
+    }
+
+    /// The index of the event before which the app declares itself ready (`trace.count`: after the last).
+    func readyIndex(in trace: [DeviceEvent]) -> Int {
+        switch scenario.readyAt {
+        case .beforeFirstEvent: 0
+        case .afterEvents(let count): min(count, trace.count)
+        case .afterLastEvent: trace.count
+        }
     }
 
     static func undelivered(_ links: [DeviceEvent.Link], _ trace: [DeviceEvent]) -> [String] {

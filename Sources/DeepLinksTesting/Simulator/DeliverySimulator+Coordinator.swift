@@ -1,0 +1,206 @@
+import DeepLinks
+
+extension DeliverySimulator {
+    /// What ``run(coordinatorWith:urls:knobs:route:)`` adds to a scenario: the timing and the app's own work
+    /// around each link, which only the shipped coordinator sees.
+    public struct CoordinatorKnobs: Sendable, Hashable, CustomStringConvertible {
+        /// How much later than planned SwiftUI publishes a link (a twin arriving late); every later event moves
+        /// with it. Inside the inbox's windows the twin is still one delivery: up to 2 s before the app is
+        /// active, up to 50 ms while it is (an active app's twins come in one run-loop turn).
+        public var lateTwin: Duration = .zero
+        /// Every destination needs the `signedIn` condition, which holds from this many events after the app is
+        /// ready; nil for no requirement.
+        public var signedInAfter: Int? = nil
+        /// Each destination is resolved asynchronously (an actor hop, as a fetch would) before it is delivered.
+        public var resolves = false
+        /// After the run, the app goes to the background and the first link is opened again: a second, genuine
+        /// delivery, which must be handled again.
+        public var repeatAfterBackground = false
+
+        public init(
+            lateTwin: Duration = .zero,
+            signedInAfter: Int? = nil,
+            resolves: Bool = false,
+            repeatAfterBackground: Bool = false
+        ) {
+            self.lateTwin = lateTwin
+            self.signedInAfter = signedInAfter
+            self.resolves = resolves
+            self.repeatAfterBackground = repeatAfterBackground
+        }
+
+        /// Whether the knobs describe something iOS does in `scenario`: twins within the inbox's window (the
+        /// planned run-loop turns between a scene's sighting and SwiftUI's publish, plus `lateTwin`, under 2 s
+        /// before the app is active, under 50 ms while it is); a trip to the background from a run that
+        /// reaches the app.
+        public func isValid(for scenario: DeliveryScenario) -> Bool {
+            let activeAtPublish = scenario.state == .foreground || scenario.activeBeforeLink
+            let turns = scenario.swiftUIDelay + (scenario.handlerMount == .afterPublish ? 2 : 0)
+            let gap = lateTwin + .milliseconds(100 * turns + 10)
+            return (lateTwin < .milliseconds(40) || (!activeAtPublish && gap < .seconds(2)))
+                && (!repeatAfterBackground || RoutingPolicy.delivers(scenario.kind, opening: scenario.opening))
+        }
+
+        public var description: String {
+            var parts: [String] = []
+            if lateTwin > .zero { parts.append("lateTwin=\(lateTwin)") }
+            if let signedInAfter { parts.append("signedInAfter=\(signedInAfter)") }
+            if resolves { parts.append("resolves") }
+            if repeatAfterBackground { parts.append("repeatAfterBackground") }
+            return parts.isEmpty ? "plain" : parts.joined(separator: " ")
+        }
+    }
+
+    /// Runs the scenario through the shipped ``LinkCoordinator``, not a model of it: every callback of the
+    /// trace is handed to the coordinator as the library's glue hands it (``LinkCoordinator/receive(_:via:)``,
+    /// `receive(activityType:webpageURL:via:)`, `setActive`, `setReady`, `setCondition`), at its time on a
+    /// ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions,
+    /// resolves, and delivers destinations. The same oracles then judge the run: each delivery handled once,
+    /// in order, never early, and the destination exactly the one its URL gives (the URL's bytes, through
+    /// `table`).
+    ///
+    /// A tick is a run-loop turn of 100 ms; events within one turn are 1 ms apart.
+    public func run<Destination: Sendable & Equatable>(
+        coordinatorWith table: RouteTable<Destination>,
+        urls given: [String]? = nil,
+        knobs: CoordinatorKnobs = .init(),
+        route: @escaping Router = screenPerLink
+    ) async -> Outcome {
+        var (links, trace) = plannedTrace(urls: given)
+        if knobs.repeatAfterBackground, let first = links.first, !trace.isEmpty {
+            let again = DeviceEvent.Link(url: first.url, deliveryID: links.count)
+            links.append(again)
+            var later = DeliveryScenario(lifecycle: scenario.lifecycle, state: .background, kind: scenario.kind)
+            later.universalLinkChannel = scenario.universalLinkChannel
+            let background: [DeviceEvent] =
+                scenario.lifecycle == .appDelegate
+                ? [.appWillResignActive, .appDidEnterBackground] : [.sceneDidEnterBackground(scene: 1)]
+            trace += [.tick] + background + [.tick, .tick, .tick] + DeliveryPlanner.trace(later, links: [again])
+        }
+        let readyIndex = readyIndex(in: trace)
+        let signedInIndex = knobs.signedInAfter.map { min(readyIndex + $0, trace.count) }
+
+        let clock = TestClock()
+        let recorder = Recorder<Destination>()
+        let requirements: Set<String> = knobs.signedInAfter == nil ? [] : ["signedIn"]
+        let resolves = knobs.resolves
+        let coordinator = LinkCoordinator(
+            table: table,
+            clock: clock,
+            requirements: { _ in requirements },
+            resolve: { destination in
+                guard resolves else { return destination }
+                return await recorder.resolved(destination)
+            },
+            onUnhandled: { await recorder.unhandled($0, $1) },
+            deliver: { await recorder.delivered($0) }
+        )
+        if scenario.state == .foreground { coordinator.setActive(true) }
+
+        // Each event at its time: 100 ms per tick, 1 ms apart within a turn, SwiftUI's publishes and everything
+        // after them `lateTwin` later.
+        var turn = 0
+        var late = Duration.zero
+        for index in 0...trace.count {
+            await recorder.at(index)
+            if index == readyIndex { coordinator.setReady(true) }
+            if index == signedInIndex { coordinator.setCondition("signedIn", holds: true) }
+            guard index < trace.count else {
+                await coordinator.settle()
+                break
+            }
+            let event = trace[index]
+            switch event {
+            case .tick: turn += 1
+            case .swiftUIOpenURL, .swiftUIContinue: late = knobs.lateTwin
+            default: break
+            }
+            clock.advance(to: TestClock.Instant(offset: .milliseconds(100 * turn + index) + late))
+            Self.send(event, to: coordinator)
+            await coordinator.settle()
+        }
+
+        var violations: [String] = []
+        let deliveries = await recorder.deliveries
+        // A newer link cancels a resolution in flight (a second tap wins): the older link goes to `onUnhandled`,
+        // not to the screen. It is accounted for, not lost; any other unhandled link is a violation.
+        var cancelled: [(url: String, index: Int)] = []
+        for (url, reason, index) in await recorder.unhandled {
+            if case .cancelled = reason {
+                cancelled.append((url, index))
+            } else {
+                violations.append("unhandled: \(url) (\(reason))")
+            }
+        }
+        let urls = Array(Set(links.map(\.url)))
+        var handledAt: [(url: String, index: Int)] = []
+        for (destination, index) in deliveries {
+            // The URL whose destination this is: its bytes, through the table.
+            if let url = urls.first(where: { (try? table.match($0).get().destination) == destination }) {
+                handledAt.append((url, index))
+            } else {
+                violations.append("altered or invented: a destination no delivered URL gives (\(destination))")
+            }
+        }
+        var navigation = NavigationState()
+        for (index, event) in trace.enumerated() {
+            if case .stateRestoration(_, let screen) = event {
+                navigation = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+            }
+            for (url, _) in handledAt.filter({ $0.index == index }) {
+                if let target = route(url) {
+                    navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
+                }
+            }
+        }
+        for (url, _) in handledAt.filter({ $0.index == trace.count }) {
+            if let target = route(url) {
+                navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
+            }
+        }
+        let accounted = (handledAt + cancelled).enumerated().sorted {
+            ($0.element.index, $0.offset) < ($1.element.index, $1.offset)
+        }.map(\.element)
+        violations += Self.check(trace, accounted, readyAt: max(readyIndex, signedInIndex ?? 0))
+        if let last = handledAt.last?.url, let target = route(last), !navigation.isShowing(target) {
+            violations.append("wrong screen: after \(last) the app shows \(navigation)")
+        }
+        return Outcome(
+            trace: trace,
+            handled: handledAt.map(\.url),
+            undelivered: Self.undelivered(links, trace),
+            navigation: navigation,
+            violations: violations
+        )
+    }
+
+    /// The library's glue for one callback: its payload, untouched, to the coordinator.
+    static func send<Destination>(_ event: DeviceEvent, to coordinator: LinkCoordinator<Destination>) {
+        switch event {
+        case .appDidBecomeActive, .sceneDidBecomeActive, .swiftUIPhaseActive:
+            coordinator.setActive(true)
+        case .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
+            coordinator.setActive(false)
+        default:
+            for (url, channel) in AppUnderTest.transcribe(event) { coordinator.receive(url, via: channel) }
+        }
+    }
+
+    /// What the coordinator delivered, each with the index of the event after which it came.
+    private actor Recorder<Destination: Sendable> {
+        private(set) var deliveries: [(Destination, Int)] = []
+        private(set) var unhandled: [(String, LinkCoordinator<Destination>.Unhandled, Int)] = []
+        private var index = 0
+
+        func at(_ index: Int) { self.index = index }
+        func delivered(_ destination: Destination) { deliveries.append((destination, index)) }
+        func unhandled(_ url: String, _ reason: LinkCoordinator<Destination>.Unhandled) {
+            unhandled.append((url, reason, index))
+        }
+        /// An asynchronous resolution: a hop to this actor and back, as a fetch would take.
+        func resolved(_ destination: Destination) async -> Destination {
+            await Task.yield()
+            return destination
+        }
+    }
+}
