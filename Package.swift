@@ -29,6 +29,14 @@ let package = Package(
         .target(name: "AppSiteAssociation", swiftSettings: swiftSettings),
         // The demo app's route table, shared by the demo app, the server's reference journey and the tests.
         .target(name: "DemoAppRoutes", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        // The reference apps' non-UI code (API client, reset form), built and tested on Linux. No product: an app
+        // that adds this package never builds it.
+        .target(
+            name: "ReferenceAppSupport",
+            dependencies: ["DeepLinks"],
+            path: "Examples/Shared",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DeepLinksTests",
             dependencies: ["DeepLinks", "DeepLinksTesting", "DemoAppRoutes"],
@@ -37,6 +45,11 @@ let package = Package(
         .testTarget(
             name: "DeepLinksTestingTests",
             dependencies: ["DeepLinksTesting", "DeepLinks"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReferenceAppSupportTests",
+            dependencies: ["ReferenceAppSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -80,16 +80,19 @@ import Testing
         #expect(bad.stderr.contains("'code' of route 'account-reset-in-app' is in the query"), "\(bad.stderr)")
     }
 
-    static let referenceApp = examples.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-        "Examples/ReferenceApp"
-    )
+    static let examplesFolder = examples.deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples")
 
-    /// The reference app's Info.plist and entitlements pass against the demo configuration, in XML and in binary.
-    @Test func theReferenceAppsFilesPassInXMLAndBinary() throws {
+    /// Each reference app's Info.plist and entitlements pass against the demo configuration, in XML and in binary.
+    @Test(arguments: [
+        ("ReferenceApp", "ReferenceApp.entitlements"), ("UIKitReferenceApp", "UIKitReferenceApp.entitlements"),
+    ])
+    func theReferenceAppsFilesPassInXMLAndBinary(_ app: String, _ entitlementsFile: String) throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let info = Self.referenceApp.appendingPathComponent("Info.plist").path
-        let entitlements = Self.referenceApp.appendingPathComponent("ReferenceApp.entitlements").path
+        let project = Self.examplesFolder.appendingPathComponent(app)
+        let info = project.appendingPathComponent("Info.plist").path
+        let entitlements = project.appendingPathComponent(entitlementsFile).path
         let xml = try CommandRunner.run([
             "check", "--no-links", "--landing-domain", "go.example.com", "--info-plist", info, "--entitlements",
             entitlements,

@@ -184,11 +184,25 @@ extension UISceneDelegate {
 @MainActor open class UIWindow: UIView {
     @available(iOS 4.0, *)
     open var rootViewController: UIViewController?
+    @available(iOS 13.0, *)
+    public init(windowScene: UIWindowScene) {}
+    open func makeKeyAndVisible() {}
 }
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor open class UIViewController: UIResponder {
-    public override init() {}
+    // Designated: init(nibName:bundle:) and init?(coder:) (NS_DESIGNATED_INITIALIZER); init() is NSObject's,
+    // a convenience here, so a subclass's designated initializer must call init(nibName:bundle:).
+    public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {}
+    public required init?(coder: NSCoder) {}
+    public convenience override init() { self.init(nibName: nil, bundle: nil) }
+    open var view: UIView! {
+        get { fatalError() }
+        set {}
+    }
+    open var title: String?
+    open func loadView() {}
+    open func viewDidLoad() {}
     @available(iOS 6.0, *)
     open var restorationIdentifier: String?
     @available(iOS 5.0, *)
@@ -202,7 +216,8 @@ extension UISceneDelegate {
 
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor open class UINavigationController: UIViewController {
-    public init(rootViewController: UIViewController) {}
+    public init(rootViewController: UIViewController) { super.init(nibName: nil, bundle: nil) }
+    public required init?(coder: NSCoder) { super.init(coder: coder) }
     open var viewControllers: [UIViewController] {
         get { fatalError() }
         set {}
@@ -235,4 +250,114 @@ public struct UITextContentType: Hashable, RawRepresentable, Sendable {
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 public enum UIKeyboardType: Int, Sendable {
     case `default` = 0, asciiCapable, numbersAndPunctuation, URL, numberPad, phonePad, namePhonePad, emailAddress
+}
+
+// MARK: The UIKit reference app's window, screens and controls (Apple's documentation pages: UIWindowSceneDelegate,
+// UIWindow.init(windowScene:), UIViewController.view/title/loadView()/viewDidLoad(), UILabel, UITextField,
+// UIButton.init(type:primaryAction:), UIAction.init(title:image:identifier:discoverabilityTitle:attributes:state:
+// handler:), UIStackView.init(arrangedSubviews:), UIAlertController.init(title:message:preferredStyle:),
+// UIAlertAction.init(title:style:handler:)).
+
+extension UIApplicationDelegate {
+    /// What `@main` on an application delegate class calls (UIKit's overlay): UIApplicationMain with this class.
+    @MainActor public static func main() {}
+}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor public protocol UIWindowSceneDelegate: UISceneDelegate {
+    var window: UIWindow? { get set }
+}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor open class UIWindowScene: UIScene {}
+
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UILabel: UIView {
+    open var text: String?
+    open var numberOfLines: Int = 1
+}
+
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UIControl: UIView {
+    open var isEnabled: Bool = true
+}
+
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UITextField: UIControl {
+    open var text: String?
+    open var placeholder: String?
+    open var isSecureTextEntry: Bool = false
+    @available(iOS 10.0, *)
+    open var textContentType: UITextContentType!
+}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor open class UIImage: NSObject {}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor open class UIMenuElement: NSObject {
+    public struct Attributes: OptionSet, Sendable {
+        public var rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+    }
+    public enum State: Int, Sendable { case off = 0, on, mixed }
+}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+public typealias UIActionHandler = (UIAction) -> Void
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor open class UIAction: UIMenuElement {
+    public struct Identifier: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+
+    @preconcurrency public convenience init(
+        title: String = "",
+        image: UIImage? = nil,
+        identifier: UIAction.Identifier? = nil,
+        discoverabilityTitle: String? = nil,
+        attributes: UIMenuElement.Attributes = [],
+        state: UIMenuElement.State = .off,
+        handler: @escaping UIActionHandler
+    ) { self.init() }
+}
+
+@available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UIButton: UIControl {
+    public enum ButtonType: Int, Sendable { case custom = 0, system }
+
+    @available(iOS 14.0, tvOS 14.0, *)
+    @preconcurrency public convenience init(type buttonType: UIButton.ButtonType = .system, primaryAction: UIAction?) {
+        self.init()
+    }
+}
+
+@available(iOS 6.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class NSLayoutConstraint: NSObject {
+    public enum Axis: Int, Sendable { case horizontal = 0, vertical = 1 }
+}
+
+@available(iOS 9.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UIStackView: UIView {
+    public convenience init(arrangedSubviews views: [UIView]) { self.init() }
+    open var axis: NSLayoutConstraint.Axis = .horizontal
+    open var spacing: CGFloat = 0
+}
+
+@available(iOS 8.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UIAlertAction: NSObject {
+    public enum Style: Int, Sendable { case `default` = 0, cancel, destructive }
+    public convenience init(title: String?, style: UIAlertAction.Style, handler: ((UIAlertAction) -> Void)? = nil) {
+        self.init()
+    }
+}
+
+@available(iOS 8.0, tvOS 9.0, visionOS 1.0, *)
+@MainActor open class UIAlertController: UIViewController {
+    // Only the convenience initializer is meant for use; the class inherits UIViewController's designated ones.
+    public enum Style: Int, Sendable { case actionSheet = 0, alert }
+    public convenience init(title: String?, message: String?, preferredStyle: UIAlertController.Style) { self.init() }
+    open func addAction(_ action: UIAlertAction) {}
 }

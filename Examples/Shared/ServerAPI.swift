@@ -1,7 +1,7 @@
 import DeepLinks
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking  // URLSession on Linux, where this file is tested
+import FoundationNetworking  // URLSession on Linux, where this file is built and tested
 #endif
 
 /// The few calls the reference app makes to the swift-deeplinks server (README, "The server").
