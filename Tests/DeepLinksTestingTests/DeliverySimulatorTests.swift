@@ -408,4 +408,28 @@ extension DeliveryKnobTests {
             #expect(outcome.handled.count == 2 && Set(outcome.handled).count == 1, "\(scenario): \(outcome.handled)")
         }
     }
+
+    /// The window oracle is not vacuous: a link handled by another window's coordinator, or twice, is reported.
+    @Test func aLinkHandledInAnotherWindowIsReported() {
+        let link = DeviceEvent.Link(url: "demoapp://post/1", deliveryID: 0)
+        let trace: [DeviceEvent] = [.sceneOpenURLContexts(scene: 2, [link]), .sceneDidBecomeActive(scene: 2)]
+        let key: (Int?) -> Int = { $0 ?? 0 }
+        #expect(DeliverySimulator.windowViolations(trace, [(link.url, 1, 2)], key: key).isEmpty)
+        #expect(
+            DeliverySimulator.windowViolations(trace, [(link.url, 1, 1)], key: key) == [
+                "wrong window: demoapp://post/1 handled 0 times in scene 2, handed to it 1 times",
+                "wrong window: demoapp://post/1 handled 1 times in scene 1, handed to it 0 times",
+            ]
+        )
+    }
+
+    /// The coordinator run's knobs say which timings iOS produces: an active app's twins come in one turn.
+    @Test func lateTwinsAreValidOnlyInsideTheInboxsWindows() {
+        let cold = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .notRunning, kind: .customScheme)
+        let warm = DeliveryScenario(lifecycle: .swiftUIWithAdaptor, state: .foreground, kind: .customScheme)
+        #expect(DeliverySimulator.CoordinatorKnobs(lateTwin: .milliseconds(1_500)).isValid(for: cold))
+        #expect(!DeliverySimulator.CoordinatorKnobs(lateTwin: .milliseconds(1_950)).isValid(for: cold))
+        #expect(!DeliverySimulator.CoordinatorKnobs(lateTwin: .milliseconds(100)).isValid(for: warm))
+        #expect(DeliverySimulator.CoordinatorKnobs(lateTwin: .milliseconds(30)).isValid(for: warm))
+    }
 }

@@ -49,7 +49,8 @@ import Foundation
 
     /// The same sweep through the shipped `LinkCoordinator` (the demo table, a test clock), with the knobs only
     /// it sees: a twin arriving late, a sign-in the links wait for, an asynchronous resolution, and the link
-    /// opened again after a trip to the background.
+    /// opened again after a trip to the background, and a coordinator per window (the link must land in the window
+    /// iOS handed it to).
     @Test func theShippedCoordinatorHandlesEveryCellAndKnobOnceInOrderAndNeverEarly() async {
         let knobs: [DeliverySimulator.CoordinatorKnobs] = [
             .init(),
@@ -57,6 +58,8 @@ import Foundation
             .init(lateTwin: .milliseconds(1_500)),
             .init(signedInAfter: 2, resolves: true),
             .init(resolves: true, repeatAfterBackground: true),
+            .init(coordinatorPerScene: true),
+            .init(lateTwin: .milliseconds(30), signedInAfter: 1, coordinatorPerScene: true),
         ]
         let grid = DeliveryScenario.grid(seed: 7).filter { !$0.isKnownLimit }
         var runs = 0

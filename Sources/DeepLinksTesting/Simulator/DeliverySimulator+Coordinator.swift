@@ -16,17 +16,22 @@ extension DeliverySimulator {
         /// After the run, the app goes to the background and the first link is opened again: a second, genuine
         /// delivery, which must be handled again.
         public var repeatAfterBackground = false
+        /// Each scene (window) has a coordinator of its own, fed by that scene's callbacks, as the UIKit reference
+        /// app does: every link must be handled by the coordinator of the scene iOS handed it to.
+        public var coordinatorPerScene = false
 
         public init(
             lateTwin: Duration = .zero,
             signedInAfter: Int? = nil,
             resolves: Bool = false,
-            repeatAfterBackground: Bool = false
+            repeatAfterBackground: Bool = false,
+            coordinatorPerScene: Bool = false
         ) {
             self.lateTwin = lateTwin
             self.signedInAfter = signedInAfter
             self.resolves = resolves
             self.repeatAfterBackground = repeatAfterBackground
+            self.coordinatorPerScene = coordinatorPerScene
         }
 
         /// Whether the knobs describe something iOS does in `scenario`: twins within the inbox's window (the
@@ -47,6 +52,7 @@ extension DeliverySimulator {
             if let signedInAfter { parts.append("signedInAfter=\(signedInAfter)") }
             if resolves { parts.append("resolves") }
             if repeatAfterBackground { parts.append("repeatAfterBackground") }
+            if coordinatorPerScene { parts.append("coordinatorPerScene") }
             return parts.isEmpty ? "plain" : parts.joined(separator: " ")
         }
     }
@@ -84,18 +90,30 @@ extension DeliverySimulator {
         let recorder = Recorder<Destination>()
         let requirements: Set<String> = knobs.signedInAfter == nil ? [] : ["signedIn"]
         let resolves = knobs.resolves
-        let coordinator = LinkCoordinator(
-            table: table,
-            clock: clock,
-            requirements: { _ in requirements },
-            resolve: { destination in
-                guard resolves else { return destination }
-                return await recorder.resolved(destination)
-            },
-            onUnhandled: { await recorder.unhandled($0, $1) },
-            deliver: { await recorder.delivered($0) }
-        )
-        if scenario.state == .foreground { coordinator.setActive(true) }
+        // One coordinator for the app (key 0), or one per scene, made when its scene's first callback comes.
+        let perScene = knobs.coordinatorPerScene && scenario.lifecycle != .appDelegate
+        var coordinators: [Int: LinkCoordinator<Destination>] = [:]
+        func coordinator(for scene: Int, at index: Int) -> LinkCoordinator<Destination> {
+            if let existing = coordinators[scene] { return existing }
+            let made = LinkCoordinator(
+                table: table,
+                clock: clock,
+                requirements: { _ in requirements },
+                resolve: { destination in
+                    guard resolves else { return destination }
+                    return await recorder.resolved(destination)
+                },
+                onUnhandled: { await recorder.unhandled($0, $1, scene: scene) },
+                deliver: { await recorder.delivered($0, scene: scene) }
+            )
+            // A scene on screen is active; a new window becomes active through its own callbacks.
+            if scenario.state == .foreground, scene != DeliveryScenario.TargetScene.new.id { made.setActive(true) }
+            if index >= readyIndex { made.setReady(true) }
+            if let signedInIndex, index >= signedInIndex { made.setCondition("signedIn", holds: true) }
+            coordinators[scene] = made
+            return made
+        }
+        _ = coordinator(for: perScene ? DeliveryScenario.TargetScene.current.id : 0, at: 0)
 
         // Each event at its time: 100 ms per tick, 1 ms apart within a turn, SwiftUI's publishes and everything
         // after them `lateTwin` later.
@@ -103,12 +121,11 @@ extension DeliverySimulator {
         var late = Duration.zero
         for index in 0...trace.count {
             await recorder.at(index)
-            if index == readyIndex { coordinator.setReady(true) }
-            if index == signedInIndex { coordinator.setCondition("signedIn", holds: true) }
-            guard index < trace.count else {
-                await coordinator.settle()
-                break
+            for made in coordinators.values {
+                if index == readyIndex { made.setReady(true) }
+                if index == signedInIndex { made.setCondition("signedIn", holds: true) }
             }
+            guard index < trace.count else { break }
             let event = trace[index]
             switch event {
             case .tick: turn += 1
@@ -116,52 +133,60 @@ extension DeliverySimulator {
             default: break
             }
             clock.advance(to: TestClock.Instant(offset: .milliseconds(100 * turn + index) + late))
-            Self.send(event, to: coordinator)
-            await coordinator.settle()
+            if perScene, let scene = event.scene {
+                Self.send(event, to: coordinator(for: scene, at: index))
+            } else {
+                for made in coordinators.values { Self.send(event, to: made) }
+            }
+            for made in coordinators.values { await made.settle() }
         }
+        for made in coordinators.values { await made.settle() }
 
         var violations: [String] = []
         let deliveries = await recorder.deliveries
         // A newer link cancels a resolution in flight (a second tap wins): the older link goes to `onUnhandled`,
         // not to the screen. It is accounted for, not lost; any other unhandled link is a violation.
-        var cancelled: [(url: String, index: Int)] = []
-        for (url, reason, index) in await recorder.unhandled {
+        var cancelled: [(url: String, index: Int, scene: Int)] = []
+        for (url, reason, index, scene) in await recorder.unhandled {
             if case .cancelled = reason {
-                cancelled.append((url, index))
+                cancelled.append((url, index, scene))
             } else {
                 violations.append("unhandled: \(url) (\(reason))")
             }
         }
         let urls = Array(Set(links.map(\.url)))
-        var handledAt: [(url: String, index: Int)] = []
-        for (destination, index) in deliveries {
+        var handledAt: [(url: String, index: Int, scene: Int)] = []
+        for (destination, index, scene) in deliveries {
             // The URL whose destination this is: its bytes, through the table.
             if let url = urls.first(where: { (try? table.match($0).get().destination) == destination }) {
-                handledAt.append((url, index))
+                handledAt.append((url, index, scene))
             } else {
                 violations.append("altered or invented: a destination no delivered URL gives (\(destination))")
             }
         }
-        var navigation = NavigationState()
-        for (index, event) in trace.enumerated() {
-            if case .stateRestoration(_, let screen) = event {
-                navigation = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+        // Each window's screens: restored state, then the plans of the links its coordinator handled.
+        var navigations: [Int: NavigationState] = [:]
+        func key(_ scene: Int?) -> Int { perScene ? (scene ?? 0) : 0 }
+        for index in 0...trace.count {
+            if index < trace.count, case .stateRestoration(let scene, let screen) = trace[index] {
+                navigations[key(scene)] = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
             }
-            for (url, _) in handledAt.filter({ $0.index == index }) {
-                if let target = route(url) {
-                    navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
-                }
-            }
-        }
-        for (url, _) in handledAt.filter({ $0.index == trace.count }) {
-            if let target = route(url) {
-                navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
+            for handled in handledAt where handled.index == index {
+                guard let target = route(handled.url) else { continue }
+                let before = navigations[handled.scene] ?? NavigationState()
+                navigations[handled.scene] = NavigationPlan(from: before, to: target).applied(to: before)
             }
         }
+        let navigation = handledAt.last.flatMap { navigations[$0.scene] } ?? NavigationState()
         let accounted = (handledAt + cancelled).enumerated().sorted {
             ($0.element.index, $0.offset) < ($1.element.index, $1.offset)
         }.map(\.element)
-        violations += Self.check(trace, accounted, readyAt: max(readyIndex, signedInIndex ?? 0))
+        violations += Self.check(
+            trace,
+            accounted.map { ($0.url, $0.index) },
+            readyAt: max(readyIndex, signedInIndex ?? 0)
+        )
+        violations += Self.windowViolations(trace, accounted, key: key)
         if let last = handledAt.last?.url, let target = route(last), !navigation.isShowing(target) {
             violations.append("wrong screen: after \(last) the app shows \(navigation)")
         }
@@ -172,6 +197,34 @@ extension DeliverySimulator {
             navigation: navigation,
             violations: violations
         )
+    }
+
+    /// Oracle: each scene's coordinator handles exactly the deliveries iOS handed that scene (windows handle
+    /// their links independently, so only the count per URL and scene is compared, not the order across them).
+    static func windowViolations(
+        _ trace: [DeviceEvent],
+        _ accounted: [(url: String, index: Int, scene: Int)],
+        key: (Int?) -> Int
+    ) -> [String] {
+        struct Place: Hashable {
+            let url: String
+            let scene: Int
+        }
+        var expected: [Place: Int] = [:]
+        var seen: Set<Int> = []
+        for event in trace {
+            for link in event.links where link.isDelivery && seen.insert(link.deliveryID).inserted {
+                expected[Place(url: link.url, scene: key(event.scene)), default: 0] += 1
+            }
+        }
+        var actual: [Place: Int] = [:]
+        for handled in accounted { actual[Place(url: handled.url, scene: handled.scene), default: 0] += 1 }
+        return Set(expected.keys).union(actual.keys).compactMap { place in
+            let (want, got) = (expected[place] ?? 0, actual[place] ?? 0)
+            return want == got
+                ? nil
+                : "wrong window: \(place.url) handled \(got) times in scene \(place.scene), handed to it \(want) times"
+        }.sorted()
     }
 
     /// The library's glue for one callback: its payload, untouched, to the coordinator.
@@ -188,14 +241,15 @@ extension DeliverySimulator {
 
     /// What the coordinator delivered, each with the index of the event after which it came.
     private actor Recorder<Destination: Sendable> {
-        private(set) var deliveries: [(Destination, Int)] = []
-        private(set) var unhandled: [(String, LinkCoordinator<Destination>.Unhandled, Int)] = []
+        /// What was delivered, after which event, by which scene's coordinator.
+        private(set) var deliveries: [(Destination, Int, scene: Int)] = []
+        private(set) var unhandled: [(String, LinkCoordinator<Destination>.Unhandled, Int, scene: Int)] = []
         private var index = 0
 
         func at(_ index: Int) { self.index = index }
-        func delivered(_ destination: Destination) { deliveries.append((destination, index)) }
-        func unhandled(_ url: String, _ reason: LinkCoordinator<Destination>.Unhandled) {
-            unhandled.append((url, reason, index))
+        func delivered(_ destination: Destination, scene: Int) { deliveries.append((destination, index, scene)) }
+        func unhandled(_ url: String, _ reason: LinkCoordinator<Destination>.Unhandled, scene: Int) {
+            unhandled.append((url, reason, index, scene))
         }
         /// An asynchronous resolution: a hop to this actor and back, as a fetch would take.
         func resolved(_ destination: Destination) async -> Destination {

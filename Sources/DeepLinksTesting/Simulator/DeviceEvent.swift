@@ -69,6 +69,20 @@ public enum DeviceEvent: Sendable, Hashable {
     /// One run-loop turn.
     case tick
 
+    /// The scene the event is for; nil for an application-level event.
+    var scene: Int? {
+        switch self {
+        case .stateRestoration(let scene, _): scene
+        case .sceneWillConnect(let scene, _, _), .sceneOpenURLContexts(let scene, _),
+            .sceneContinueUserActivity(let scene, _), .sceneWillEnterForeground(let scene),
+            .sceneDidBecomeActive(let scene), .sceneDidEnterBackground(let scene), .sceneDidDisconnect(let scene),
+            .swiftUIBody(let scene), .swiftUIHandlerMounted(let scene), .swiftUIHandlerUnmounted(let scene),
+            .swiftUIOpenURL(let scene, _), .swiftUIContinue(let scene, _), .swiftUIPhaseActive(let scene):
+            scene
+        default: nil
+        }
+    }
+
     /// The links and activities this event carries.
     var links: [Link] {
         switch self {
