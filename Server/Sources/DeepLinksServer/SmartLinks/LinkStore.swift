@@ -10,6 +10,19 @@ struct LinkStore: Sendable {
     let database: Database
     let clock: WallClock
     let cache = LinkCache()
+    /// On a SQLite file, a cache miss reads its document on the caller's thread, its statement prepared once
+    /// (``SQLiteLookup``); elsewhere through ``Database/read(_:)``.
+    private let lookup: SQLiteLookup?
+
+    init(database: Database, clock: WallClock) {
+        self.database = database
+        self.clock = clock
+        if case .sqliteFile(let path) = database.url {
+            lookup = SQLiteLookup(path: path, sql: "SELECT document FROM links WHERE code = ?1")
+        } else {
+            lookup = nil
+        }
+    }
 
     /// The link of `code` as a redirect needs it: from memory when read in the last few seconds.
     /// - Parameter beforeLookup: runs when the cache does not know the code, before the database is asked; it
@@ -72,10 +85,20 @@ struct LinkStore: Sendable {
     }
 
     func find(_ code: String) async throws -> SmartLink? {
-        let row = try await database.read { sql in
-            try await sql.raw("SELECT document FROM links WHERE code = \(bind: code)").first()
+        let document: String?
+        if let lookup {
+            do {
+                document = try lookup.text(for: code)
+            } catch {
+                throw DatabaseError.unreachable(database.url, reason: error.description)
+            }
+        } else {
+            let row = try await database.read { sql in
+                try await sql.raw("SELECT document FROM links WHERE code = \(bind: code)").first()
+            }
+            document = try row?.decode(column: "document", as: String.self)
         }
-        guard let document = try row?.decode(column: "document", as: String.self) else { return nil }
+        guard let document else { return nil }
         return try JSONDecoder().decode(SmartLink.self, from: Data(document.utf8))
     }
 
