@@ -74,12 +74,7 @@ final class AppModel: ObservableObject {
         coordinator = LinkCoordinator(
             table: DemoRoute.table,
             requirements: { $0.requirements },
-            onUnhandled: { url, reason in
-                // A universal link of ours the app has no screen for (an older app, a web-only page): the web
-                // has it. The app's own open(_:) of its own domain goes to Safari, not back to the app.
-                guard case .rejected = reason, let link = URL(string: url), link.scheme == "https" else { return }
-                await UIApplication.shared.open(link)
-            }
+            onUnhandled: { await openUnroutableLinkInSafari($0, $1) }
         ) { [weak self] destination in
             await self?.show(destination)
         }

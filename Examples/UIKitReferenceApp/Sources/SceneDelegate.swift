@@ -16,11 +16,7 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
     private lazy var coordinator = LinkCoordinator(
         table: DemoRoute.table,
         requirements: { $0.requirements },
-        onUnhandled: { url, reason in
-            // A universal link of ours the app has no screen for: the web has it (Safari, not the app again).
-            guard case .rejected = reason, let link = URL(string: url), link.scheme == "https" else { return }
-            await UIApplication.shared.open(link)
-        }
+        onUnhandled: { await openUnroutableLinkInSafari($0, $1) }
     ) { [weak self] destination in
         await self?.show(destination)
     }
