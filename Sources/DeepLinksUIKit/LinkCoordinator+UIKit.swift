@@ -14,7 +14,11 @@ extension LinkCoordinator {
     @MainActor
     public func application(didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) {
         if let url = options?[.url] as? URL {
-            receive(url.absoluteString, via: .launchOptionsURL)
+            receive(
+                url.absoluteString,
+                via: .launchOptionsURL,
+                sourceApplication: options?[.sourceApplication] as? String
+            )
         }
         // The activity sits in the user-activity dictionary under a key Apple does not document (P4).
         if let dictionary = options?[.userActivityDictionary] as? [AnyHashable: Any] {
@@ -28,10 +32,15 @@ extension LinkCoordinator {
         }
     }
 
-    /// In `application(_:open:options:)`.
+    /// In `application(_:open:options:)`; the options name the sending app, which routes limited to some apps
+    /// need (``DeepLinks/Route/sourceApplications``).
     @MainActor
-    public func application(open url: URL) {
-        receive(url.absoluteString, via: .applicationOpenURL)
+    public func application(open url: URL, options: [UIApplication.OpenURLOptionsKey: Any] = [:]) {
+        receive(
+            url.absoluteString,
+            via: .applicationOpenURL,
+            sourceApplication: options[.sourceApplication] as? String
+        )
     }
 
     /// In `application(_:continue:restorationHandler:)`. Returns whether the activity was a link.
@@ -49,7 +58,11 @@ extension LinkCoordinator {
     @MainActor
     public func scene(willConnectWith options: UIScene.ConnectionOptions) {
         for context in options.urlContexts {
-            receive(context.url.absoluteString, via: .sceneConnectionURLContext)
+            receive(
+                context.url.absoluteString,
+                via: .sceneConnectionURLContext,
+                sourceApplication: context.options.sourceApplication
+            )
         }
         for activity in options.userActivities {
             receive(
@@ -64,7 +77,11 @@ extension LinkCoordinator {
     @MainActor
     public func scene(openURLContexts contexts: Set<UIOpenURLContext>) {
         for context in contexts {
-            receive(context.url.absoluteString, via: .sceneOpenURLContexts)
+            receive(
+                context.url.absoluteString,
+                via: .sceneOpenURLContexts,
+                sourceApplication: context.options.sourceApplication
+            )
         }
     }
 

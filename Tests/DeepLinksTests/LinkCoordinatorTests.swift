@@ -335,10 +335,12 @@ extension LinkCoordinatorOrderTests {
         private(set) var all: [Account] = []
         private(set) var delivered: [Account] = []
         private(set) var unhandled: [String] = []
+        private(set) var rejected: [String] = []
         func ask(_ destination: Account) { all.append(destination) }
         func deliver(_ destination: Account) { delivered.append(destination) }
         func report(_ url: String, _ reason: LinkCoordinator<Account>.Unhandled) {
             if case .declined = reason { unhandled.append(url) }
+            if case .rejected(let rejection) = reason { rejected.append("\(url) \(rejection.code.rawValue)") }
         }
     }
 
@@ -387,5 +389,64 @@ extension LinkCoordinatorOrderTests {
         let loaded = try RouteTable(manifest: manifest)
         #expect(loaded.match("demoapp://post/7/delete").map(\.requiresConfirmation) == .success(true))
         #expect(loaded.manifest == manifest)
+    }
+
+    /// Seed 003: a custom-scheme route may take links from the app's own family of apps only.
+    static let widgetTable = try! RouteTable<Account>(
+        schemes: ["demoapp"],
+        hosts: ["links.example.com"],
+        routes: [
+            Route(
+                "post",
+                "/post/:id",
+                parameters: [.path("id", Int.self)],
+                sourceApplications: ["com.example.demo.widget"],
+                parse: { p in .post(try p("id")) },
+                print: { if case .post(let id) = $0 { ["id": id] } else { nil } }
+            )
+        ]
+    )
+
+    @Test func aRouteLimitedToSomeAppsTakesTheirLinksOnlyAndOnlyWhereIOSNamesTheSender() async {
+        let asked = Asked()
+        let coordinator = LinkCoordinator(
+            table: Self.widgetTable,
+            onUnhandled: { await asked.report($0, $1) }
+        ) { await asked.deliver($0) }
+        coordinator.setReady(true)
+        coordinator.setActive(true)
+        // The allowed app, through the scene delegate, and SwiftUI's twin without a sender: delivered once.
+        coordinator.receive(
+            "demoapp://post/1",
+            via: .sceneOpenURLContexts,
+            sourceApplication: "com.example.demo.widget"
+        )
+        coordinator.receive("demoapp://post/1", via: .onOpenURL)
+        await coordinator.settle()
+        // SwiftUI's sighting first, then the scene delegate's: still once.
+        coordinator.receive("demoapp://post/2", via: .onOpenURL)
+        coordinator.receive(
+            "demoapp://post/2",
+            via: .sceneOpenURLContexts,
+            sourceApplication: "com.example.demo.widget"
+        )
+        await coordinator.settle()
+        // Another app (or one iOS does not name, being of another team): refused, reported once.
+        coordinator.receive("demoapp://post/3", via: .sceneOpenURLContexts, sourceApplication: "com.evil.app")
+        coordinator.receive("demoapp://post/3", via: .onOpenURL)
+        await coordinator.settle()
+        // No sender anywhere (a SwiftUI app without a scene delegate): never carried out.
+        coordinator.receive("demoapp://post/4", via: .onOpenURL)
+        await coordinator.settle()
+        // Universal links are the association file's business, not the sender's.
+        coordinator.receive("https://links.example.com/post/5", via: .onOpenURL)
+        await coordinator.settle()
+        #expect(await asked.delivered == [.post(1), .post(2), .post(5)])
+        #expect(await asked.rejected == ["demoapp://post/3 source_application_not_allowed"])
+        let events = await coordinator.events.map(\.description)
+        #expect(events.filter { $0.hasPrefix("passed over") }.count == 4, "the twins of 1 and 3, the first of 2, and 4")
+        #expect(Self.widgetTable.manifest.routes[0].sourceApplications == ["com.example.demo.widget"])
+        let loaded = try? RouteTable(manifest: Self.widgetTable.manifest)
+        #expect(loaded?.match("demoapp://post/1").map(\.sourceApplications) == .success(["com.example.demo.widget"]))
     }
 }

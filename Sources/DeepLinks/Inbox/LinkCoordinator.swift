@@ -18,6 +18,9 @@ public actor LinkCoordinator<Destination: Sendable> {
         case cancelled(link: String)
         /// The route requires confirmation and the person did not give it (or the app asks no one).
         case declined(link: String)
+        /// A custom-scheme delivery to a route limited to some apps, from a callback that names no sender
+        /// (SwiftUI's `onOpenURL`): passed over, since its twin from the app or scene delegate names it.
+        case senderUnknown(link: String)
 
         public var description: String {
             switch self {
@@ -28,6 +31,7 @@ public actor LinkCoordinator<Destination: Sendable> {
             case .timedOut(let link): "resolution timed out for \(link)"
             case .cancelled(let link): "resolution cancelled for \(link) by a newer link"
             case .declined(let link): "not confirmed: \(link)"
+            case .senderUnknown(let link): "passed over, no sending app named: \(link)"
             }
         }
     }
@@ -73,7 +77,7 @@ public actor LinkCoordinator<Destination: Sendable> {
     public private(set) var events: [Event] = []
 
     private enum Input: Sendable {
-        case link(String, LinkChannel)
+        case link(String, LinkChannel, sourceApplication: String?)
         case ready(Bool)
         case condition(String, Bool)
         case active(Bool)
@@ -144,16 +148,19 @@ public actor LinkCoordinator<Destination: Sendable> {
         inputs.yield((input, elapsed()))
     }
 
-    /// A link from any OS callback, untouched.
-    public nonisolated func receive(_ url: String, via channel: LinkChannel) {
-        send(.link(url, channel))
+    /// A link from any OS callback, untouched, with the sending app's bundle ID where the callback names it
+    /// (`UIApplication.OpenURLOptionsKey.sourceApplication`, `UIScene.OpenURLOptions.sourceApplication`,
+    /// `UIScene.ConnectionOptions.sourceApplication`): routes limited to some apps
+    /// (``Route/sourceApplications``) need it.
+    public nonisolated func receive(_ url: String, via channel: LinkChannel, sourceApplication: String? = nil) {
+        send(.link(url, channel, sourceApplication: sourceApplication))
     }
 
     /// An activity from `continue userActivity`, the launch options or the connection options: a link only
     /// when it is a browsing-web activity (``LinkInbox/link(activityType:webpageURL:)``); any other is ignored.
     public nonisolated func receive(activityType: String, webpageURL: String?, via channel: LinkChannel) {
         guard let url = LinkInbox.link(activityType: activityType, webpageURL: webpageURL) else { return }
-        send(.link(url, channel))
+        send(.link(url, channel, sourceApplication: nil))
     }
 
     /// The app's UI is mounted (or, with false, is not any more): links are handled from now on.
@@ -185,9 +192,22 @@ public actor LinkCoordinator<Destination: Sendable> {
 
     private func apply(_ input: Input, at time: Duration) {
         switch input {
-        case .link(let url, let channel):
+        case .link(let url, let channel, let sender):
             switch table.match(url) {
             case .failure(let rejection):
+                record(.rejected(redactedURL: table.redact(url), rejection))
+                report(url, .rejected(rejection))
+            case .success(let match) where !Self.senderAllowed(match, sender):
+                // A delivery without a sender (SwiftUI's onOpenURL) is passed over: its twin from the app or
+                // scene delegate names the sender. One from another app is refused.
+                guard let sender else {
+                    record(.senderUnknown(link: "\(match)"))
+                    return
+                }
+                let rejection = LinkRejection(
+                    .sourceApplicationNotAllowed,
+                    "route '\(match.routeName)' takes custom-scheme links from some apps only, not from \(sender)"
+                )
                 record(.rejected(redactedURL: table.redact(url), rejection))
                 report(url, .rejected(rejection))
             case .success(let match):
@@ -200,6 +220,12 @@ public actor LinkCoordinator<Destination: Sendable> {
         case .active(let active): perform(inbox.setActive(active, at: time))
         case .flush(let continuation): continuation.resume()
         }
+    }
+
+    /// Whether a route limited to some apps (``Route/sourceApplications``) takes this custom-scheme delivery.
+    private static func senderAllowed(_ match: RouteMatch<Destination>, _ sender: String?) -> Bool {
+        guard let allowed = match.sourceApplications, case .customScheme = match.source else { return true }
+        return sender.map(allowed.contains) ?? false
     }
 
     private func perform(_ actions: [LinkInbox.Action]) {

@@ -14,6 +14,8 @@ public struct LinkRejection: Error, Sendable, Hashable, CustomStringConvertible 
         public static let noRoute = Code(rawValue: "no_route")
         /// A route has this path but does not accept links from this source.
         public static let sourceNotAccepted = Code(rawValue: "source_not_accepted")
+        /// A custom-scheme link to a route that takes links from some apps only, sent by another app.
+        public static let sourceApplicationNotAllowed = Code(rawValue: "source_application_not_allowed")
         public static let missingParameter = Code(rawValue: "missing_parameter")
         public static let invalidParameter = Code(rawValue: "invalid_parameter")
     }

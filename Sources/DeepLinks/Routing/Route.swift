@@ -32,6 +32,12 @@ public struct Route<Destination: Sendable>: Sendable {
     /// and ``LinkCoordinator`` carries it out once the person confirms (its `confirm` hook), never on the link
     /// alone.
     public let requiresConfirmation: Bool
+    /// The apps (bundle IDs) whose custom-scheme links this route takes, nil for any. Any app can register
+    /// another's scheme, but iOS names the sending app only when it is of the same developer team, and only to
+    /// the app and scene delegates (`sourceApplication`), never to SwiftUI's `onOpenURL`: ``LinkCoordinator``
+    /// carries such a link out only from a delivery that names an allowed sender. Universal links are not
+    /// concerned (the association file decides which app they open).
+    public let sourceApplications: Set<String>?
     @usableFromInline let parse: @Sendable (RouteParameters) throws -> Destination
     let print: @Sendable (Destination) -> RouteValues?
     /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
@@ -54,12 +60,14 @@ public struct Route<Destination: Sendable>: Sendable {
     ///   - name: unique in the table; the manifest and diagnostics use it.
     ///   - pattern: `/literal/:parameter/*catchAll`. Path parameters not listed in `parameters` are strings.
     ///   - requiresConfirmation: the destination changes something, so a link alone must not carry it out.
+    ///   - sourceApplications: the only apps whose custom-scheme links the route takes (nil: any).
     public init(
         _ name: String,
         _ pattern: String,
         parameters: [ParameterSpec] = [],
         sources: RouteSources = .all,
         requiresConfirmation: Bool = false,
+        sourceApplications: Set<String>? = nil,
         parse: @escaping @Sendable (RouteParameters) throws -> Destination,
         print: @escaping @Sendable (Destination) -> RouteValues?
     ) {
@@ -70,6 +78,7 @@ public struct Route<Destination: Sendable>: Sendable {
         self.parameters = implicit + parameters
         self.sources = sources
         self.requiresConfirmation = requiresConfirmation
+        self.sourceApplications = sourceApplications
         self.parse = parse
         self.print = print
         let names = self.pattern.parameterNames

@@ -9,6 +9,8 @@ public struct RouteManifest: Sendable, Hashable, Codable {
         public var parameters: [ParameterSpec]
         /// ``Route/requiresConfirmation``; absent means false.
         public var confirm: Bool?
+        /// ``Route/sourceApplications``, sorted; absent means any.
+        public var sourceApplications: [String]?
     }
 
     public var version: Int
@@ -43,7 +45,8 @@ extension RouteTable {
                     pattern: $0.pattern.description,
                     sources: $0.sources.names,
                     parameters: $0.parameters,
-                    confirm: $0.requiresConfirmation ? true : nil
+                    confirm: $0.requiresConfirmation ? true : nil,
+                    sourceApplications: $0.sourceApplications?.sorted()
                 )
             }
         )
@@ -89,6 +92,7 @@ extension RouteTable where Destination == ManifestDestination {
                 parameters: entry.parameters,
                 sources: sources,
                 requiresConfirmation: entry.confirm ?? false,
+                sourceApplications: entry.sourceApplications.map(Set.init),
                 parse: { ManifestDestination(route: name, parameters: $0.values) },
                 print: { $0.route == name ? RouteValues($0.parameters) : nil }
             )

@@ -129,6 +129,8 @@ public struct RouteMatch<Destination: Sendable>: Sendable, CustomStringConvertib
     public var sensitiveNames: Set<String> { matcher.entries[Int(index)].sensitiveNames }
     /// Whether the route's destination waits for the person's confirmation (``Route/requiresConfirmation``).
     public var requiresConfirmation: Bool { matcher.entries[Int(index)].requiresConfirmation }
+    /// The apps whose custom-scheme links the route takes, nil for any (``Route/sourceApplications``).
+    public var sourceApplications: Set<String>? { matcher.entries[Int(index)].sourceApplications }
 
     @usableFromInline
     init(destination: Destination, matcher: RouteMatcher, index: Int32, source: Int32, parameters: RouteParameters) {

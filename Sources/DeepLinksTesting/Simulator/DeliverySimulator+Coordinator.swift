@@ -235,7 +235,9 @@ extension DeliverySimulator {
         case .appDidEnterBackground, .sceneDidEnterBackground, .sceneDidDisconnect:
             coordinator.setActive(false)
         default:
-            for (url, channel) in AppUnderTest.transcribe(event) { coordinator.receive(url, via: channel) }
+            for (url, channel, sender) in AppUnderTest.transcribe(event) {
+                coordinator.receive(url, via: channel, sourceApplication: sender)
+            }
         }
     }
 

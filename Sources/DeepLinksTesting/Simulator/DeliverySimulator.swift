@@ -204,7 +204,7 @@ struct AppUnderTest {
                 return navigate(inbox.setActive(false, at: time(index)))
             default:
                 var actions: [LinkInbox.Action] = []
-                for (url, channel) in Self.transcribe(event) {
+                for (url, channel, _) in Self.transcribe(event) {
                     actions += inbox.receive(url, via: channel, at: time(index))
                 }
                 return navigate(actions)
@@ -233,26 +233,28 @@ struct AppUnderTest {
 
     /// The glue the library asks apps to paste: each callback's payload, untouched, with its channel; an
     /// activity counts only when ``LinkInbox/link(activityType:webpageURL:)`` says it is a link.
-    /// It reads `url` and `activityType`, never `deliveryID`.
-    static func transcribe(_ event: DeviceEvent) -> [(String, LinkChannel)] {
+    /// It reads `url`, `activityType` and, where UIKit gives it, `sourceApplication`; never `deliveryID`.
+    static func transcribe(_ event: DeviceEvent) -> [(String, LinkChannel, sender: String?)] {
         func link(_ activity: DeviceEvent.Link) -> String? {
             LinkInbox.link(activityType: activity.activityType ?? "", webpageURL: activity.url)
         }
         switch event {
         case .appDidFinishLaunching(let url, let activity):
-            return (url.map { [($0.url, LinkChannel.launchOptionsURL)] } ?? [])
-                + (activity.flatMap(link).map { [($0, .launchOptionsUserActivity)] } ?? [])
-        case .appOpenURL(let context): return [(context.url, .applicationOpenURL)]
+            return (url.map { [($0.url, LinkChannel.launchOptionsURL, $0.sourceApplication)] } ?? [])
+                + (activity.flatMap(link).map { [($0, .launchOptionsUserActivity, nil)] } ?? [])
+        case .appOpenURL(let context): return [(context.url, .applicationOpenURL, context.sourceApplication)]
         case .appContinueUserActivity(let activity):
-            return link(activity).map { [($0, .applicationContinueUserActivity)] } ?? []
+            return link(activity).map { [($0, .applicationContinueUserActivity, nil)] } ?? []
         case .sceneWillConnect(_, let contexts, let activities):
-            return contexts.map { ($0.url, .sceneConnectionURLContext) }
-                + activities.compactMap(link).map { ($0, .sceneConnectionUserActivity) }
-        case .sceneOpenURLContexts(_, let contexts): return contexts.map { ($0.url, .sceneOpenURLContexts) }
+            return contexts.map { ($0.url, .sceneConnectionURLContext, $0.sourceApplication) }
+                + activities.compactMap(link).map { ($0, .sceneConnectionUserActivity, nil) }
+        case .sceneOpenURLContexts(_, let contexts):
+            return contexts.map { ($0.url, .sceneOpenURLContexts, $0.sourceApplication) }
         case .sceneContinueUserActivity(_, let activity):
-            return link(activity).map { [($0, .sceneContinueUserActivity)] } ?? []
-        case .swiftUIOpenURL(_, let url): return [(url.url, .onOpenURL)]
-        case .swiftUIContinue(_, let activity): return link(activity).map { [($0, .onContinueUserActivity)] } ?? []
+            return link(activity).map { [($0, .sceneContinueUserActivity, nil)] } ?? []
+        case .swiftUIOpenURL(_, let url): return [(url.url, .onOpenURL, nil)]  // SwiftUI names no sender
+        case .swiftUIContinue(_, let activity):
+            return link(activity).map { [($0, .onContinueUserActivity, nil)] } ?? []
         default: return []
         }
     }

@@ -26,6 +26,9 @@
         @available(iOS 8.0, *) public static let userActivityDictionary = LaunchOptionsKey(
             rawValue: "UIApplicationLaunchOptionsUserActivityDictionaryKey"
         )
+        @available(iOS 3.0, *) public static let sourceApplication = LaunchOptionsKey(
+            rawValue: "UIApplicationLaunchOptionsSourceApplicationKey"
+        )
     }
 
     @available(iOS 10.0, tvOS 10.0, visionOS 1.0, *)

@@ -25,6 +25,7 @@ final class RouteMatcher: @unchecked Sendable {
         let parameters: [ParameterSpec]
         let sensitiveNames: Set<String>
         let requiresConfirmation: Bool
+        let sourceApplications: Set<String>?
 
         init<Destination>(_ route: Route<Destination>) {
             name = route.name
@@ -32,6 +33,7 @@ final class RouteMatcher: @unchecked Sendable {
             parameters = route.parameters
             sensitiveNames = route.sensitiveNames
             requiresConfirmation = route.requiresConfirmation
+            sourceApplications = route.sourceApplications
         }
     }
 
