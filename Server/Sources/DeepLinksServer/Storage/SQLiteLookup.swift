@@ -84,10 +84,9 @@ final class SQLiteLookup: Sendable {
             sqlite_nio_sqlite3_close_v2(handle)
             throw Failure(description: reason)
         }
-        // Wait for a checkpoint rather than fail; read pages through the OS's cache (mapped) instead of a copy
-        // per connection.
+        // Wait for a checkpoint rather than fail. Pages come through SQLite's own cache (2 MB a connection) and
+        // the OS's page cache; not mapped, which would show the file in the server's resident memory.
         sqlite_nio_sqlite3_busy_timeout(handle, 5_000)
-        sqlite_nio_sqlite3_exec(handle, "PRAGMA mmap_size = 268435456", nil, nil, nil)
         var statement: OpaquePointer?
         guard
             sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
