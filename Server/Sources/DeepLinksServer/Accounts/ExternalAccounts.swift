@@ -1,7 +1,7 @@
 import AppSiteAssociation
 import AsyncHTTPClient
-import DeepLinks
 import Crypto
+import DeepLinks
 import Foundation
 import NIOCore
 import NIOFoundationCompat
