@@ -13,9 +13,10 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
     /// The reset link's token and address, kept in memory only until the reset screen takes them.
     private var pendingReset: (token: String, email: String?)?
 
+    // No sign-in screen here, so no `requirements`: settings links open at once (the SwiftUI reference app shows
+    // links held until sign-in).
     private lazy var coordinator = LinkCoordinator(
         table: DemoRoute.table,
-        requirements: { $0.requirements },
         onUnhandled: { await openUnroutableLinkInSafari($0, $1) }
     ) { [weak self] destination in
         await self?.show(destination)
@@ -42,7 +43,7 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
         // Every URL context and activity of the connection options (a cold start's link), untouched.
         coordinator.scene(willConnectWith: connectionOptions)
         window.makeKeyAndVisible()
-        // The controllers exist: links may be carried out from now on (routes behind sign-in wait for it).
+        // The controllers exist: links may be carried out from now on.
         coordinator.setReady(true)
     }
 
