@@ -58,9 +58,9 @@ extension DeliverySimulator {
     }
 
     /// Runs the scenario through the shipped ``LinkCoordinator``, not a model of it: every callback of the
-    /// trace is handed to the coordinator as the library's glue hands it (``LinkCoordinator/receive(_:via:sourceApplication:)``,
-    /// `receive(activityType:webpageURL:via:)`, `setActive`, `setReady`, `setCondition`), at its time on a
-    /// ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions,
+    /// trace is handed to the coordinator as the library's glue hands it
+    /// (``LinkCoordinator/receive(_:via:sourceApplication:)``, `receive(activityType:webpageURL:via:)`,
+    /// `setActive`, `setReady`, `setCondition`), at its time on a ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions,
     /// resolves, and delivers destinations. The same oracles then judge the run: each delivery handled once,
     /// in order, never early, and the destination exactly the one its URL gives (the URL's bytes, through
     /// `table`).
