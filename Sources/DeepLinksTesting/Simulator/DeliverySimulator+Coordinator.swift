@@ -57,13 +57,12 @@ extension DeliverySimulator {
         }
     }
 
-    /// Runs the scenario through the shipped ``LinkCoordinator``, not a model of it: every callback of the
-    /// trace is handed to the coordinator as the library's glue hands it
-    /// (``LinkCoordinator/receive(_:via:sourceApplication:)``, `receive(activityType:webpageURL:via:)`,
-    /// `setActive`, `setReady`, `setCondition`), at its time on a ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions,
-    /// resolves, and delivers destinations. The same oracles then judge the run: each delivery handled once,
-    /// in order, never early, and the destination exactly the one its URL gives (the URL's bytes, through
-    /// `table`).
+    /// Runs the scenario through the shipped ``LinkCoordinator``, not a model of it: every callback of the trace is
+    /// handed to the coordinator as the library's glue hands it (``LinkCoordinator/receive(_:via:sourceApplication:)``,
+    /// `receive(activityType:webpageURL:via:)`, `setActive`, `setReady`, `setCondition`), at its time on a
+    /// ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions, resolves, and
+    /// delivers destinations. The same oracles then judge the run: each delivery handled once, in order, never early,
+    /// and the destination exactly the one its URL gives (the URL's bytes, through `table`).
     ///
     /// A tick is a run-loop turn of 100 ms; events within one turn are 1 ms apart.
     public func run<Destination: Sendable & Equatable>(
@@ -73,15 +72,16 @@ extension DeliverySimulator {
         route: @escaping Router = screenPerLink
     ) async -> Outcome {
         var (links, trace) = plannedTrace(urls: given)
-        if knobs.repeatAfterBackground, let first = links.first, !trace.isEmpty {
-            let again = DeviceEvent.Link(url: first.url, deliveryID: links.count)
-            links.append(again)
-            var later = DeliveryScenario(lifecycle: scenario.lifecycle, state: .background, kind: scenario.kind)
-            later.universalLinkChannel = scenario.universalLinkChannel
+        if knobs.repeatAfterBackground, !links.isEmpty, !trace.isEmpty {
             let background: [DeviceEvent] =
                 scenario.lifecycle == .appDelegate
                 ? [.appWillResignActive, .appDidEnterBackground] : [.sceneDidEnterBackground(scene: 1)]
-            trace += [.tick] + background + [.tick, .tick, .tick] + DeliveryPlanner.trace(later, links: [again])
+            appendRepeat(
+                in: .background,
+                after: [.tick] + background + [.tick, .tick, .tick],
+                links: &links,
+                trace: &trace
+            )
         }
         let readyIndex = readyIndex(in: trace)
         let signedInIndex = knobs.signedInAfter.map { min(readyIndex + $0, trace.count) }
@@ -154,11 +154,13 @@ extension DeliverySimulator {
                 violations.append("unhandled: \(url) (\(reason))")
             }
         }
-        let urls = Array(Set(links.map(\.url)))
+        // Each URL's destination (its bytes, through the table), read once: a delivery must be one of them.
+        let destinations = Set(links.map(\.url)).compactMap { url in
+            (try? table.match(url).get()).map { (url: url, destination: $0.destination) }
+        }
         var handledAt: [(url: String, index: Int, scene: Int)] = []
         for (destination, index, scene) in deliveries {
-            // The URL whose destination this is: its bytes, through the table.
-            if let url = urls.first(where: { (try? table.match($0).get().destination) == destination }) {
+            if let url = destinations.first(where: { $0.destination == destination })?.url {
                 handledAt.append((url, index, scene))
             } else {
                 violations.append("altered or invented: a destination no delivered URL gives (\(destination))")
@@ -169,7 +171,7 @@ extension DeliverySimulator {
         func key(_ scene: Int?) -> Int { perScene ? (scene ?? 0) : 0 }
         for index in 0...trace.count {
             if index < trace.count, case .stateRestoration(let scene, let screen) = trace[index] {
-                navigations[key(scene)] = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+                navigations[key(scene)] = Self.restored(screen)
             }
             for handled in handledAt where handled.index == index {
                 guard let target = route(handled.url) else { continue }
@@ -187,9 +189,7 @@ extension DeliverySimulator {
             readyAt: max(readyIndex, signedInIndex ?? 0)
         )
         violations += Self.windowViolations(trace, accounted, key: key)
-        if let last = handledAt.last?.url, let target = route(last), !navigation.isShowing(target) {
-            violations.append("wrong screen: after \(last) the app shows \(navigation)")
-        }
+        violations += Self.screenViolations(last: handledAt.last?.url, navigation, route)
         return Outcome(
             trace: trace,
             handled: handledAt.map(\.url),

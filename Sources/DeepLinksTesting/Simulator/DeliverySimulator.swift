@@ -96,13 +96,34 @@ public struct DeliverySimulator: Sendable {
         var trace = DeliveryPlanner.trace(scenario, links: links)
         if scenario.repeatLink {
             // The same link opened again, now with the app in the foreground: a second, genuine delivery.
-            var warm = DeliveryScenario(lifecycle: scenario.lifecycle, state: .foreground, kind: scenario.kind)
-            warm.universalLinkChannel = scenario.universalLinkChannel
-            let again = DeviceEvent.Link(url: links[0].url, deliveryID: links.count)
-            links.append(again)
-            trace += [.tick, .tick, .tick] + DeliveryPlanner.trace(warm, links: [again])
+            appendRepeat(in: .foreground, after: [.tick, .tick, .tick], links: &links, trace: &trace)
         }
         return (links, trace)
+    }
+
+    /// The first link opened again, as a second, genuine delivery, after `prefix`, with the app in `state`.
+    func appendRepeat(
+        in state: DeliveryScenario.AppState,
+        after prefix: [DeviceEvent],
+        links: inout [DeviceEvent.Link],
+        trace: inout [DeviceEvent]
+    ) {
+        var later = DeliveryScenario(lifecycle: scenario.lifecycle, state: state, kind: scenario.kind)
+        later.universalLinkChannel = scenario.universalLinkChannel
+        let again = DeviceEvent.Link(url: links[0].url, deliveryID: links.count)
+        links.append(again)
+        trace += prefix + DeliveryPlanner.trace(later, links: [again])
+    }
+
+    /// What an app shows after restoring the state it saved at its last run.
+    static func restored(_ screen: String) -> NavigationState {
+        NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+    }
+
+    /// Oracle: the app shows the destination of the last link it handled (restored state must not win, P9).
+    static func screenViolations(last: String?, _ navigation: NavigationState, _ route: Router) -> [String] {
+        guard let last, let target = route(last), !navigation.isShowing(target) else { return [] }
+        return ["wrong screen: after \(last) the app shows \(navigation)"]
     }
 
     /// The index of the event before which the app declares itself ready (`trace.count`: after the last).
@@ -192,7 +213,7 @@ struct AppUnderTest {
             turn += 1
         case .stateRestoration(_, let screen):
             // Every wiring restores as the app launches or the scene connects, before it reads the link.
-            navigation = NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+            navigation = DeliverySimulator.restored(screen)
         default: break
         }
         switch wiring {
@@ -279,9 +300,7 @@ struct AppUnderTest {
         navigation = NavigationPlan(from: navigation, to: target).applied(to: navigation)
     }
 
-    /// Oracle: the app shows the destination of the last link it handled (restored state must not win, P9).
     func navigationViolations(handled: [String]) -> [String] {
-        guard let last = handled.last, let target = route(last), !navigation.isShowing(target) else { return [] }
-        return ["wrong screen: after \(last) the app shows \(navigation)"]
+        DeliverySimulator.screenViolations(last: handled.last, navigation, route)
     }
 }

@@ -33,9 +33,7 @@ public struct ExternalAccounts: Sendable, Equatable {
         switch parts.scheme {
         case "https": return nil
         case "http":
-            let loopback =
-                ["localhost", "127.0.0.1", "[::1]"].contains(host)
-                || host.hasPrefix("127.")
+            let loopback = host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
             return loopback
                 ? nil : "uses plain http to \(host): hooks carry passwords, use https (http is for loopback)"
         default: return "is not an http(s) address"
