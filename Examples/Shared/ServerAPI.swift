@@ -8,11 +8,22 @@ import FoundationNetworking  // URLSession on Linux, where this file is built an
 struct ServerAPI: Sendable {
     let baseURL: URL
 
-    /// The server the app talks to: the Info.plist's `DeepLinksAPIBaseURL`, or a local `deeplinks serve` (the
-    /// simulator reaches the Mac's loopback; debug builds carry the local-network exception, see the README).
+    /// The server the app talks to: the Info.plist's `DeepLinksAPIBaseURL` (the build setting
+    /// `DEEPLINKS_API_BASE_URL` of the Xcode project's configuration), or a local `deeplinks serve` (the simulator
+    /// reaches the Mac's loopback; debug builds carry the local-network exception, see the README).
     static var configuredBaseURL: URL {
-        (Bundle.main.object(forInfoDictionaryKey: "DeepLinksAPIBaseURL") as? String).flatMap(URL.init(string:))
-            ?? URL(string: "http://localhost:8080")!
+        baseURL(infoValue: Bundle.main.object(forInfoDictionaryKey: "DeepLinksAPIBaseURL"))
+    }
+
+    /// The Info.plist value when it is an absolute http or https address; otherwise (missing, or a
+    /// `$(DEEPLINKS_API_BASE_URL)` a build without the setting left unexpanded) the local server.
+    static func baseURL(infoValue: Any?) -> URL {
+        if let text = infoValue as? String, let url = URL(string: text), ["http", "https"].contains(url.scheme),
+            url.host != nil
+        {
+            return url
+        }
+        return URL(string: "http://localhost:8080")!
     }
 
     enum Failure: Error {
