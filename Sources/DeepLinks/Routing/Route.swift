@@ -42,18 +42,6 @@ public struct Route<Destination: Sendable>: Sendable {
     let print: @Sendable (Destination) -> RouteValues?
     /// For each of `parameters`, the index of its captured path value, or -1 for query and fragment ones.
     let capturePositions: [Int]
-    /// The pattern as the printer walks it: literals already percent-encoded, parameters by their index in
-    /// `parameters`.
-    let printSegments: [PrintSegment]
-    /// Whether a custom-scheme link may put the first segment in the host position (`app://post/1`): only a
-    /// literal that lower-casing leaves unchanged, since the host compares case-insensitively.
-    let printsHostPosition: Bool
-
-    enum PrintSegment: Sendable {
-        case literal(String)
-        case parameter(Int)
-        case catchAll(Int)
-    }
     let sensitiveNames: Set<String>
 
     /// - Parameters:
@@ -83,20 +71,6 @@ public struct Route<Destination: Sendable>: Sendable {
         self.print = print
         let names = self.pattern.parameterNames
         capturePositions = self.parameters.map { $0.location == .path ? (names.firstIndex(of: $0.name) ?? -1) : -1 }
-        let all = self.parameters
-        func index(_ name: String) -> Int { all.firstIndex { $0.name == name && $0.location == .path } ?? 0 }
-        printSegments = self.pattern.segments.map { segment in
-            switch segment {
-            case .literal(let text): .literal(PercentEncoding.encode(text))
-            case .parameter(let name): .parameter(index(name))
-            case .catchAll(let name): .catchAll(index(name))
-            }
-        }
-        if case .literal(let first) = self.pattern.segments.first {
-            printsHostPosition = first == first.lowercased()
-        } else {
-            printsHostPosition = false
-        }
         sensitiveNames = Set(self.parameters.filter(\.isSensitive).map(\.name))
     }
 }

@@ -89,34 +89,76 @@ public struct ParameterError: Error, Sendable, Hashable, CustomStringConvertible
 /// The parameters of a destination, given by a route's `print` closure:
 /// `["id": id, "email": email, "tag": tags]`. nil values (an absent optional) are left out.
 public struct RouteValues: Sendable, ExpressibleByDictionaryLiteral {
+    /// A parameter's texts: one for a value, any number for a list. One value is kept as it is, without an array
+    /// around it (printing a link makes one of these per parameter).
+    enum Texts: Sendable {
+        case one(String)
+        case many([String])
+
+        static let none = Texts.many([])
+
+        var count: Int {
+            switch self {
+            case .one: 1
+            case .many(let texts): texts.count
+            }
+        }
+
+        subscript(index: Int) -> String {
+            switch self {
+            case .one(let text): text
+            case .many(let texts): texts[index]
+            }
+        }
+
+        var array: [String] {
+            switch self {
+            case .one(let text): [text]
+            case .many(let texts): texts
+            }
+        }
+    }
+
     /// In the order given (a later entry for the same name wins): a route has a few parameters, so the printer
     /// finds one by comparing names, without building or hashing into a dictionary on every print.
-    private var entries: [(name: String, values: [String])] = []
+    private var entries: [(name: String, texts: Texts)] = []
 
     public var values: [String: [String]] {
-        Dictionary(entries.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })
+        Dictionary(entries.map { ($0.name, $0.texts.array) }, uniquingKeysWith: { _, last in last })
     }
 
     public init(dictionaryLiteral elements: (String, (any RouteValueConvertible)?)...) {
         entries.reserveCapacity(elements.count)
         for (name, value) in elements {
-            if let value { entries.append((name, value.routeValues)) }
+            guard let value else { continue }
+            entries.append((name, value.singleRouteValue.map(Texts.one) ?? .many(value.routeValues)))
         }
     }
 
     public init(_ values: [String: [String]]) {
-        entries = values.map { ($0.key, $0.value) }
+        entries = values.map { ($0.key, .many($0.value)) }
     }
 
-    /// The values given for `name`, empty when none.
-    func values(of name: String) -> [String] {
-        entries.last { $0.name == name }?.values ?? []
+    /// The texts given for `name`, none when none.
+    func texts(of name: String) -> Texts {
+        entries.last { $0.name == name }?.texts ?? .none
     }
 }
 
 /// What a ``RouteValues`` entry accepts: a parameter value, or an array of them.
 public protocol RouteValueConvertible: Sendable {
     var routeValues: [String] { get }
+    /// The one text of a single value (a ``RouteParameterValue``), so that printing builds no array for it; nil
+    /// for a list.
+    var singleRouteValue: String? { get }
+}
+
+extension RouteValueConvertible {
+    public var singleRouteValue: String? { nil }
+}
+
+extension RouteValueConvertible where Self: RouteParameterValue {
+    public var singleRouteValue: String? { routeParameter }
 }
 
 extension RouteParameterValue {

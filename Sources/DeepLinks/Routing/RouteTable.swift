@@ -23,11 +23,26 @@ public struct RouteTable<Destination: Sendable>: Sendable {
     }
     /// Names of parameters any route marks sensitive: redacted in every description.
     public let sensitiveNames: Set<String>
+    /// Each route's `print`, side by side, and what printing needs of each route (``URLPrinter``).
+    @usableFromInline let printers: [Printer]
+    @usableFromInline let printer: URLPrinter
+
+    /// A route's `print` as its ``Route`` holds it.
+    @usableFromInline
+    struct Printer: Sendable {
+        @usableFromInline let print: @Sendable (Destination) -> RouteValues?
+    }
     /// Each route's index by name, for printing a ``RouteNamedDestination``.
-    let routeIndex: [String: Int]
+    @usableFromInline let routeIndex: [String: Int]
     /// `routeName(for:)` when `Destination` is a ``RouteNamedDestination``: the conformance is looked up
-    /// once, here, not by a dynamic cast on every print.
-    let routeName: (@Sendable (Destination, LinkForm) -> String?)?
+    /// once, here, not by a dynamic cast on every print. In a struct, as `parsers` are, so that calling it needs
+    /// no reabstraction thunk.
+    @usableFromInline let routeNamer: RouteNamer?
+
+    @usableFromInline
+    struct RouteNamer: Sendable {
+        @usableFromInline let name: @Sendable (Destination, LinkForm) -> String?
+    }
 
     public init(
         schemes: [String],
@@ -49,8 +64,17 @@ public struct RouteTable<Destination: Sendable>: Sendable {
         diagnostics = found
         matcher = RouteMatcher(schemes: self.schemes, hosts: self.hosts, routes: routes)
         parsers = routes.map { Parser(parse: $0.parse) }
+        printers = routes.map { Printer(print: $0.print) }
+        printer = URLPrinter(
+            schemes: self.schemes,
+            hosts: self.hosts,
+            maxURLLength: limits.maxURLLength,
+            shapes: routes.map {
+                URLPrinter.Shape(name: $0.name, pattern: $0.pattern, parameters: $0.parameters, sources: $0.sources)
+            }
+        )
         sensitiveNames = routes.reduce(into: []) { $0.formUnion($1.sensitiveNames) }
-        routeName = (Destination.self as? any RouteNamedDestination.Type).map { Self.routeNamer($0) }
+        routeNamer = (Destination.self as? any RouteNamedDestination.Type).map { Self.routeNamer($0) }
         routeIndex = Dictionary(routes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

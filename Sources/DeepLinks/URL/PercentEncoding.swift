@@ -23,26 +23,23 @@ public enum PercentEncoding {
     }
 
     public static func encode(_ string: String) -> String {
-        var output = ""
-        output.reserveCapacity(string.utf8.count)
+        // Most texts need no escape: return them whole.
+        if string.utf8.allSatisfy(isUnreserved) { return string }
+        var output: [UInt8] = []
+        output.reserveCapacity(string.utf8.count + 16)
         append(string, to: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    /// Appends `text` to `output`, encoded: the printer builds a URL in one string this way.
-    static func append(_ text: some StringProtocol, to output: inout String) {
-        // Most values need no escape: append them whole.
-        if text.utf8.allSatisfy(isUnreserved) {
-            output += text
-            return
-        }
+    /// Appends `text`'s bytes to `output`, encoded: the printer writes a URL into one buffer this way.
+    static func append(_ text: some StringProtocol, to output: inout [UInt8]) {
         for byte in text.utf8 {
             if isUnreserved(byte) {
-                output.unicodeScalars.append(Unicode.Scalar(byte))
+                output.append(byte)
             } else {
-                output.unicodeScalars.append("%")
-                output.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte >> 4)]))
-                output.unicodeScalars.append(Unicode.Scalar(hexDigits[Int(byte & 0xF)]))
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0xF)])
             }
         }
     }
