@@ -405,6 +405,29 @@ import FoundationNetworking
         #expect(ClientPlatform(userAgent: Self.desktop) == .desktop)
     }
 
+    /// Each in-app browser by its token, in any case, anywhere in the agent; none in Safari, nor for a token that is
+    /// only a prefix of the agent's text (`line/` needs its leading space: `Pipeline/2` is not LINE).
+    @Test(arguments: [
+        ("\(SmartLinkTests.iPhone) [FBAN/FBIOS;FBAV/450.0.0.38.108;]", InAppBrowser.facebook),
+        ("\(SmartLinkTests.iPhone) Instagram 330.0.3.12.235 (iPhone14,2; iOS 17_5)", .instagram),
+        ("\(SmartLinkTests.iPhone) LinkedInApp/9.29.8812", .linkedIn),
+        ("\(SmartLinkTests.iPhone) musical_ly_35.1.0 JsSdk/2.0", .tikTok),
+        ("\(SmartLinkTests.iPhone) MicroMessenger/8.0.49(0x18003137)", .weChat),
+        ("\(SmartLinkTests.iPhone) Safari Line/14.8.0", .line),
+    ])
+    func inAppBrowsersAreFoundByTheirToken(_ agent: String, _ expected: InAppBrowser) {
+        #expect(InAppBrowser(userAgent: agent) == expected)
+        #expect(InAppBrowser(userAgent: agent.uppercased()) == expected)
+    }
+
+    @Test func browsersThatAreNotInAppAreNotTaken() {
+        #expect(InAppBrowser(userAgent: Self.iPhone) == nil)
+        #expect(InAppBrowser(userAgent: nil) == nil)
+        #expect(InAppBrowser(userAgent: "") == nil)
+        #expect(InAppBrowser(userAgent: "Pipeline/2.0 (Linux)") == nil)
+        #expect(InAppBrowser(userAgent: String(repeating: "x", count: 1_100) + " line/1") == nil, "past 1,024 bytes")
+    }
+
     static let mac =
         "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
 

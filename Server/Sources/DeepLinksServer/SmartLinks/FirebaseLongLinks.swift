@@ -60,11 +60,9 @@ extension SmartLinkRoutes {
                 )
             )
         }
-        let platform = ClientPlatform(
-            userAgent: request.headers[.userAgent],
-            platformHint: request.headers[Self.platformHint]
-        )
-        let (decision, inAppBrowser) = decide(link, for: request, platform: platform)
+        let agent = AgentText(request.headers[.userAgent])
+        let platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
+        let (decision, inAppBrowser) = decide(link, agent: agent, platform: platform)
         switch decision {
         case .preview:
             return SmartLinkPages.html(

@@ -37,10 +37,8 @@ extension SmartLinkRoutes {
             _ = unknownCodes.take(client(), now: clock.milliseconds())
             return fallback.notFound(request)
         }
-        var platform = ClientPlatform(
-            userAgent: request.headers[.userAgent],
-            platformHint: request.headers[Self.platformHint]
-        )
+        let agent = AgentText(request.headers[.userAgent])
+        var platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
         var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if query != nil {
             if request.uri.queryParameters["d"] == "1" {
@@ -66,7 +64,7 @@ extension SmartLinkRoutes {
             return Self.redirect(expired)
         }
         let passed = link.passQuery ? query : nil
-        let (decision, inAppBrowser) = decide(link, for: request, platform: platform)
+        let (decision, inAppBrowser) = decide(link, agent: agent, platform: platform)
         switch decision {
         case .preview:
             return SmartLinkPages.html(
@@ -119,10 +117,10 @@ extension SmartLinkRoutes {
 
     /// What `link` does for the request's client, with the in-app browser it was opened in, if any (stored
     /// links and Firebase long links decide alike).
-    func decide(_ link: SmartLink, for request: Request, platform: ClientPlatform) -> (
+    func decide(_ link: SmartLink, agent: AgentText, platform: ClientPlatform) -> (
         LinkPolicy.Decision, InAppBrowser?
     ) {
-        let inAppBrowser = InAppBrowser(userAgent: request.headers[.userAgent])
+        let inAppBrowser = InAppBrowser(agent: agent)
         return (policy.decision(link, platform: platform, inAppBrowser: inAppBrowser != nil), inAppBrowser)
     }
 
