@@ -1,4 +1,4 @@
-import DeepLinksServer
+@testable import DeepLinksServer
 import Logging
 import SQLKit
 import Testing
@@ -39,7 +39,7 @@ import Testing
                 "INSERT INTO reset_requests (address, address_key, received_at) VALUES ('a@example.com', 'k', 1)"
             ).run()
         }
-        #expect(try await Migrator(database: database, logger: logger).migrate() == [5, 6, 7])
+        #expect(try await Migrator(database: database, logger: logger).migrate() == [5, 6, 7, 8])
         // Version 6 on rows that were there: a built-in account has no subject; a waiting request has had no
         // lookup and is due.
         let (subject, attempts) = try await database.withConnection { sql in
@@ -58,23 +58,16 @@ import Testing
                 as: Int.self
             )
         }
-        #expect(clicks == 41, "clicks kept through the table's new shape")
-        // The upsert the click counter uses still finds its conflict target.
-        try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO link_clicks (code, day, platform, bot, clicks) VALUES ('kept', '2026-11-24', 'iphone', \(bind: false), 1)
-                ON CONFLICT (code, day, platform, bot) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
-                """
-            ).run()
-        }
-        let after = try await database.withConnection { sql in
-            try await sql.raw("SELECT clicks FROM link_clicks WHERE code = 'kept'").first()?.decode(
-                column: "clicks",
-                as: Int.self
-            )
-        }
-        #expect(after == 42)
+        #expect(clicks == 41, "clicks kept through the table's new shapes")
+        // Version 8: the old counts are the link's own; the counter's upsert finds its conflict target, and a QR
+        // code's click is a row apart.
+        let counter = ClickCounter(database: database)
+        let day: Int64 = 1_795_536_000_000  // 2026-11-24, the day of the row above
+        counter.count(code: "kept", platform: .iPhone, at: day)
+        counter.count(code: "kept", platform: .iPhone, source: .qr, at: day)
+        try await counter.flush()
+        let rows = try await LinkStore(database: database, clock: .system).stats("kept")
+        #expect(rows.map { "\($0.source) \($0.clicks)" } == ["link 42", "qr 1"])
         let old = try await database.withConnection { sql in
             try await sql.raw("SELECT message_id, key_version FROM mail_outbox WHERE kind = 'old'").first()
         }

@@ -310,7 +310,7 @@ import FoundationNetworking
                 #expect(platforms == ["desktop", "android", "iphone", "ipad", "bot"])
                 let columns = try await world.sql("SELECT * FROM link_clicks").first.map { $0.allColumns.sorted() }
                 #expect(
-                    columns == ["bot", "clicks", "code", "day", "platform"],
+                    columns == ["bot", "clicks", "code", "day", "platform", "source"],
                     "aggregates only: no IP, no user agent"
                 )
             }
@@ -379,9 +379,12 @@ import FoundationNetworking
         let intent = "intent://post/1#Intent;scheme=demoapp;package=com.example.demo;end"
         #expect(SmartLinkRoutes.appending("a=1", to: intent) == intent, "an intent URL is no destination")
         #expect(SmartLinkRoutes.appending(nil, to: "https://shop.example.org/") == "https://shop.example.org/")
-        #expect(SmartLinkRoutes.removingPlatformAnswer("a=1&_platform=ipad&&b") == "a=1&b")
-        #expect(SmartLinkRoutes.removingPlatformAnswer("_platform=desktop") == nil)
-        #expect(SmartLinkRoutes.removingPlatformAnswer("my_platform=x") == "my_platform=x")
+        #expect(SmartLinkRoutes.removingServerItems("a=1&_platform=ipad&&b") == "a=1&b")
+        #expect(SmartLinkRoutes.removingServerItems("_platform=desktop") == nil)
+        #expect(SmartLinkRoutes.removingServerItems("my_platform=x") == "my_platform=x")
+        #expect(SmartLinkRoutes.removingServerItems("qr=1") == nil)
+        #expect(SmartLinkRoutes.removingServerItems("qr=1&utm_source=poster") == "utm_source=poster")
+        #expect(SmartLinkRoutes.removingServerItems("qr=2&myqr=1") == "qr=2&myqr=1", "only the tag the server prints")
     }
 
     @Test func userAgentsAreClassifiedAsPeopleSeeThemOrAsPreviewFetchers() {

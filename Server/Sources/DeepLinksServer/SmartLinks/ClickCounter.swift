@@ -4,13 +4,14 @@ import SQLKit
 import Synchronization
 
 /// Counts clicks in memory and writes them in batches (a background job, every second), so a redirect
-/// never waits for the database. Keeps aggregates only: link, day, platform, bot or not.
+/// never waits for the database. Keeps aggregates only: link, day, platform, bot or not, and source.
 final class ClickCounter: Sendable {
     struct Key: Hashable {
         let code: String
         let day: String
         let platform: String
         let bot: Bool
+        let source: ClickSource
     }
 
     private let pending = Mutex<[Key: Int64]>([:])
@@ -22,17 +23,18 @@ final class ClickCounter: Sendable {
         self.metrics = metrics
     }
 
-    func count(code: String, platform: ClientPlatform, at milliseconds: Int64) {
+    func count(code: String, platform: ClientPlatform, source: ClickSource = .link, at milliseconds: Int64) {
         let key = Key(
             code: code,
             day: Self.day(milliseconds),
             platform: platform.rawValue,
-            bot: platform == .previewBot
+            bot: platform == .previewBot,
+            source: source
         )
         pending.withLock { $0[key, default: 0] += 1 }
     }
 
-    /// Rows per statement: five values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+    /// Rows per statement: six values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
     static let rowsPerStatement = 1_000
 
     /// Adds the pending counts to the table, in one multi-row upsert per thousand keys (one statement, not one
@@ -51,14 +53,17 @@ final class ClickCounter: Sendable {
                     let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map {
                         key,
                         clicks -> SQLQueryString in
-                        "(\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: clicks))"
+                        """
+                        (\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \
+                        \(bind: key.source.rawValue), \(bind: clicks))
+                        """
                     }
                     try await sql.raw(
                         """
-                        WITH counted (code, day, platform, bot, clicks) AS (VALUES \(values.joined(separator: ", ")))
-                        INSERT INTO link_clicks (code, day, platform, bot, clicks)
-                        SELECT code, day, platform, bot, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
-                        ON CONFLICT (code, day, platform, bot) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
+                        WITH counted (code, day, platform, bot, source, clicks) AS (VALUES \(values.joined(separator: ", ")))
+                        INSERT INTO link_clicks (code, day, platform, bot, source, clicks)
+                        SELECT code, day, platform, bot, source, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                        ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
                         """
                     ).run()
                 }
@@ -90,4 +95,10 @@ final class ClickCounter: Sendable {
         }
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
     }
+}
+
+/// Where a counted click came from: the short link itself, or its QR code (the link with `?qr=1`, as
+/// `GET /v1/links/{code}/qr` draws it).
+enum ClickSource: String, Sendable, Hashable {
+    case link, qr
 }

@@ -159,16 +159,22 @@ struct LinkStore: Sendable {
     }
 
     /// Clicks per day and platform, bots apart.
-    func stats(_ code: String) async throws -> [(day: String, platform: String, bot: Bool, clicks: Int64)] {
+    typealias ClickRow = (day: String, platform: String, bot: Bool, source: String, clicks: Int64)
+
+    func stats(_ code: String) async throws -> [ClickRow] {
         let rows = try await database.withConnection { sql in
             try await sql.raw(
-                "SELECT day, platform, bot, clicks FROM link_clicks WHERE code = \(bind: code) ORDER BY day, platform"
+                """
+                SELECT day, platform, bot, source, clicks FROM link_clicks WHERE code = \(bind: code)
+                ORDER BY day, platform, source
+                """
             ).all()
         }
         return try rows.map {
             (
                 try $0.decode(column: "day", as: String.self), try $0.decode(column: "platform", as: String.self),
-                try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "clicks", as: Int64.self)
+                try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "source", as: String.self),
+                try $0.decode(column: "clicks", as: Int64.self)
             )
         }
     }

@@ -243,11 +243,12 @@ enum SmartLinkPages {
 
     /// Clicks per day as an SVG bar chart drawn here (no script, so the page keeps the strict CSP), with
     /// the numbers in a table beside it for screen readers.
-    static func stats(_ link: SmartLink, rows: [(day: String, platform: String, bot: Bool, clicks: Int64)]) -> String {
-        var perDay: [String: (people: Int64, bots: Int64)] = [:]
+    static func stats(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> String {
+        var perDay: [String: (people: Int64, bots: Int64, scans: Int64)] = [:]
         for row in rows {
-            var day = perDay[row.day] ?? (0, 0)
+            var day = perDay[row.day] ?? (0, 0, 0)
             if row.bot { day.bots += row.clicks } else { day.people += row.clicks }
+            if !row.bot, row.source == ClickSource.qr.rawValue { day.scans += row.clicks }
             perDay[row.day] = day
         }
         let days = perDay.keys.sorted()
@@ -273,16 +274,17 @@ enum SmartLinkPages {
         let grouping =
             buckets.first.map { $0.label.hasPrefix("week") } == true ? " (weeks: the span is over a month)" : ""
         let table = days.map { day in
-            "<tr><td>\(day)</td><td>\(perDay[day]!.people)</td><td>\(perDay[day]!.bots)</td></tr>"
+            "<tr><td>\(day)</td><td>\(perDay[day]!.people)</td><td>\(perDay[day]!.scans)</td><td>\(perDay[day]!.bots)</td></tr>"
         }.joined()
         let total = perDay.values.reduce(0) { $0 + $1.people }
+        let scans = perDay.values.reduce(0) { $0 + $1.scans }
         return page(
             title: "Clicks on \(link.code)",
             body: """
                 <h1>Clicks on <code>\(HTML.escape(link.code))</code></h1>
-                <p>\(total) clicks by people; link-preview fetches are counted apart.</p>
+                <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
                 <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
-                <table><thead><tr><th>Day</th><th>Clicks</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
+                <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
                 """
         )
     }

@@ -54,11 +54,12 @@ extension SmartLinkRoutes {
         // A click is counted where it lands first (a visit to the landing domain came from the link domain),
         // once the platform is known.
         if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
-            clicks.count(code: code, platform: platform, at: clock.milliseconds())
+            let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
+            clicks.count(code: code, platform: platform, source: source, at: clock.milliseconds())
         }
-        // The probe's answer is for this server, not for the destination.
+        // The probe's answer and the QR tag are for this server, not for the destination.
         let hop = query
-        query = query.flatMap(Self.removingPlatformAnswer)
+        query = query.flatMap(Self.removingServerItems)
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
             guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
             return Self.redirect(expired)
@@ -102,11 +103,12 @@ extension SmartLinkRoutes {
     static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
     static let doNotTrack = HTTPField.Name("DNT")!
 
-    /// `query` without the touch check's `_platform` item (nor empty items); nil when nothing else is left.
-    static func removingPlatformAnswer(_ query: String) -> String? {
-        guard query.contains("_platform") else { return query }
+    /// `query` without the items meant for this server: the touch check's `_platform` and the QR code's `qr=1`
+    /// (nor empty items); nil when nothing else is left.
+    static func removingServerItems(_ query: String) -> String? {
+        guard query.contains("_platform") || query.contains("qr=") else { return query }
         let kept = URLParts.rewritingItems(query) { name, pair in
-            name == "_platform" || pair.isEmpty ? nil : String(pair)
+            name == "_platform" || pair == qrTag || pair.isEmpty ? nil : String(pair)
         }
         return kept.isEmpty ? nil : kept
     }

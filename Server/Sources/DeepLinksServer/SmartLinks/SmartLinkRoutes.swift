@@ -71,16 +71,17 @@ struct SmartLinkRoutes: Sendable {
             let days = rows.map { row -> JSONValue in
                 .object([
                     "day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot),
-                    "clicks": .number(Double(row.clicks)),
+                    "source": .string(row.source), "clicks": .number(Double(row.clicks)),
                 ])
             }
             let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
             let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
+            let scans = rows.filter { !$0.bot && $0.source == ClickSource.qr.rawValue }.reduce(0) { $0 + $1.clicks }
             return JSONResponse.make(
                 .ok,
                 [
                     "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
-                    "days": .array(days),
+                    "qrScans": .number(Double(scans)), "days": .array(days),
                 ]
             )
         }
@@ -89,6 +90,26 @@ struct SmartLinkRoutes: Sendable {
             try admit(request)
             let link = try await existing(context)
             return SmartLinkPages.html(.ok, SmartLinkPages.stats(link, rows: try await store.stats(link.code)))
+        }
+        // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
+        router.get("/v1/links/:code/qr") { request, context -> Response in
+            try admit(request)
+            let link = try await existing(context)
+            let options = try QROptions(request.uri.queryParameters)
+            let code: QRCode
+            do {
+                code = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: options.level)
+            } catch {
+                throw APIError(status: .unprocessableContent, code: "too_long", fields: ["reason": .string("\(error)")])
+            }
+            let image = QRImage(code: code, margin: options.margin)
+            let headers: HTTPFields = [
+                .contentType: options.png ? "image/png" : "image/svg+xml",
+                .cacheControl: "no-store",
+                .contentDisposition: "inline; filename=\"\(link.code).\(options.png ? "png" : "svg")\"",
+            ]
+            let bytes = options.png ? image.png(pixels: options.size) : Array(image.svg(pixels: options.size).utf8)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
         router.get("/v1/links/:code/resolve") { _, context -> Response in
@@ -170,6 +191,50 @@ struct SmartLinkRoutes: Sendable {
         let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
         if let wait = deferredLimiter.take(address, now: clock.milliseconds()) {
             throw APIError.tooManyRequests(retryAfter: wait)
+        }
+    }
+
+    /// The query item a QR code's link carries: its scans are counted under the source "qr".
+    static let qrTag = "qr=1"
+
+    /// `format=svg|png` (svg), `size` in pixels (64 to 4,096; 512), `margin` in modules (0 to 16; 4), `level`
+    /// L, M, Q or H (M).
+    struct QROptions {
+        var png = false
+        var size = 512
+        var margin = 4
+        var level = QRCode.ErrorCorrection.medium
+
+        init(_ query: Hummingbird.Parameters) throws {
+            func refuse(_ name: String, _ wanted: String) -> APIError {
+                APIError(
+                    status: .badRequest,
+                    code: "invalid_parameter",
+                    fields: ["parameter": .string(name), "reason": .string(wanted)]
+                )
+            }
+            if let format = query["format"] {
+                guard format == "svg" || format == "png" else { throw refuse("format", "svg or png") }
+                png = format == "png"
+            }
+            if let text = query["size"] {
+                guard let value = Int(text), (64...4096).contains(value) else {
+                    throw refuse("size", "a number of pixels from 64 to 4096")
+                }
+                size = value
+            }
+            if let text = query["margin"] {
+                guard let value = Int(text), (0...16).contains(value) else {
+                    throw refuse("margin", "a number of modules from 0 to 16")
+                }
+                margin = value
+            }
+            if let text = query["level"] {
+                guard let value = QRCode.ErrorCorrection(rawValue: String(text)) else {
+                    throw refuse("level", "L, M, Q or H")
+                }
+                level = value
+            }
         }
     }
 

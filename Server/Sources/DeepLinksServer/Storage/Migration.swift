@@ -223,5 +223,37 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Where a click came from: the link itself, or its QR code (`?qr=1`), counted apart. Existing counts are
+        // the link's.
+        Migration(version: 8, name: "click sources") { sql, kind in
+            let statements =
+                kind == .sqlite
+                ? [
+                    """
+                    CREATE TABLE link_clicks_sourced (
+                        code TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        bot BOOLEAN NOT NULL,
+                        source TEXT NOT NULL,
+                        clicks BIGINT NOT NULL,
+                        PRIMARY KEY (code, day, platform, bot, source)
+                    ) WITHOUT ROWID
+                    """,
+                    """
+                    INSERT INTO link_clicks_sourced SELECT code, day, platform, bot, 'link', clicks FROM link_clicks
+                    """,
+                    "DROP TABLE link_clicks",
+                    "ALTER TABLE link_clicks_sourced RENAME TO link_clicks",
+                ]
+                : [
+                    "ALTER TABLE link_clicks ADD COLUMN source TEXT NOT NULL DEFAULT 'link'",
+                    "ALTER TABLE link_clicks DROP CONSTRAINT link_clicks_pkey",
+                    "ALTER TABLE link_clicks ADD PRIMARY KEY (code, day, platform, bot, source)",
+                ]
+            for statement in statements {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }
