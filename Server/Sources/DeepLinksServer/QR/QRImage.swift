@@ -47,13 +47,16 @@ struct QRImage {
         let rowBytes = (width + 7) / 8
         var raw: [UInt8] = []
         raw.reserveCapacity((rowBytes + 1) * width)
-        for y in 0..<width {
-            raw.append(0)  // filter: none
+        for moduleRow in 0..<side {
+            // One row of pixels per row of modules, repeated `scale` times.
             var row = [UInt8](repeating: 0xFF, count: rowBytes)  // white
-            for x in 0..<width where isDark(x / scale, y / scale) {
+            for x in 0..<width where isDark(x / scale, moduleRow) {
                 row[x / 8] &= ~(0x80 >> UInt8(x % 8))
             }
-            raw += row
+            for _ in 0..<scale {
+                raw.append(0)  // filter: none
+                raw += row
+            }
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         func chunk(_ type: String, _ data: [UInt8]) {
