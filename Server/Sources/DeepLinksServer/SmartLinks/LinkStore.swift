@@ -117,6 +117,55 @@ struct LinkStore: Sendable {
         return rows.count == 1
     }
 
+    enum ImportOutcome: String, Sendable {
+        case imported, replaced, skipped
+    }
+
+    /// Writes `links` in one transaction: each new code inserted; a taken one left (`skip`) or overwritten
+    /// (`replace`).
+    func importBatch(_ links: [SmartLink], replacing: Bool) async throws -> [ImportOutcome] {
+        let now = clock.milliseconds()
+        let outcomes = try await database.transaction { sql in
+            var outcomes: [ImportOutcome] = []
+            for link in links {
+                let document = try Self.encode(link)
+                let inserted = try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
+                ).all()
+                if !inserted.isEmpty {
+                    outcomes.append(.imported)
+                } else if replacing {
+                    try await sql.raw(
+                        "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code)"
+                    ).run()
+                    outcomes.append(.replaced)
+                } else {
+                    outcomes.append(.skipped)
+                    continue
+                }
+                try await changed(link.code, on: sql)
+            }
+            return outcomes
+        }
+        for link in links { cache.remove(link.code) }
+        return outcomes
+    }
+
+    /// Which of `codes` are links already.
+    func existing(_ codes: [String]) async throws -> Set<String> {
+        var found = Set<String>()
+        for start in stride(from: 0, to: codes.count, by: 500) {
+            let batch = codes[start..<min(start + 500, codes.count)]
+            let rows = try await database.withConnection { sql in
+                try await sql.raw(
+                    "SELECT code FROM links WHERE code IN (\(batch.map { SQLQueryString("\(bind: $0)") }.joined(separator: ", ")))"
+                ).all()
+            }
+            for row in rows { found.insert(try row.decode(column: "code", as: String.self)) }
+        }
+        return found
+    }
+
     /// Replaces the document of an existing code; false when there is none.
     func update(_ link: SmartLink) async throws -> Bool {
         let document = try Self.encode(link)

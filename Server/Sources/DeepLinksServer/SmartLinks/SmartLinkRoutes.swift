@@ -91,6 +91,43 @@ struct SmartLinkRoutes: Sendable {
             let link = try await existing(context)
             return SmartLinkPages.html(.ok, SmartLinkPages.stats(link, rows: try await store.stats(link.code)))
         }
+        // Another system's export as links (LinkImport): a report per row; `dryRun` changes nothing.
+        router.post("/v1/links/import") { request, context -> Response in
+            try admit(request)
+            let query = request.uri.queryParameters
+            func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ fallback: T) throws -> T
+            where T.RawValue == String {
+                guard let text = query[Substring(name)] else { return fallback }
+                guard let value = T(rawValue: String(text)) else {
+                    throw APIError(
+                        status: .badRequest,
+                        code: "invalid_parameter",
+                        fields: [
+                            "parameter": .string(name),
+                            "reason": .string(T.allCases.map(\.rawValue).joined(separator: ", ")),
+                        ]
+                    )
+                }
+                return value
+            }
+            let format: LinkImport.Format = try choice("format", .csv)
+            let conflict: LinkImport.Conflict = try choice("onConflict", .skip)
+            let dryRun = query["dryRun"] == "true" || query["dryRun"] == "1"
+            // `column.code=slug`: the column a field is read from.
+            var columns: [String: String] = [:]
+            for (name, value) in query where name.hasPrefix("column.") {
+                columns[String(name.dropFirst("column.".count))] = String(value)
+            }
+            let body = try await request.body.collect(upTo: Self.maxImportSize)
+            let rows: [LinkImport.Row]
+            do {
+                rows = try LinkImport(policy: policy).rows(String(buffer: body), format: format, columns: columns)
+            } catch {
+                throw APIError.malformed("\(error)")
+            }
+            let report = try await importing(rows, conflict: conflict, dryRun: dryRun)
+            return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
+        }
         // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
         router.get("/v1/links/:code/qr") { request, context -> Response in
             try admit(request)
@@ -192,6 +229,81 @@ struct SmartLinkRoutes: Sendable {
         if let wait = deferredLimiter.take(address, now: clock.milliseconds()) {
             throw APIError.tooManyRequests(retryAfter: wait)
         }
+    }
+
+    /// The largest export `POST /v1/links/import` reads: about 40,000 rows of a shortener's CSV.
+    static let maxImportSize = 8 << 20
+
+    /// What became of each row of an import.
+    struct ImportReport {
+        var entries: [(line: Int, code: String?, status: String, problems: [String])] = []
+        /// Codes already links, when the import was to fail on them (nothing was written).
+        var taken: [String] = []
+
+        func json(dryRun: Bool) -> [String: JSONValue] {
+            var counts: [String: Int] = [:]
+            for entry in entries { counts[entry.status, default: 0] += 1 }
+            var body: [String: JSONValue] = ["dryRun": .bool(dryRun)]
+            for status in ["imported", "replaced", "skipped", "refused"] {
+                body[status] = .number(Double(counts[status] ?? 0))
+            }
+            if !taken.isEmpty {
+                body["error"] = .string("code_taken")
+                body["taken"] = .array(taken.map { .string($0) })
+            }
+            body["rows"] = .array(
+                entries.map { entry in
+                    var row: [String: JSONValue] = [
+                        "line": .number(Double(entry.line)), "status": .string(entry.status),
+                    ]
+                    if let code = entry.code { row["code"] = .string(code) }
+                    if !entry.problems.isEmpty { row["problems"] = .array(entry.problems.map { .string($0) }) }
+                    return .object(row)
+                }
+            )
+            return body
+        }
+    }
+
+    /// Writes the valid rows in transactions of 500 (none on a dry run), after refusing a code that repeats an
+    /// earlier row's; with `fail`, writes nothing when any code is taken.
+    func importing(_ rows: [LinkImport.Row], conflict: LinkImport.Conflict, dryRun: Bool) async throws
+        -> ImportReport
+    {
+        var report = ImportReport()
+        var seen: [String: Int] = [:]
+        var valid: [(index: Int, link: SmartLink)] = []
+        for row in rows {
+            if let link = row.link, let first = seen[link.code] {
+                report.entries.append((row.line, link.code, "refused", ["the code repeats line \(first)"]))
+                continue
+            }
+            if let code = row.code { seen[code] = seen[code] ?? row.line }
+            guard let link = row.link else {
+                report.entries.append((row.line, row.code, "refused", row.problems))
+                continue
+            }
+            valid.append((report.entries.count, link))
+            report.entries.append((row.line, link.code, dryRun ? "valid" : "imported", []))
+        }
+        let taken = try await store.existing(valid.map(\.link.code))
+        if conflict == .fail, !taken.isEmpty {
+            report.taken = taken.sorted()
+            for (index, link) in valid { report.entries[index].status = taken.contains(link.code) ? "taken" : "valid" }
+            return report
+        }
+        if dryRun {
+            for (index, link) in valid where taken.contains(link.code) {
+                report.entries[index].status = conflict == .replace ? "replaced" : "skipped"
+            }
+            return report
+        }
+        for start in stride(from: 0, to: valid.count, by: 500) {
+            let batch = valid[start..<min(start + 500, valid.count)]
+            let outcomes = try await store.importBatch(batch.map(\.link), replacing: conflict == .replace)
+            for ((index, _), outcome) in zip(batch, outcomes) { report.entries[index].status = outcome.rawValue }
+        }
+        return report
     }
 
     /// The query item a QR code's link carries: its scans are counted under the source "qr".

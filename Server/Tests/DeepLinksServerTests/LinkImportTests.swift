@@ -1,0 +1,168 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import DeepLinksServer
+
+/// Imports from Firebase Dynamic Links, dub, Bitly, Shlink and this server's own CSV: codes kept, each row checked
+/// like an API create, the report per row, dry runs, re-runs and conflicts, through the API on both databases.
+@Suite struct LinkImportTests {
+    @Test func csvFollowsRFC4180() throws {
+        let text = "\u{FEFF}a,b,c\r\n1,\"two, with a comma\",\"say \"\"hi\"\"\"\r\n\"multi\nline\",,x\n"
+        #expect(
+            try LinkImport.parseCSV(text) == [
+                ["a", "b", "c"], ["1", "two, with a comma", "say \"hi\""], ["multi\nline", "", "x"],
+            ]
+        )
+        #expect(throws: LinkImport.Malformed.self) { try LinkImport.parseCSV("a,b\n\"open,2\n") }
+    }
+
+    @Test func aShortLinksCodeIsItsLastPathSegment() {
+        #expect(LinkImport.lastSegment("https://demo.page.link/Abc1") == "Abc1")
+        #expect(LinkImport.lastSegment("bit.ly/3xYz") == nil, "no scheme: not read as a URL")
+        #expect(LinkImport.lastSegment("3xYz") == "3xYz")
+        #expect(LinkImport.lastSegment("https://bit.ly/") == nil)
+    }
+
+    static let fdl = """
+        Short Dynamic Link,Long Dynamic Link,Created
+        https://demo.page.link/summer,"https://demo.page.link/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F10&ibi=com.example.demo&isi=1234567890&ofl=https%3A%2F%2Flinks.example.com%2Fweb%2Fpost%2F10&st=Summer%20sale",2023-05-01
+        https://demo.page.link/away,https://demo.page.link/?link=https%3A%2F%2Fevil.example.net%2Fx,2023-05-02
+        https://demo.page.link/wrongstore,https://demo.page.link/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F11&ibi=com.example.demo&isi=999,2023-05-03
+
+        """
+
+    @Test(arguments: TestDatabase.allCases)
+    func aFirebaseExportKeepsItsCodesAndPlatforms(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let dry = try await api.post("/v1/links/import?format=fdl&dryRun=true", Self.fdl, headers: Self.csv)
+                #expect(dry.status == .ok, "\(dry.text)")
+                #expect(dry.object["refused"] as? Int == 2)
+                #expect(
+                    try await api.get("/v1/links/summer", headers: SmartLinkTests.admin).status == .notFound,
+                    "a dry run writes nothing"
+                )
+
+                let report = try await api.post("/v1/links/import?format=fdl", Self.fdl, headers: Self.csv)
+                #expect(report.status == .ok)
+                #expect(
+                    report.object["imported"] as? Int == 1 && report.object["refused"] as? Int == 2,
+                    "\(report.text)"
+                )
+                let rows = try #require(report.object["rows"] as? [[String: Any]])
+                #expect(rows.map { $0["line"] as? Int } == [2, 3, 4])
+                #expect(
+                    (rows[1]["problems"] as? [String])?.first?.contains("evil.example.net is not a domain of the app")
+                        == true
+                )
+                #expect(
+                    (rows[2]["problems"] as? [String])?.first == "isi: 999 is not the App Store ID of com.example.demo"
+                )
+
+                let desktop = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(desktop.status == .found)
+                #expect(desktop.headers[.location] == "https://links.example.com/web/post/10", "ofl, as Firebase did")
+                let phone = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.iPhone])
+                #expect(phone.text.contains(#"href="https://links.example.com/post/10">Open in the Demo app"#))
+                let preview = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.iMessage])
+                #expect(preview.text.contains(#"<meta property="og:title" content="Summer sale">"#))
+
+                // Run again: the code is taken. skip leaves it, fail writes nothing and names it, replace rewrites.
+                let again = try await api.post("/v1/links/import?format=fdl", Self.fdl, headers: Self.csv)
+                #expect(again.object["skipped"] as? Int == 1 && again.object["imported"] as? Int == 0)
+                let failing = try await api.post(
+                    "/v1/links/import?format=fdl&onConflict=fail",
+                    Self.fdl,
+                    headers: Self.csv
+                )
+                #expect(failing.status == .conflict)
+                #expect(failing.object["taken"] as? [String] == ["summer"])
+                let replaced = try await api.post(
+                    "/v1/links/import?format=fdl&onConflict=replace",
+                    Self.fdl,
+                    headers: Self.csv
+                )
+                #expect(replaced.object["replaced"] as? Int == 1)
+            }
+        }
+    }
+
+    @Test func dubBitlyAndShlinkExportsKeepTheirSlugs() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let exports = [
+                    (
+                        "dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n",
+                        "spring"
+                    ),
+                    (
+                        "bitly",
+                        "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
+                        "3xYz"
+                    ),
+                    (
+                        "shlink",
+                        "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
+                        "pf5"
+                    ),
+                ]
+                for (format, export, code) in exports {
+                    let report = try await api.post("/v1/links/import?format=\(format)", export, headers: Self.csv)
+                    #expect(report.object["imported"] as? Int == 1, "\(format): \(report.text)")
+                    let link = try await api.get("/v1/links/\(code)", headers: SmartLinkTests.admin)
+                    #expect(link.status == .ok, "\(format)")
+                    let desktop = try await api.get("/\(code)", headers: [.userAgent: SmartLinkTests.desktop])
+                    #expect(desktop.status == .found, "\(format)")
+                }
+                #expect(
+                    try await api.get("/v1/links/3xYz", headers: SmartLinkTests.admin).object["route"] as? String
+                        == "/post/4?ref=mail"
+                )
+            }
+        }
+    }
+
+    @Test func ownCSVWithColumnsRenamedRepeatsAndBadInputs() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let own = "slug,route,desktop\none,/post/1,https://shop.example.org/1\none,/post/2,\ntwo,/nowhere,\n"
+                let report = try await api.post("/v1/links/import?column.code=slug", own, headers: Self.csv)
+                #expect(
+                    report.object["imported"] as? Int == 1 && report.object["refused"] as? Int == 2,
+                    "\(report.text)"
+                )
+                let rows = try #require(report.object["rows"] as? [[String: Any]])
+                #expect(rows[1]["problems"] as? [String] == ["the code repeats line 2"])
+                #expect((rows[2]["problems"] as? [String])?.isEmpty == false, "a route the manifest lacks")
+
+                for (query, body, parameter) in [
+                    ("format=gif", "code,route\n", "format"), ("onConflict=merge", "code,route\n", "onConflict"),
+                ] {
+                    let refused = try await api.post("/v1/links/import?\(query)", body, headers: Self.csv)
+                    #expect(refused.status == .badRequest && refused.object["parameter"] as? String == parameter)
+                }
+                let unclosed = try await api.post("/v1/links/import", "code,route\n\"x,/post/1\n", headers: Self.csv)
+                #expect(unclosed.status == .badRequest)
+                #expect((unclosed.object["reason"] as? String)?.contains("a quoted field is not closed") == true)
+                let noColumn = try await api.post("/v1/links/import?format=dub", "name,url\na,b\n", headers: Self.csv)
+                #expect(
+                    (noColumn.object["reason"] as? String)?.contains("no column for 'code'") == true,
+                    "\(noColumn.text)"
+                )
+                #expect(
+                    try await api.post("/v1/links/import", own, headers: [.contentType: "text/csv"]).status
+                        == .unauthorized
+                )
+                let huge = String(repeating: "x", count: SmartLinkRoutes.maxImportSize + 1)
+                #expect(try await api.post("/v1/links/import", huge, headers: Self.csv).status == .contentTooLarge)
+            }
+        }
+    }
+
+    static var csv: HTTPFields {
+        var fields = SmartLinkTests.admin
+        fields[.contentType] = "text/csv"
+        return fields
+    }
+}
