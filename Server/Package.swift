@@ -68,10 +68,11 @@ let package = Package(
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // AASAFetcher: `deeplinks aasa fetch`.
+                // AASAFetcher: `deeplinks aasa fetch` and `deeplinks doctor`.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,6 +4,7 @@ import DeepLinks
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Fetches a site's apple-app-site-association file by the hosting rules H1–H12 (AppSiteAssociation's article "How iOS reads an association file") (https, no
 /// redirect followed, at most 128 KB, `application/json`), reports what iOS would refuse, then validates it.
@@ -13,6 +14,10 @@ public struct AASAFetcher: Sendable {
         public var url: String
         /// Hosting findings (codes `HOSTING_*`) followed by the validator's.
         public var diagnostics: [AASADiagnostic]
+        /// The file's bytes, when it was read.
+        public var body: Data? = nil
+        /// Apple's CDN says why it holds no file (`Apple-Failure-Reason`, with `Apple-Failure-Details`).
+        public var appleFailure: String? = nil
     }
 
     /// The file cannot be fetched at all (no connection, no answer). One line, for a person.
@@ -22,14 +27,19 @@ public struct AASAFetcher: Sendable {
 
     public var allowHTTP: Bool
     public var timeout: TimeAmount
+    /// A PEM file of certificates to trust instead of the system's (a test server's own).
+    public var caFile: String?
 
-    public init(allowHTTP: Bool = false, timeoutSeconds: Int64 = 10) {
+    public init(allowHTTP: Bool = false, timeoutSeconds: Int64 = 10, caFile: String? = nil) {
         self.allowHTTP = allowHTTP
         self.timeout = .seconds(timeoutSeconds)
+        self.caFile = caFile
     }
 
-    /// `target` is a site (`example.com`, `https://example.com`) or the file's own URL.
-    public func fetch(_ target: String) async throws(FetchError) -> Report {
+    /// `target` is a site (`example.com`, `https://example.com`) or the file's own URL (one whose path ends in
+    /// `apple-app-site-association`, or any URL with `asFile`: Apple's CDN serves a domain's file at
+    /// `/a/v1/DOMAIN`).
+    public func fetch(_ target: String, asFile: Bool = false) async throws(FetchError) -> Report {
         var text = target.contains("://") ? target : "https://" + target
         let parts: URLParts
         do {
@@ -51,16 +61,22 @@ public struct AASAFetcher: Sendable {
         }
         let path = parts.path
         let candidates: [String]
-        if path.hasSuffix("apple-app-site-association") {
+        if asFile || path.hasSuffix("apple-app-site-association") {
             candidates = [text]
         } else {
             text = "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")"
             candidates = [text + "/.well-known/apple-app-site-association", text + "/apple-app-site-association"]
         }
 
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile { tls.trustRoots = .file(caFile) }
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: timeout, read: timeout))
+            configuration: .init(
+                tlsConfiguration: tls,
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: timeout, read: timeout)
+            )
         )
         let result: Result<Report, FetchError>
         do {
@@ -99,7 +115,10 @@ public struct AASAFetcher: Sendable {
             guard status == 200 else {
                 if status == 404, index + 1 < candidates.count { continue }
                 hosting.append(.init(.hostingStatus, .error, "", "\(url) answers \(status), not 200"))
-                return Report(url: url, diagnostics: hosting)
+                let failure = response.headers.first(name: "Apple-Failure-Reason").map { reason in
+                    reason + (response.headers.first(name: "Apple-Failure-Details").map { " (\($0))" } ?? "")
+                }
+                return Report(url: url, diagnostics: hosting, appleFailure: failure)
             }
             if index > 0 {
                 hosting.append(
@@ -128,7 +147,8 @@ public struct AASAFetcher: Sendable {
             } catch {
                 throw FetchError(description: "cannot read \(url): \(error)")
             }
-            return Report(url: url, diagnostics: hosting + AASAValidator.validate(data: Data(body.readableBytesView)))
+            let data = Data(body.readableBytesView)
+            return Report(url: url, diagnostics: hosting + AASAValidator.validate(data: data), body: data)
         }
         throw FetchError(description: "no file found at \(candidates.joined(separator: " or "))")
     }
