@@ -58,6 +58,29 @@ public enum DeepLinksApplication {
             .routes.map { "\($0.method.rawValue) \(OpenAPIRoutes.openAPIPath($0.path.description).0)" }
     }
 
+    /// The webhook events and their sender, when endpoints are configured: each endpoint https (or http to
+    /// loopback), and the hook secrets to sign with.
+    static func webhooks(_ settings: ServerSettings, database: Database, clock: WallClock, logger: Logger) throws
+        -> (events: WebhookEvents, sender: WebhookSender)?
+    {
+        guard !settings.webhooks.isEmpty else { return nil }
+        for endpoint in settings.webhooks {
+            if let problem = ExternalAccounts.backendProblem(endpoint, carrying: "events name links and their clicks") {
+                throw ConfigurationError(setting: "webhook \(endpoint)", reason: problem)
+            }
+        }
+        guard let secrets = settings.hookSecrets else {
+            throw ConfigurationError(
+                setting: "DEEPLINKS_HOOK_SECRETS",
+                reason: "webhooks are signed under the hook secrets (VERSION:BASE64, 32 bytes or more)"
+            )
+        }
+        return (
+            WebhookEvents(endpoints: settings.webhooks, clock: clock),
+            WebhookSender(database: database, secrets: secrets, clock: clock, logger: logger)
+        )
+    }
+
     /// The router with every route, and the background jobs the routes leave work for.
     private static func routes(
         settings: ServerSettings,
@@ -116,15 +139,18 @@ public enum DeepLinksApplication {
             )
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
-        let clicks = ClickCounter(database: database, metrics: metrics)
-        let links = LinkStore(database: database, clock: clock)
+        let webhooks = try Self.webhooks(settings, database: database, clock: clock, logger: logger)
+        let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events)
+        var links = LinkStore(database: database, clock: clock)
+        links.events = webhooks?.events
         let jobs = BackgroundJobs(
-            (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? []) + [
-                .init(name: "link changes", run: links.syncChanges),
-                .init(name: "mail", run: sender.drain),
-                .init(name: "click counts", run: clicks.flush, atShutdown: true),
-                .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
-            ],
+            (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? [])
+                + (webhooks.map { [.init(name: "webhooks", run: $0.sender.drain)] } ?? []) + [
+                    .init(name: "link changes", run: links.syncChanges),
+                    .init(name: "mail", run: sender.drain),
+                    .init(name: "click counts", run: clicks.flush, atShutdown: true),
+                    .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
+                ],
             trigger: trigger,
             logger: logger
         )
@@ -188,7 +214,7 @@ public enum DeepLinksApplication {
             clicks: clicks,
             policy: policy,
             fallback: fallback,
-            deferred: DeferredLinks(database: database, keys: keys, clock: clock),
+            deferred: DeferredLinks(database: database, keys: keys, clock: clock, events: webhooks?.events),
             proxies: settings.trustedProxies,
             clock: clock,
             unknownCodes: RateLimiter(

@@ -101,6 +101,13 @@ struct ServerOptions: ParsableArguments {
     var metricsAllow: [String] = []
 
     @Option(
+        name: .customLong("webhook"),
+        help:
+            "An endpoint that receives signed events (link.created, link.updated, link.deleted, clicks.counted, deferred.redeemed); repeat for several. https, or http to loopback; signed under DEEPLINKS_HOOK_SECRETS. Env: DEEPLINKS_WEBHOOKS (comma-separated)."
+    )
+    var webhooks: [String] = []
+
+    @Option(
         name: .customLong("idle-timeout"),
         help:
             "Seconds a connection may take to send a request's complete head (after opening, or after the last response). Env: DEEPLINKS_IDLE_TIMEOUT. Default: 15."
@@ -155,6 +162,7 @@ struct ServerOptions: ParsableArguments {
         settings.trustedProxies = try TrustedProxies(
             Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"])
         )
+        settings.webhooks = Self.list(webhooks, environment["DEEPLINKS_WEBHOOKS"])
         let metrics = Self.list(metricsAllow, environment["DEEPLINKS_METRICS_ALLOW"])
         settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics
         // Refused here, with the entry named, rather than when the server is built.

@@ -43,6 +43,24 @@ struct CommandRunner {
         )
     }
 
+    /// ``run(_:environment:in:demo:)`` on a thread of its own, so that a test waiting for commands does not hold a
+    /// thread of the concurrency pool (tests beside it, timing a network timeout, would wait for it).
+    static func runAside(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in folder: URL? = nil,
+        demo: Bool = true
+    ) async throws -> Output {
+        try await onThread { try run(arguments, environment: environment, in: folder, demo: demo) }
+    }
+
+    /// Runs `body` on a thread of its own and waits for it without holding a concurrency thread.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     /// - Parameter demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
     static func start(
         _ arguments: [String],

@@ -64,7 +64,7 @@ import Testing
         func cdn(_ name: String) -> String { "https://127.0.0.1:\(ports[name]!)/a/v1/" }
     }
 
-    static func withFixtures(_ body: (Fixtures) throws -> Void) throws {
+    static func withFixtures(_ body: (Fixtures) async throws -> Void) async throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let cert = folder.appendingPathComponent("cert.pem").path
@@ -78,8 +78,11 @@ import Testing
         openssl.standardError = FileHandle.nullDevice
         openssl.standardOutput = FileHandle.nullDevice
         try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        let made = try await CommandRunner.onThread {
+            openssl.waitUntilExit()
+            return openssl.terminationStatus == 0
+        }
+        try #require(made, "openssl could not make a certificate")
 
         let fixtures = try JSONSerialization.data(
             withJSONObject: Self.fixtures.map { [$0.name, $0.path, $0.status, $0.headers, $0.body] as [Any] }
@@ -93,22 +96,22 @@ import Testing
         python.standardInput = input
         try python.run()
         defer {
-            try? input.fileHandleForWriting.close()
+            try? input.fileHandleForWriting.close()  // the fixture server exits at the end of its input
             python.terminate()
-            python.waitUntilExit()
         }
-        let line = output.fileHandleForReading.availableLine()
+        let reader = output.fileHandleForReading
+        let line = try await CommandRunner.onThread { reader.availableLine() }
         let ports = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Int])
-        try body(Fixtures(ports: ports, caFile: cert))
+        try await body(Fixtures(ports: ports, caFile: cert))
     }
 
-    static func doctor(_ arguments: [String], _ fixtures: Fixtures) throws -> CommandRunner.Output {
-        try CommandRunner.run(["doctor"] + arguments + ["--ca-file", fixtures.caFile])
+    static func doctor(_ arguments: [String], _ fixtures: Fixtures) async throws -> CommandRunner.Output {
+        try await CommandRunner.runAside(["doctor"] + arguments + ["--ca-file", fixtures.caFile])
     }
 
-    @Test func aWellServedFileWithTheSameCDNCopyOpensTheApp() throws {
-        try Self.withFixtures { fixtures in
-            let result = try Self.doctor(
+    @Test func aWellServedFileWithTheSameCDNCopyOpensTheApp() async throws {
+        try await Self.withFixtures { fixtures in
+            let result = try await Self.doctor(
                 [
                     "https://links.example.com/post/10", "--origin", fixtures.origin("good"), "--cdn-url",
                     fixtures.cdn("cdnSame"),
@@ -122,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func eachBrokenFixtureIsNamedByItsCause() throws {
-        try Self.withFixtures { fixtures in
+    @Test func eachBrokenFixtureIsNamedByItsCause() async throws {
+        try await Self.withFixtures { fixtures in
             let link = "https://links.example.com/post/10"
             let cases: [([String], String)] = [
                 (["--origin", fixtures.origin("redirect"), "--no-cdn"], "FILE_NOT_READ: iOS does not read the file"),
@@ -153,12 +156,12 @@ import Testing
                 ),
             ]
             for (arguments, cause) in cases {
-                let result = try Self.doctor([link] + arguments, fixtures)
+                let result = try await Self.doctor([link] + arguments, fixtures)
                 #expect(result.status == 1, "\(arguments): \(result.stdout)\(result.stderr)")
                 #expect(result.stdout.contains(cause), "\(arguments): \(result.stdout)")
                 #expect(result.stdout.contains("opens Safari, because:"))
             }
-            let excluded = try Self.doctor(
+            let excluded = try await Self.doctor(
                 ["https://links.example.com/account/settings", "--origin", fixtures.origin("good"), "--no-cdn"],
                 fixtures
             )
@@ -166,11 +169,11 @@ import Testing
         }
     }
 
-    @Test func aMailScannersRewriteIsUnwrappedAndNamed() throws {
-        try Self.withFixtures { fixtures in
+    @Test func aMailScannersRewriteIsUnwrappedAndNamed() async throws {
+        try await Self.withFixtures { fixtures in
             let wrapped =
                 "https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Flinks.example.com%2Fpost%2F10&data=05%7C01&reserved=0"
-            let result = try Self.doctor(
+            let result = try await Self.doctor(
                 [wrapped, "--origin", fixtures.origin("good"), "--no-cdn", "--json"],
                 fixtures
             )
@@ -186,13 +189,13 @@ import Testing
         }
     }
 
-    @Test func badInputsAreRefusedWithAReason() throws {
-        try Self.withFixtures { fixtures in
-            let custom = try Self.doctor(["demoapp://post/10", "--no-cdn"], fixtures)
+    @Test func badInputsAreRefusedWithAReason() async throws {
+        try await Self.withFixtures { fixtures in
+            let custom = try await Self.doctor(["demoapp://post/10", "--no-cdn"], fixtures)
             #expect(custom.status == 1 && custom.stdout.contains("NOT_A_UNIVERSAL_LINK"))
-            let elsewhere = try Self.doctor(["https://other.example.org/post/1", "--no-cdn"], fixtures)
+            let elsewhere = try await Self.doctor(["https://other.example.org/post/1", "--no-cdn"], fixtures)
             #expect(elsewhere.status == 1 && elsewhere.stdout.contains("DOMAIN_NOT_CONFIGURED"))
-            let garbage = try Self.doctor(["https://links.example.com/\u{7}", "--no-cdn"], fixtures)
+            let garbage = try await Self.doctor(["https://links.example.com/\u{7}", "--no-cdn"], fixtures)
             #expect(garbage.status == 2 && garbage.stdout.contains("NOT_A_LINK"))
         }
     }

@@ -27,7 +27,7 @@ import Testing
         ).write(to: export)
         let environment = ["DEEPLINKS_ADMIN_KEY": Self.key]
 
-        let dry = try CommandRunner.run(
+        let dry = try await CommandRunner.runAside(
             ["links", "import", export.path, "--format", "dub", "--dry-run", "--server", address],
             environment: environment
         )
@@ -35,7 +35,7 @@ import Testing
         #expect(dry.stdout.contains("line 2\tspring\tvalid\n"), "\(dry.stdout)")
         #expect(dry.stdout.contains("1 refused (dry run: nothing written)"))
 
-        let real = try CommandRunner.run(
+        let real = try await CommandRunner.runAside(
             ["links", "import", export.path, "--format", "dub", "--server", address],
             environment: environment
         )
@@ -44,28 +44,28 @@ import Testing
 
         let onlyGood = folder.appendingPathComponent("good.csv")
         try Data("code,route\nautumn,/post/4\n".utf8).write(to: onlyGood)
-        let good = try CommandRunner.run(
+        let good = try await CommandRunner.runAside(
             ["links", "import", onlyGood.path, "--server", address],
             environment: environment
         )
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
         #expect(good.stdout.hasSuffix("1 imported, 0 replaced, 0 skipped, 0 refused\n"))
 
-        let noKey = try CommandRunner.run(["links", "import", onlyGood.path, "--server", address])
+        let noKey = try await CommandRunner.runAside(["links", "import", onlyGood.path, "--server", address])
         #expect(noKey.status == 2)
         #expect(noKey.stderr == "error: DEEPLINKS_ADMIN_KEY is not set: the import needs the server's admin key\n")
-        let badFormat = try CommandRunner.run(
+        let badFormat = try await CommandRunner.runAside(
             ["links", "import", onlyGood.path, "--format", "xls", "--server", address],
             environment: environment
         )
         #expect(badFormat.status == 2)
         #expect(badFormat.stderr.contains("the server refused the import"))
-        let nowhere = try CommandRunner.run(
+        let nowhere = try await CommandRunner.runAside(
             ["links", "import", onlyGood.path, "--server", "http://127.0.0.1:1"],
             environment: environment
         )
         #expect(nowhere.status == 2 && nowhere.stderr.hasPrefix("error: cannot reach http://127.0.0.1:1"))
-        let missing = try CommandRunner.run(
+        let missing = try await CommandRunner.runAside(
             ["links", "import", folder.appendingPathComponent("none.csv").path, "--server", address],
             environment: environment
         )

@@ -26,7 +26,8 @@ public struct ExternalAccounts: Sendable, Equatable {
 
     /// What is wrong with a backend address, or nil: hooks carry passwords, so they travel over HTTPS except
     /// to this machine.
-    static func backendProblem(_ address: String) -> String? {
+    /// - Parameter carrying: what the calls carry, for the reason plain http is refused.
+    static func backendProblem(_ address: String, carrying: String = "hooks carry passwords") -> String? {
         guard let parts = try? URLParts(parsing: address, limits: URLLimits(allowsPort: true)),
             let host = parts.host, !host.isEmpty, parts.query == nil, parts.fragment == nil
         else { return "is not an absolute http(s) address without credentials, query or fragment" }
@@ -35,7 +36,7 @@ public struct ExternalAccounts: Sendable, Equatable {
         case "http":
             let loopback = host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
             return loopback
-                ? nil : "uses plain http to \(host): hooks carry passwords, use https (http is for loopback)"
+                ? nil : "uses plain http to \(host): \(carrying), use https (http is for loopback)"
         default: return "is not an http(s) address"
         }
     }

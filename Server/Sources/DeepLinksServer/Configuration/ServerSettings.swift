@@ -16,6 +16,9 @@ public struct ServerSettings: Sendable {
     /// The secrets the hooks of external accounts are signed under (`DEEPLINKS_HOOK_SECRETS`, the format of
     /// the secret keys): required when ``AppConfiguration/externalAccounts`` is set.
     public var hookSecrets: SecretKeys?
+    /// Endpoints that receive signed events (``WebhookEvents``): https, or http to loopback. They need
+    /// ``hookSecrets``, which sign them.
+    public var webhooks: [String] = []
     public var passwordReset = PasswordResetSettings()
     public var smartLinks = SmartLinkSettings()
     /// Peers whose `X-Forwarded-For` is believed (a load balancer's address, say).

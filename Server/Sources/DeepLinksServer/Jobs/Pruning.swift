@@ -33,6 +33,8 @@ final class Pruning: Sendable {
             "DELETE FROM mail_outbox WHERE created_at < \(bind: now - 7 * day) AND (sent_at IS NOT NULL OR sealed_message = '')",
             "DELETE FROM password_resets WHERE expires_at < \(bind: now)",
             "DELETE FROM deferred_links WHERE expires_at <= \(bind: now)",
+            // Delivered or given up (retried for a day): kept a week, for `last_error`.
+            "DELETE FROM webhook_outbox WHERE created_at < \(bind: now - 7 * day) AND (sent_at IS NOT NULL OR next_attempt_at = \(bind: Int64.max))",
             """
             DELETE FROM sessions WHERE created_at < \(bind: now - AccountService.sessionLifetimeMilliseconds)
                OR COALESCE(last_used_at, created_at) < \(bind: now - AccountService.sessionIdleMilliseconds)

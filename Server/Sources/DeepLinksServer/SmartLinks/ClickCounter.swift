@@ -1,3 +1,4 @@
+import AppSiteAssociation
 import Foundation
 import Prometheus
 import SQLKit
@@ -17,10 +18,13 @@ final class ClickCounter: Sendable {
     private let pending = Mutex<[Key: Int64]>([:])
     let database: Database
     let metrics: ServerMetrics?
+    /// `clicks.counted` for the webhook endpoints: each flush's counts, per link, queued with them.
+    let events: WebhookEvents?
 
-    init(database: Database, metrics: ServerMetrics? = nil) {
+    init(database: Database, metrics: ServerMetrics? = nil, events: WebhookEvents? = nil) {
         self.database = database
         self.metrics = metrics
+        self.events = events
     }
 
     func count(code: String, platform: ClientPlatform, source: ClickSource = .link, at milliseconds: Int64) {
@@ -66,6 +70,16 @@ final class ClickCounter: Sendable {
                         ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
                         """
                     ).run()
+                }
+                if let events {
+                    var perLink: [String: Int64] = [:]
+                    for (key, clicks) in batch where !key.bot { perLink[key.code, default: 0] += clicks }
+                    if !perLink.isEmpty {
+                        let counts = perLink.sorted { $0.key < $1.key }.map { code, clicks in
+                            JSONValue.object(["code": .string(code), "clicks": .number(Double(clicks))])
+                        }
+                        try await events.enqueue("clicks.counted", .object(["links": .array(counts)]), on: sql)
+                    }
                 }
             }
             metrics?.clicksFlushed.increment(by: Int64(batch.values.reduce(0, +)))

@@ -1,3 +1,4 @@
+import AppSiteAssociation
 import DeepLinks
 import Foundation
 import SQLKit
@@ -13,6 +14,8 @@ struct DeferredLinks: Sendable {
     let database: Database
     let keys: SecretKeys
     let clock: WallClock
+    /// `deferred.redeemed` (the link's code) for the webhook endpoints.
+    var events: WebhookEvents? = nil
 
     static let lifetimeMilliseconds: Int64 = 3_600_000
     static let purpose = "deferred-link"
@@ -35,7 +38,7 @@ struct DeferredLinks: Sendable {
     func redeem(_ token: String) async throws -> String? {
         let now = clock.milliseconds()
         let hashes = keys.digests(token, purpose: Self.purpose)
-        return try await database.withConnection { sql in
+        return try await database.transaction { sql in
             for hash in hashes {
                 // One statement finds and deletes: two redemptions at once cannot both succeed.
                 guard
@@ -43,8 +46,10 @@ struct DeferredLinks: Sendable {
                         "DELETE FROM deferred_links WHERE token_hash = \(bind: hash) RETURNING code, expires_at"
                     ).first()
                 else { continue }
-                return try row.decode(column: "expires_at", as: Int64.self) > now
-                    ? try row.decode(column: "code", as: String.self) : nil
+                guard try row.decode(column: "expires_at", as: Int64.self) > now else { return nil }
+                let code = try row.decode(column: "code", as: String.self)
+                try await events?.enqueue("deferred.redeemed", .object(["code": .string(code)]), on: sql)
+                return code
             }
             return nil
         }

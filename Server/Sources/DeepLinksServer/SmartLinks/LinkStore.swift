@@ -1,3 +1,4 @@
+import AppSiteAssociation
 import Foundation
 import SQLKit
 import Synchronization
@@ -10,6 +11,8 @@ struct LinkStore: Sendable {
     let database: Database
     let clock: WallClock
     let cache = LinkCache()
+    /// `link.created`, `link.updated` and `link.deleted` for the webhook endpoints, queued with the change.
+    var events: WebhookEvents? = nil
     /// On a SQLite file, a cache miss reads its document on the caller's thread, its statement prepared once
     /// (``SQLiteLookup``); elsewhere through ``Database/read(_:)``.
     private let lookup: SQLiteLookup?
@@ -110,7 +113,10 @@ struct LinkStore: Sendable {
             let rows = try await sql.raw(
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
             ).all()
-            if !rows.isEmpty { try await changed(link.code, on: sql) }
+            if !rows.isEmpty {
+                try await changed(link.code, on: sql)
+                try await events?.enqueue("link.created", try Self.document(link), on: sql)
+            }
             return rows
         }
         cache.remove(link.code)
@@ -144,6 +150,8 @@ struct LinkStore: Sendable {
                     continue
                 }
                 try await changed(link.code, on: sql)
+                let type = outcomes.last == .imported ? "link.created" : "link.updated"
+                try await events?.enqueue(type, try Self.document(link), on: sql)
             }
             return outcomes
         }
@@ -174,7 +182,10 @@ struct LinkStore: Sendable {
             let rows = try await sql.raw(
                 "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
             ).all()
-            if !rows.isEmpty { try await changed(link.code, on: sql) }
+            if !rows.isEmpty {
+                try await changed(link.code, on: sql)
+                try await events?.enqueue("link.updated", try Self.document(link), on: sql)
+            }
             return rows
         }
         cache.remove(link.code)
@@ -187,7 +198,10 @@ struct LinkStore: Sendable {
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
             let deleted =
                 try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
-            if deleted { try await changed(code, on: sql) }
+            if deleted {
+                try await changed(code, on: sql)
+                try await events?.enqueue("link.deleted", .object(["code": .string(code)]), on: sql)
+            }
             return deleted
         }
     }
@@ -226,6 +240,11 @@ struct LinkStore: Sendable {
                 try $0.decode(column: "clicks", as: Int64.self)
             )
         }
+    }
+
+    /// A link as an event's data: its stored document.
+    private static func document(_ link: SmartLink) throws -> JSONValue {
+        try JSONValue.parse(Data(try encode(link).utf8))
     }
 
     private static func encode(_ link: SmartLink) throws -> String {

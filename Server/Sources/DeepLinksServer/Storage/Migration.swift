@@ -255,5 +255,29 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Webhook events, one row per endpoint, queued in the transaction of the change (WebhookEvents).
+        Migration(version: 9, name: "webhook outbox") { sql, kind in
+            let id = kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+            for statement in [
+                """
+                CREATE TABLE webhook_outbox (
+                    id \(id),
+                    endpoint TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    attempts BIGINT NOT NULL,
+                    sent_at BIGINT,
+                    last_error TEXT
+                )
+                """,
+                "CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at) WHERE sent_at IS NULL",
+                "CREATE INDEX webhook_outbox_created ON webhook_outbox(created_at)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -1,0 +1,158 @@
+import AppSiteAssociation
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SQLKit
+
+/// Events for the configured webhook endpoints (`--webhook URL`): `link.created`, `link.updated`, `link.deleted`,
+/// `clicks.counted` (a flush's counts per link) and `deferred.redeemed`. An event is a row of `webhook_outbox` per
+/// endpoint, written in the transaction that made the change, so none is lost when an endpoint or this server is
+/// down and none is sent for a change that rolled back; ``WebhookSender`` delivers them.
+struct WebhookEvents: Sendable {
+    let endpoints: [String]
+    let clock: WallClock
+
+    /// Queues `type` with `data` for every endpoint, on the caller's connection (inside its transaction).
+    func enqueue(_ type: String, _ data: JSONValue, on sql: any SQLDatabase) async throws {
+        guard !endpoints.isEmpty else { return }
+        let id = Base64URL.encode(SecureBytes.random(count: 16))
+        let now = clock.milliseconds()
+        let body = JSONValue.object([
+            "id": .string(id), "type": .string(type), "at": .number(Double(now)), "data": data,
+        ])
+        .compactJSON
+        for endpoint in endpoints {
+            try await sql.raw(
+                """
+                INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
+                VALUES (\(bind: endpoint), \(bind: id), \(bind: type), \(bind: body), \(bind: now), \(bind: now), 0)
+                """
+            ).run()
+        }
+    }
+}
+
+/// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent (as mail
+/// is: a conditional `UPDATE ... RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL), so servers sharing the
+/// database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
+/// doubling, at most 15 min) for a day, then given up.
+///
+/// Headers: `Deeplinks-Event` (the type), `Deeplinks-Delivery` (the event's id, the same on every retry: receivers
+/// drop a repeat) and `Deeplinks-Signature` (`t=UNIX-SECONDS,n=EVENT-ID,v1=HEX...`, each `v1` an HMAC-SHA-256 of
+/// `"{t}.{n}.{body}"` under one of `DEEPLINKS_HOOK_SECRETS`, newest first): a receiver refuses a `t` more than five
+/// minutes from its clock.
+struct WebhookSender: Sendable {
+    let database: Database
+    let secrets: SecretKeys
+    let clock: WallClock
+    let logger: Logger
+    /// How long a claim lasts: longer than a delivery may take (10 s).
+    var lease: Int64 = 30_000
+    /// How long an event is retried before it is given up.
+    var retryFor: Int64 = 86_400_000
+
+    static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
+    )
+
+    func drain() async throws {
+        while !Task.isCancelled, let claimed = try await claim() {
+            await deliver(claimed)
+        }
+    }
+
+    struct Claimed {
+        let id: Int64
+        let endpoint: String
+        let eventID: String
+        let type: String
+        let body: String
+        let createdAt: Int64
+        let attempts: Int64
+    }
+
+    func claim() async throws -> Claimed? {
+        let now = clock.milliseconds()
+        let postgres = database.kind == .postgresql
+        let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
+        let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
+        guard
+            let row = try await database.withConnection({ sql in
+                try await sql.raw(
+                    """
+                    WITH candidate AS \(materialized) (
+                        SELECT id FROM webhook_outbox WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
+                    )
+                    UPDATE webhook_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                    WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
+                    RETURNING id, endpoint, event_id, event_type, body, created_at, attempts
+                    """
+                ).first()
+            })
+        else { return nil }
+        return Claimed(
+            id: try row.decode(column: "id", as: Int64.self),
+            endpoint: try row.decode(column: "endpoint", as: String.self),
+            eventID: try row.decode(column: "event_id", as: String.self),
+            type: try row.decode(column: "event_type", as: String.self),
+            body: try row.decode(column: "body", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            attempts: try row.decode(column: "attempts", as: Int64.self)
+        )
+    }
+
+    private func deliver(_ event: Claimed) async {
+        let body = Array(event.body.utf8)
+        var request = HTTPClientRequest(url: event.endpoint)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "deeplinks/\(DeepLinksServerVersion.current)")
+        request.headers.add(name: "Deeplinks-Event", value: event.type)
+        request.headers.add(name: "Deeplinks-Delivery", value: event.eventID)
+        request.headers.add(
+            name: AccountsBackend.signatureHeader,
+            value: AccountsBackend.signature(
+                body,
+                at: Int64(Date().timeIntervalSince1970),
+                nonce: event.eventID,
+                secrets: secrets
+            )
+        )
+        request.body = .bytes(body)
+        var failure: String
+        do {
+            let response = try await Self.client.execute(request, timeout: .seconds(10))
+            let status = Int(response.status.code)
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            if (200..<300).contains(status) {
+                try? await finish(event.id, sentAt: clock.milliseconds(), next: 0, error: nil)
+                return
+            }
+            failure = "answered \(status)"
+        } catch {
+            failure = "could not be reached (\(type(of: error)))"
+        }
+        let now = clock.milliseconds()
+        let delay = min(Int64(2_000) << min(event.attempts - 1, 20), 15 * 60 * 1000)
+        let givingUp = now + delay - event.createdAt > retryFor
+        try? await finish(event.id, sentAt: nil, next: givingUp ? .max : now + delay, error: failure)
+        logger.warning(
+            "webhook not delivered",
+            metadata: [
+                "event": "\(event.type)", "endpoint": "\(event.endpoint)", "attempt": "\(event.attempts)",
+                "reason": "\(failure)", "retry": "\(givingUp ? "never (retried for a day)" : "in \(delay / 1000) s")",
+            ]
+        )
+    }
+
+    private func finish(_ id: Int64, sentAt: Int64?, next: Int64, error: String?) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE webhook_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: next), last_error = \(bind: error) WHERE id = \(bind: id)"
+            ).run()
+        }
+    }
+}
