@@ -116,24 +116,12 @@ struct MailSender: Sendable {
 
     /// Claims the oldest due message, or returns nil when none is due.
     func claim() async throws -> Claimed? {
-        let now = outbox.clock.milliseconds()
-        // The candidate is chosen once (a materialised CTE): PostgreSQL may run an `IN (SELECT ... LIMIT 1)`
-        // subquery again for each row it scans, claiming many rows with one statement.
-        let postgres = database.kind == .postgresql
-        let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
-        let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                WITH candidate AS \(materialized) (
-                    SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
-                )
-                UPDATE mail_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
-                RETURNING id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash
-                """
-            ).first()
-        }
+        let row = try await database.claimDue(
+            .mail,
+            now: outbox.clock.milliseconds(),
+            lease: lease,
+            returning: "id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash"
+        )
         guard let row else { return nil }
         return Claimed(
             id: try row.decode(column: "id", as: Int64.self),

@@ -280,3 +280,35 @@ where Leasing.Source.Connection: Sendable {
         try await pool.shutDown()
     }
 }
+
+extension Database {
+    /// An outbox (`mail_outbox`, `webhook_outbox`): rows with `id`, `sent_at`, `next_attempt_at` and `attempts`.
+    enum Outbox: String {
+        case mail = "mail_outbox"
+        case webhooks = "webhook_outbox"
+    }
+
+    /// Claims the oldest due row of `outbox` (not sent, `next_attempt_at` come): one conditional `UPDATE ...
+    /// RETURNING` moves its `next_attempt_at` `lease` ahead and counts the attempt, so no other server (sharing
+    /// the database) sends it until the lease ends. The candidate is chosen once (a materialised CTE: PostgreSQL may
+    /// run an `IN (SELECT ... LIMIT 1)` again for each row it scans, claiming many rows with one statement), and
+    /// PostgreSQL skips rows another server has locked (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
+    func claimDue(_ outbox: Outbox, now: Int64, lease: Int64, returning columns: String) async throws -> (any SQLRow)? {
+        let postgres = kind == .postgresql
+        let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
+        let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
+        let table = SQLQueryString(outbox.rawValue)
+        return try await withConnection { sql in
+            try await sql.raw(
+                """
+                WITH candidate AS \(materialized) (
+                    SELECT id FROM \(table) WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
+                )
+                UPDATE \(table) SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
+                WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
+                RETURNING \(SQLQueryString(columns))
+                """
+            ).first()
+        }
+    }
+}

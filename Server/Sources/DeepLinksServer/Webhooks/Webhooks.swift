@@ -34,9 +34,8 @@ struct WebhookEvents: Sendable {
     }
 }
 
-/// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent (as mail
-/// is: a conditional `UPDATE ... RETURNING`, `FOR UPDATE SKIP LOCKED` on PostgreSQL), so servers sharing the
-/// database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
+/// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
+/// (``Database/claimDue(_:now:lease:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
 /// doubling, at most 15 min) for a day, then given up.
 ///
 /// Headers: `Deeplinks-Event` (the type), `Deeplinks-Delivery` (the event's id, the same on every retry: receivers
@@ -75,23 +74,13 @@ struct WebhookSender: Sendable {
     }
 
     func claim() async throws -> Claimed? {
-        let now = clock.milliseconds()
-        let postgres = database.kind == .postgresql
-        let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
-        let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
         guard
-            let row = try await database.withConnection({ sql in
-                try await sql.raw(
-                    """
-                    WITH candidate AS \(materialized) (
-                        SELECT id FROM webhook_outbox WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
-                    )
-                    UPDATE webhook_outbox SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                    WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
-                    RETURNING id, endpoint, event_id, event_type, body, created_at, attempts
-                    """
-                ).first()
-            })
+            let row = try await database.claimDue(
+                .webhooks,
+                now: clock.milliseconds(),
+                lease: lease,
+                returning: "id, endpoint, event_id, event_type, body, created_at, attempts"
+            )
         else { return nil }
         return Claimed(
             id: try row.decode(column: "id", as: Int64.self),
