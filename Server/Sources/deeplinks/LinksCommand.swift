@@ -87,7 +87,8 @@ struct LinksCommand: AsyncParsableCommand {
                             + (problems.isEmpty ? "" : ": \(problems)")
                     )
                 }
-                let counts = ["imported", "replaced", "skipped", "refused"].map { "\(report[$0] as? Int ?? 0) \($0)" }
+                let statuses = ["imported", "replaced", "skipped", "refused"] + (dryRun ? ["valid"] : [])
+                let counts = statuses.map { "\(report[$0] as? Int ?? 0) \($0)" }
                 let taken = (report["taken"] as? [String]).map {
                     "; taken, so nothing written: \($0.joined(separator: ", "))"
                 }

@@ -38,7 +38,7 @@ import Testing
             try await world.serve(SmartLinkTests.configure) { api in
                 let dry = try await api.post("/v1/links/import?format=fdl&dryRun=true", Self.fdl, headers: Self.csv)
                 #expect(dry.status == .ok, "\(dry.text)")
-                #expect(dry.object["refused"] as? Int == 2)
+                #expect(dry.object["refused"] as? Int == 2 && dry.object["valid"] as? Int == 1)
                 #expect(
                     try await api.get("/v1/links/summer", headers: SmartLinkTests.admin).status == .notFound,
                     "a dry run writes nothing"

@@ -244,7 +244,8 @@ struct SmartLinkRoutes: Sendable {
             var counts: [String: Int] = [:]
             for entry in entries { counts[entry.status, default: 0] += 1 }
             var body: [String: JSONValue] = ["dryRun": .bool(dryRun)]
-            for status in ["imported", "replaced", "skipped", "refused"] {
+            // On a dry run, a row that would be imported is `valid`.
+            for status in ["imported", "replaced", "skipped", "refused"] + (dryRun ? ["valid"] : []) {
                 body[status] = .number(Double(counts[status] ?? 0))
             }
             if !taken.isEmpty {
