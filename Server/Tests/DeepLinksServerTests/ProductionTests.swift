@@ -221,6 +221,9 @@ import Testing
             heloName: "links.example.com"
         )
         transport.commandTimeout = .seconds(1)
+        // The message's own limit far above: ending well before it shows the command timeout ended the delivery,
+        // however loaded the machine (beside the other suites, this took 8 to 13 s here).
+        transport.messageTimeout = .seconds(120)
         let mail = OutgoingMail(to: "ada@example.com", subject: "s", text: "t", html: "h")
         let started = ContinuousClock.now
         do {
@@ -230,7 +233,7 @@ import Testing
             #expect(!error.isPermanent)
             #expect(error.reason.contains("no answer"), "\(error.reason)")
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func starttlsCanBeRequired() throws {
