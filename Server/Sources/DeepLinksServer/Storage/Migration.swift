@@ -235,7 +235,7 @@ public struct Migration: Sendable {
                         day TEXT NOT NULL,
                         platform TEXT NOT NULL,
                         bot BOOLEAN NOT NULL,
-                        source TEXT NOT NULL,
+                        source TEXT NOT NULL DEFAULT 'link',
                         clicks BIGINT NOT NULL,
                         PRIMARY KEY (code, day, platform, bot, source)
                     ) WITHOUT ROWID
