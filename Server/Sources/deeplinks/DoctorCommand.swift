@@ -272,18 +272,10 @@ struct LinkDoctor {
     /// The link a mail scanner wrapped: Microsoft Defender's Safe Links (`url=`), Proofpoint's URL Defense (v2 `u=`,
     /// v3 `__URL__`), Mimecast's is opaque and stays.
     static func unwrapScanner(_ text: String) -> (original: String, scanner: String)? {
-        guard let parts = try? URLParts(parsing: text, limits: URLLimits(maxURLLength: 8192)), let host = parts.host
+        guard let url = try? LinkURL(parsing: text, limits: URLLimits(maxURLLength: 8192)), let host = url.host
         else { return nil }
-        func item(_ name: String) -> String? {
-            var found: String?
-            _ = URLParts.rewritingItems(parts.query ?? "") { itemName, pair in
-                if itemName == name, found == nil, let equals = pair.firstIndex(of: "=") {
-                    found = try? PercentEncoding.decode(pair[pair.index(after: equals)...])
-                }
-                return nil
-            }
-            return found
-        }
+        // The URL policy's own decoder: each value percent-decoded once.
+        func item(_ name: String) -> String? { url.values(of: name).first ?? nil }
         if host.hasSuffix("safelinks.protection.outlook.com"), let original = item("url") {
             return (original, "Microsoft Defender Safe Links")
         }
