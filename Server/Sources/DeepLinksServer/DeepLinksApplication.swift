@@ -168,6 +168,8 @@ public enum DeepLinksApplication {
         )
         if let smtp = sender.transport as? SMTPTransport { accounts.deliversUTF8 = { await smtp.supportsSMTPUTF8() } }
 
+        let operators = Operators(database: database, clock: clock)
+        let access = Access(settings: settings.smartLinks, operators: operators)
         let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
         let fallback = try AppPathFallback(policy: policy)
         let router = Router(context: AppRequestContext.self)
@@ -205,12 +207,12 @@ public enum DeepLinksApplication {
                 service: resets,
                 proxies: settings.trustedProxies,
                 page: page,
-                admin: settings.smartLinks
+                access: access
             ).register(on: router)
         }
-        // Last: `/{code}` takes whatever path the routes above do not.
-        SmartLinkRoutes(
+        let smartLinks = SmartLinkRoutes(
             store: links,
+            access: access,
             clicks: clicks,
             policy: policy,
             fallback: fallback,
@@ -221,7 +223,19 @@ public enum DeepLinksApplication {
                 capacity: settings.smartLinks.unknownCodeBurst,
                 perMinute: settings.smartLinks.unknownCodesPerMinute
             )
+        )
+        ConsoleRoutes(
+            operators: operators,
+            access: access,
+            links: smartLinks,
+            files: files,
+            hasher: resetSettings.hasher,
+            hashing: hashing,
+            proxies: settings.trustedProxies,
+            clock: clock
         ).register(on: router)
+        // Last: `/{code}` takes whatever path the routes above do not.
+        smartLinks.register(on: router)
         try OpenAPIRoutes.register(on: router)
         return (router, jobs)
     }

@@ -8,7 +8,7 @@ struct DeeplinksCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, OutboxCommand.self, CheckCommand.self, RouteCommand.self,
-            OpenCommand.self, LinksCommand.self, DoctorCommand.self,
+            OpenCommand.self, LinksCommand.self, DoctorCommand.self, AccountsCommand.self, KeysCommand.self,
             AASACommand.self,
         ]
     )

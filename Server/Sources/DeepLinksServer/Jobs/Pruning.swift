@@ -39,6 +39,8 @@ final class Pruning: Sendable {
             DELETE FROM sessions WHERE created_at < \(bind: now - AccountService.sessionLifetimeMilliseconds)
                OR COALESCE(last_used_at, created_at) < \(bind: now - AccountService.sessionIdleMilliseconds)
             """,
+            // Console sessions: the idle limit is the shorter, and every session is used after it is created.
+            "DELETE FROM console_sessions WHERE last_used_at < \(bind: now - Operators.sessionIdleMilliseconds)",
             "DELETE FROM reset_requests WHERE processed = \(bind: true) AND received_at < \(bind: now - day)",
             "DELETE FROM rate_limits WHERE updated_at < \(bind: now - 3_600_000)",
             // Servers read the change log every second; one that missed an hour starts with an empty cache.

@@ -10,14 +10,14 @@ struct PasswordResetRoutes: Sendable {
     let page: ResetLandingPage
     let requestLimiter: SharedRateLimiter
     let confirmLimiter: SharedRateLimiter
-    /// Holds the admin key the backend's endpoints (external accounts) require.
-    let admin: SmartLinkSettings
+    /// The backend's endpoints (external accounts) require an admin's key.
+    let access: Access
 
-    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage, admin: SmartLinkSettings) {
+    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage, access: Access) {
         self.service = service
         self.proxies = proxies
         self.page = page
-        self.admin = admin
+        self.access = access
         let settings = service.settings
         requestLimiter = SharedRateLimiter(
             database: service.database,
@@ -72,10 +72,10 @@ struct PasswordResetRoutes: Sendable {
     }
 
     /// External accounts: the backend asks for a link for one of its users, ends a user's links after a
-    /// change of its own, and consumes a token the app posted to it. Each requires the admin key.
+    /// change of its own, and consumes a token the app posted to it. Each requires an admin's key.
     private func registerBackendEndpoints(on router: Router<AppRequestContext>) {
         router.post("/v1/reset-links") { request, context -> Response in
-            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            try await access.require(.admin, request, api: "reset-links")
             let body = try await JSONBody.read(request, context: context)
             let deliver = try body.optionalString("deliver").map { value in
                 guard let delivery = PasswordResetService.Delivery(rawValue: value) else {
@@ -100,13 +100,13 @@ struct PasswordResetRoutes: Sendable {
             return JSONResponse.make(.created, answer)
         }
         router.post("/v1/reset-links/revoke") { request, context -> Response in
-            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            try await access.require(.admin, request, api: "reset-links")
             let body = try await JSONBody.read(request, context: context)
             try await service.revoke(subject: try body.string("subject"))
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.post("/v1/reset-links/consume") { request, context -> Response in
-            try AdminKey.admit(request, settings: admin, api: "reset-links")
+            try await access.require(.admin, request, api: "reset-links")
             let body = try await JSONBody.read(request, context: context)
             let client = PasswordResetService.Client(
                 address: proxies.clientAddress(peer: context.peer, headers: request.headers),

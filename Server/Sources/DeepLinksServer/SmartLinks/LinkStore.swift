@@ -221,6 +221,36 @@ struct LinkStore: Sendable {
         }
     }
 
+    /// A page of links in code order after `cursor`, those whose code or document holds `text` (any case), each
+    /// with its clicks by people: the console's list.
+    func search(_ text: String, after cursor: String?, limit: Int) async throws -> [(link: SmartLink, clicks: Int64)] {
+        // LIKE's wildcards in the text are literal.
+        let escaped = text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let pattern = "%\(escaped)%"
+        let rows = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT l.document,
+                       CAST(COALESCE((SELECT SUM(c.clicks) FROM link_clicks c WHERE c.code = l.code AND c.bot = \(bind: false)), 0) AS BIGINT) AS clicks
+                FROM links l
+                WHERE l.code > \(bind: cursor ?? "")
+                  AND (LOWER(l.code) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(l.document) LIKE \(bind: pattern) ESCAPE '\\')
+                ORDER BY l.code LIMIT \(bind: limit)
+                """
+            ).all()
+        }
+        return try rows.map { row in
+            (
+                try JSONDecoder().decode(
+                    SmartLink.self,
+                    from: Data(try row.decode(column: "document", as: String.self).utf8)
+                ),
+                try row.decode(column: "clicks", as: Int64.self)
+            )
+        }
+    }
+
     /// Clicks per day and platform, bots apart.
     typealias ClickRow = (day: String, platform: String, bot: Bool, source: String, clicks: Int64)
 

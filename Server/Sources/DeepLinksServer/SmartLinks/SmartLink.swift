@@ -84,7 +84,8 @@ struct SmartLinkValidator: Sendable {
 
     /// Paths the server answers itself: no code may take them.
     static let reservedCodes: Set<String> = [
-        "healthz", "metrics", "v1", "assets", ".well-known", "apple-app-site-association", "favicon.ico", "robots.txt",
+        "healthz", "metrics", "v1", "assets", "console", "openapi.json", ".well-known", "apple-app-site-association",
+        "favicon.ico", "robots.txt",
     ]
 
     /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.

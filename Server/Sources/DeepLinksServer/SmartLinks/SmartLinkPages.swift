@@ -244,6 +244,14 @@ enum SmartLinkPages {
     /// Clicks per day as an SVG bar chart drawn here (no script, so the page keeps the strict CSP), with
     /// the numbers in a table beside it for screen readers.
     static func stats(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> String {
+        page(
+            title: "Clicks on \(link.code)",
+            body: "<h1>Clicks on <code>\(HTML.escape(link.code))</code></h1>\n" + statsBody(link, rows: rows)
+        )
+    }
+
+    /// The chart and its table (also on the console's link page).
+    static func statsBody(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> String {
         var perDay: [String: (people: Int64, bots: Int64, scans: Int64)] = [:]
         for row in rows {
             var day = perDay[row.day] ?? (0, 0, 0)
@@ -278,15 +286,11 @@ enum SmartLinkPages {
         }.joined()
         let total = perDay.values.reduce(0) { $0 + $1.people }
         let scans = perDay.values.reduce(0) { $0 + $1.scans }
-        return page(
-            title: "Clicks on \(link.code)",
-            body: """
-                <h1>Clicks on <code>\(HTML.escape(link.code))</code></h1>
-                <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
-                <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
-                <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
-                """
-        )
+        return """
+            <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
+            <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
+            <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
+            """
     }
 
     /// The chart's bars: every day from the first click to the last (none skipped), or past a month one bar per

@@ -4,10 +4,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The links API (`/v1/links`, behind the admin key), deferred links, and the routes of `GET /{code}` (resolution in
+/// The links API (`/v1/links`, behind a key: reads need a viewer's, changes an editor's), deferred links, and the routes of `GET /{code}` (resolution in
 /// SmartLinkResolution.swift, Firebase Dynamic Links long links in FirebaseLongLinks.swift).
 struct SmartLinkRoutes: Sendable {
     let store: LinkStore
+    let access: Access
     let clicks: ClickCounter
     let policy: LinkPolicy
     /// A one-segment path that is no code may be a path of the app's (`/search`).
@@ -22,7 +23,7 @@ struct SmartLinkRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/links") { request, context -> Response in
-            try admit(request)
+            try await admit(.editor, request)
             var body = try await JSONBody.read(request, context: context).object
             if body["code"] == nil || body["code"] == .null {
                 body["code"] = .string(SmartLinkValidator.generateCode())
@@ -32,7 +33,7 @@ struct SmartLinkRoutes: Sendable {
             return try document(link, status: .created)
         }
         router.get("/v1/links") { request, _ -> Response in
-            try admit(request)
+            try await admit(.viewer, request)
             let limit = min(max(Int(request.uri.queryParameters["limit"].map(String.init) ?? "") ?? 50, 1), 200)
             let links = try await store.list(after: request.uri.queryParameters["after"].map(String.init), limit: limit)
             struct Page: Encodable {
@@ -42,11 +43,11 @@ struct SmartLinkRoutes: Sendable {
             return try JSONResponse.make(.ok, Page(links: links, next: links.count == limit ? links.last?.code : nil))
         }
         router.get("/v1/links/:code") { request, context -> Response in
-            try admit(request)
+            try await admit(.viewer, request)
             return try document(try await existing(context), status: .ok)
         }
         router.put("/v1/links/:code") { request, context -> Response in
-            try admit(request)
+            try await admit(.editor, request)
             let code = try context.parameters.require("code")
             var body = try await JSONBody.read(request, context: context).object
             if let given = body["code"], given != .string(code) {
@@ -58,14 +59,14 @@ struct SmartLinkRoutes: Sendable {
             return try document(link, status: .ok)
         }
         router.delete("/v1/links/:code") { request, context -> Response in
-            try admit(request)
+            try await admit(.editor, request)
             guard try await store.delete(try context.parameters.require("code")) else {
                 throw APIError(status: .notFound, code: "no_such_link")
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.get("/v1/links/:code/stats") { request, context -> Response in
-            try admit(request)
+            try await admit(.viewer, request)
             let link = try await existing(context)
             let rows = try await store.stats(link.code)
             let days = rows.map { row -> JSONValue in
@@ -87,13 +88,13 @@ struct SmartLinkRoutes: Sendable {
         }
         // The same counts as a page: a bar per day, people and preview fetchers apart.
         router.get("/v1/links/:code/stats.html") { request, context -> Response in
-            try admit(request)
+            try await admit(.viewer, request)
             let link = try await existing(context)
             return SmartLinkPages.html(.ok, SmartLinkPages.stats(link, rows: try await store.stats(link.code)))
         }
         // Another system's export as links (LinkImport): a report per row; `dryRun` changes nothing.
         router.post("/v1/links/import") { request, context -> Response in
-            try admit(request)
+            try await admit(.editor, request)
             let query = request.uri.queryParameters
             func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ fallback: T) throws -> T
             where T.RawValue == String {
@@ -130,7 +131,7 @@ struct SmartLinkRoutes: Sendable {
         }
         // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
         router.get("/v1/links/:code/qr") { request, context -> Response in
-            try admit(request)
+            try await admit(.viewer, request)
             let link = try await existing(context)
             let options = try QROptions(request.uri.queryParameters)
             let code: QRCode
@@ -220,8 +221,8 @@ struct SmartLinkRoutes: Sendable {
 
     // MARK: API helpers
 
-    private func admit(_ request: Request) throws {
-        try AdminKey.admit(request, settings: policy.settings, api: "links")
+    private func admit(_ role: OperatorRole, _ request: Request) async throws {
+        try await access.require(role, request, api: "links")
     }
 
     private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {

@@ -279,5 +279,46 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // The console's operators (apart from the app's accounts), their sessions, and scoped API keys. Secrets are
+        // stored as their SHA-256 only (Operators).
+        Migration(version: 10, name: "console operators, sessions and API keys") { sql, kind in
+            let id = kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+            for statement in [
+                """
+                CREATE TABLE operators (
+                    id \(id),
+                    email TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE console_sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    operator_id BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX console_sessions_operator ON console_sessions(operator_id)",
+                "CREATE INDEX console_sessions_used ON console_sessions(last_used_at)",
+                """
+                CREATE TABLE api_keys (
+                    id \(id),
+                    name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    prefix TEXT NOT NULL,
+                    key_hash TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    created_by TEXT,
+                    last_used_at BIGINT,
+                    revoked_at BIGINT
+                )
+                """,
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -1,0 +1,477 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+import Hummingbird
+
+/// The console's HTML: server-rendered, no script (its CSP allows none), every form posting a CSRF token.
+enum ConsolePages {
+    /// No script at all; styles from the server's own sheet; QR codes and charts are inline SVG.
+    static let securityHeaders: HTTPFields = {
+        var headers = ResetLandingPage.securityHeaders
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        headers[.contentType] = "text/html; charset=utf-8"
+        return headers
+    }()
+
+    static func response(_ status: HTTPResponse.Status, _ html: String, headers extra: HTTPFields = [:]) -> Response {
+        var headers = securityHeaders
+        headers[.contentLength] = String(html.utf8.count)
+        headers.append(contentsOf: extra)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// Who is signed in, and the token each form of the page carries.
+    struct Viewer {
+        let signedIn: Operators.Operator
+        let csrf: String
+    }
+
+    static func page(title: String, viewer: Viewer?, body: String) -> String {
+        var navigation = ""
+        if let viewer {
+            var items = [
+                #"<a href="/console/links">Links</a>"#, #"<a href="/console/association">Association</a>"#,
+            ]
+            if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">API keys</a>"#) }
+            navigation = """
+                <header><nav aria-label="Console">\(items.joined(separator: " "))</nav>
+                <form method="post" action="/console/sign-out" class="inline">\(csrfField(viewer))<span class="who">\(HTML.escape(viewer.signedIn.email)) (\(viewer.signedIn.role.rawValue))</span> <button class="secondary" type="submit">Sign out</button></form></header>
+                """
+        }
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(HTML.escape(title)) · deeplinks console</title>
+            <link rel="stylesheet" href="/console/console.css">
+            </head>
+            <body>
+            \(navigation)
+            <main>
+            \(body)
+            </main>
+            </body>
+            </html>
+            """
+    }
+
+    static func csrfField(_ viewer: Viewer) -> String {
+        #"<input type="hidden" name="csrf" value="\#(viewer.csrf)">"#
+    }
+
+    static func message(title: String, viewer: Viewer?, text: String) -> String {
+        page(
+            title: title,
+            viewer: viewer,
+            body: "<h1>\(HTML.escape(title))</h1>\n<p role=\"alert\">\(HTML.escape(text))</p>"
+        )
+    }
+
+    static func signIn(csrf: String, email: String = "", error: String? = nil, next: String?) -> String {
+        let errorLine = error.map { #"<p class="error" id="sign-in-error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
+        let nextField = next.map { #"<input type="hidden" name="next" value="\#(HTML.escape($0))">"# } ?? ""
+        return page(
+            title: "Sign in",
+            viewer: nil,
+            body: """
+                <h1>Sign in to the console</h1>
+                \(errorLine)
+                <form method="post" action="/console/sign-in">
+                <input type="hidden" name="csrf" value="\(csrf)">\(nextField)
+                <label for="email">Email</label>
+                <input id="email" name="email" type="email" autocomplete="username" required value="\(HTML.escape(email))">
+                <label for="password">Password</label>
+                <input id="password" name="password" type="password" autocomplete="current-password" required>
+                <p><button type="submit">Sign in</button></p>
+                </form>
+                <p class="help">Operators are added with <code>deeplinks accounts create EMAIL --role viewer|editor|admin</code>.</p>
+                """
+        )
+    }
+
+    // MARK: Links
+
+    static func links(
+        _ rows: [(link: SmartLink, clicks: Int64)],
+        query: String,
+        next: String?,
+        notice: String?,
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        let body = rows.map { row in
+            let link = row.link
+            let expiry = link.expiresAt.map { formatted($0) } ?? ""
+            return """
+                <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td><code>\(HTML.escape(link.route))</code></td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
+                """
+        }.joined(separator: "\n")
+        let create =
+            viewer.signedIn.role >= .editor ? #"<p><a class="button" href="/console/links/new">New link</a></p>"# : ""
+        let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
+        let more =
+            next.map {
+                #"<p><a id="next-page" href="/console/links?\#(search)after=\#(HTML.escape(formEncoded($0)))">Next page</a></p>"#
+            } ?? ""
+        return page(
+            title: "Links",
+            viewer: viewer,
+            body: """
+                <h1>Links on <code>\(HTML.escape(policy.linkDomain))</code></h1>
+                \(notice.map { #"<p class="notice" role="status">\#(HTML.escape($0))</p>"# } ?? "")
+                <form method="get" action="/console/links" role="search">
+                <label for="q">Search codes, routes and destinations</label>
+                <input id="q" name="q" type="search" value="\(HTML.escape(query))">
+                <button type="submit">Search</button>
+                </form>
+                \(create)
+                <table id="links"><thead><tr><th>Code</th><th>Route</th><th>Web destination</th><th>Clicks</th><th>Expires (UTC)</th></tr></thead>
+                <tbody>\(body.isEmpty ? #"<tr><td colspan="5">No links\#(query.isEmpty ? "" : " match")</td></tr>"# : body)</tbody></table>
+                \(more)
+                """
+        )
+    }
+
+    static func link(
+        _ link: SmartLink,
+        rows: [LinkStore.ClickRow],
+        qr: String,
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        let url = policy.shortURL(link.code)
+        var perPlatform: [String: Int64] = [:]
+        var perSource: [String: Int64] = [:]
+        for row in rows where !row.bot {
+            perPlatform[row.platform, default: 0] += row.clicks
+            perSource[row.source, default: 0] += row.clicks
+        }
+        let platforms = perPlatform.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
+            "<tr><td>\(HTML.escape($0.key))</td><td class=\"number\">\($0.value)</td></tr>"
+        }.joined()
+        let sources = perSource.sorted { $0.key < $1.key }.map {
+            "<tr><td>\($0.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\($0.value)</td></tr>"
+        }.joined()
+        let fields: [(String, String?)] = [
+            ("App", link.app ?? policy.primary.bundleID), ("Route", link.route),
+            ("iOS", link.destinations.ios), ("iPad", link.destinations.ipad),
+            ("Android", link.destinations.android), ("Desktop", link.destinations.desktop),
+            ("Fallback", link.destinations.fallback), ("Preview title", link.preview.title),
+            ("Preview description", link.preview.description), ("Preview image", link.preview.image),
+            ("Passes the click's query on", link.passQuery ? "yes" : "no"),
+            ("Expires (UTC)", link.expiresAt.map(formatted)), ("After expiry", link.expiredURL),
+        ]
+        let details = fields.compactMap { name, value in
+            value.map { "<tr><th scope=\"row\">\(name)</th><td>\(HTML.escape($0))</td></tr>" }
+        }.joined()
+        let code = HTML.escape(link.code)
+        let actions =
+            viewer.signedIn.role >= .editor
+            ? #"<p><a class="button" id="edit" href="/console/links/\#(code)/edit">Edit</a> <a class="button secondary" id="delete" href="/console/links/\#(code)/delete">Delete</a></p>"#
+            : ""
+        return page(
+            title: link.code,
+            viewer: viewer,
+            body: """
+                <h1>Link <code>\(code)</code></h1>
+                <p><a href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
+                \(actions)
+                <table id="details">\(details)</table>
+                <h2>Clicks</h2>
+                \(SmartLinkPages.statsBody(link, rows: rows))
+                <div class="columns">
+                <section><h2>Platforms</h2><table id="platforms"><thead><tr><th>Platform</th><th>Clicks</th></tr></thead><tbody>\(platforms)</tbody></table></section>
+                <section><h2>Sources</h2><table id="sources"><thead><tr><th>From</th><th>Clicks</th></tr></thead><tbody>\(sources)</tbody></table></section>
+                </div>
+                <h2>QR code</h2>
+                <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(SmartLinkRoutes.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
+                """
+        )
+    }
+
+    /// The link form: `values` are the submitted (or stored) texts by field name, `problems` the validator's
+    /// messages by the same names.
+    static func linkForm(
+        code: String?,
+        values: [String: String],
+        problems: [String: [String]],
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        func field(_ name: String, _ label: String, type: String = "text", help: String? = nil) -> String {
+            let id = name.replacingOccurrences(of: ".", with: "-")
+            let errors = problems[name] ?? []
+            let described = [help.map { _ in "\(id)-help" }, errors.isEmpty ? nil : "\(id)-error"].compactMap { $0 }
+            return """
+                <label for="\(id)">\(label)</label>
+                <input id="\(id)" name="\(name)" type="\(type)" value="\(HTML.escape(values[name] ?? ""))"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
+                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
+                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"\(id)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
+                """
+        }
+        let general =
+            problems[""].map {
+                #"<p class="error" role="alert">\#($0.map(HTML.escape).joined(separator: "<br>"))</p>"#
+            } ?? ""
+        let summary =
+            problems.isEmpty
+            ? ""
+            : #"<p class="error" role="alert" id="form-error">The link was not saved: see the fields marked below.</p>"#
+        let app =
+            policy.apps.count > 1
+            ? """
+            <label for="app">App</label>
+            <select id="app" name="app">\(policy.apps.map { "<option value=\"\(HTML.escape($0.bundleID))\"\(values["app"] == $0.bundleID ? " selected" : "")>\(HTML.escape($0.displayName))</option>" }.joined())</select>
+            \(problems["app"].map { "<p class=\"error\">\($0.map(HTML.escape).joined(separator: "<br>"))</p>" } ?? "")
+            """ : ""
+        let action = code.map { "/console/links/\(HTML.escape($0))/edit" } ?? "/console/links/new"
+        let codeField =
+            code == nil
+            ? field("code", "Code", help: "3 to 64 letters, digits, - or _; left empty, an unguessable code is made")
+            : ""
+        return page(
+            title: code.map { "Edit \($0)" } ?? "New link",
+            viewer: viewer,
+            body: """
+                <h1>\(code.map { "Edit <code>\(HTML.escape($0))</code>" } ?? "New link")</h1>
+                \(summary)\(general)
+                <form method="post" action="\(action)" novalidate>
+                \(csrfField(viewer))
+                \(codeField)
+                \(app)
+                \(field("route", "Route in the app", help: "A path of the app's, as /post/10: checked against its route manifest"))
+                <fieldset><legend>Without the app</legend>
+                \(field("destinations.ios", "iOS", type: "url"))
+                \(field("destinations.ipad", "iPad", type: "url"))
+                \(field("destinations.android", "Android", type: "url"))
+                \(field("destinations.desktop", "Desktop", type: "url"))
+                \(field("destinations.fallback", "Fallback", type: "url", help: "Where any other client goes"))
+                </fieldset>
+                <fieldset><legend>Social preview</legend>
+                \(field("preview.title", "Title"))
+                \(field("preview.description", "Description"))
+                \(field("preview.image", "Image", type: "url"))
+                </fieldset>
+                <label class="check"><input type="checkbox" name="passQuery" value="on"\(values["passQuery"] == "on" ? " checked" : "")> Pass the click's query (utm_*) on to the destination</label>
+                \(field("expiresAt", "Expires (UTC)", type: "datetime-local"))
+                \(field("expiredURL", "After expiry", type: "url"))
+                <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\(HTML.escape($0))" } ?? "/console/links")">Cancel</a></p>
+                </form>
+                """
+        )
+    }
+
+    /// The form's texts for a stored link.
+    static func formValues(_ link: SmartLink) -> [String: String] {
+        var values: [String: String] = [
+            "code": link.code, "route": link.route, "app": link.app ?? "",
+            "destinations.ios": link.destinations.ios ?? "", "destinations.ipad": link.destinations.ipad ?? "",
+            "destinations.android": link.destinations.android ?? "",
+            "destinations.desktop": link.destinations.desktop ?? "",
+            "destinations.fallback": link.destinations.fallback ?? "", "preview.title": link.preview.title ?? "",
+            "preview.description": link.preview.description ?? "", "preview.image": link.preview.image ?? "",
+            "expiredURL": link.expiredURL ?? "", "expiresAt": link.expiresAt.map { formatted($0, form: true) } ?? "",
+        ]
+        if link.passQuery { values["passQuery"] = "on" }
+        return values
+    }
+
+    static func confirmDelete(_ link: SmartLink, viewer: Viewer) -> String {
+        let code = HTML.escape(link.code)
+        return page(
+            title: "Delete \(link.code)",
+            viewer: viewer,
+            body: """
+                <h1>Delete <code>\(code)</code>?</h1>
+                <p>The short link stops working at once, on every server, and its click counts are deleted. This cannot be undone.</p>
+                <form method="post" action="/console/links/\(code)/delete">\(csrfField(viewer))
+                <button type="submit" id="confirm-delete">Delete the link</button> <a class="button secondary" href="/console/links/\(code)">Keep it</a>
+                </form>
+                """
+        )
+    }
+
+    // MARK: Association
+
+    struct Verdict {
+        let app: AppConfiguration
+        let decision: AASADecision
+        let route: String?
+        let parameters: [(String, String)]
+        let routeProblem: String?
+    }
+
+    static func association(
+        files: [(name: String, path: String, body: String, diagnostics: [AASADiagnostic])],
+        url: String,
+        verdicts: [Verdict],
+        urlProblem: String?,
+        viewer: Viewer
+    ) -> String {
+        let sections = files.map { file in
+            let diagnostics =
+                file.diagnostics.isEmpty
+                ? "<p class=\"ok\">The validator finds no problem.</p>"
+                : "<ul class=\"diagnostics\">\(file.diagnostics.map { "<li>\(HTML.escape("\($0)"))</li>" }.joined())</ul>"
+            return """
+                <section><h2>\(HTML.escape(file.name))</h2>
+                <p>Served at <a href="\(HTML.escape(file.path))"><code>\(HTML.escape(file.path))</code></a>.</p>
+                \(diagnostics)
+                <pre>\(HTML.escape(file.body))</pre></section>
+                """
+        }.joined(separator: "\n")
+        var answer = ""
+        if let urlProblem {
+            answer = #"<p class="error" role="alert" id="verdict">\#(HTML.escape(urlProblem))</p>"#
+        } else if !verdicts.isEmpty {
+            answer = verdicts.map { verdict in
+                let opens = verdict.decision.verdict == .match
+                let route =
+                    verdict.route.map { route in
+                        let parameters = verdict.parameters.map {
+                            "<li><code>\(HTML.escape($0.0))</code> = <code>\(HTML.escape($0.1))</code></li>"
+                        }.joined()
+                        return "<p>Route <code>\(HTML.escape(route))</code></p>"
+                            + (parameters.isEmpty ? "" : "<ul class=\"parameters\">\(parameters)</ul>")
+                    } ?? verdict.routeProblem.map { "<p>No route of the app's manifest: \(HTML.escape($0))</p>" } ?? ""
+                return """
+                    <section class="verdict" id="verdict"><h3>\(HTML.escape(verdict.app.displayName)) (<code>\(HTML.escape(verdict.app.appID))</code>)</h3>
+                    <p class="\(opens ? "ok" : "error")"><strong>\(opens ? "Opens the app" : "Does not open the app")</strong> (\(verdict.decision.verdict.rawValue))</p>
+                    <ol class="trace">\(verdict.decision.trace.map { "<li>\(HTML.escape($0))</li>" }.joined())</ol>
+                    \(route)</section>
+                    """
+            }.joined(separator: "\n")
+        }
+        return page(
+            title: "Association",
+            viewer: viewer,
+            body: """
+                <h1>Association files</h1>
+                <form method="get" action="/console/association" role="search">
+                <label for="url">Does this URL open the app?</label>
+                <input id="url" name="url" type="url" value="\(HTML.escape(url))" placeholder="https://example.com/post/10">
+                <button type="submit">Check</button>
+                <p class="help">The verdict is the one iOS reaches with the file served here (the matcher follows Apple's rules); devices read Apple's CDN copy, which <code>deeplinks doctor URL</code> compares with it.</p>
+                </form>
+                \(answer)
+                \(sections)
+                """
+        )
+    }
+
+    // MARK: API keys
+
+    static func keys(
+        _ keys: [Operators.APIKey],
+        operators: [Operators.Operator],
+        created: (name: String, secret: String)?,
+        error: String?,
+        viewer: Viewer
+    ) -> String {
+        let rows = keys.map { key in
+            let state =
+                key.revokedAt.map { "revoked \(formatted($0))" }
+                    ?? """
+                    <form method="post" action="/console/keys/\(key.id)/revoke" class="inline">\(csrfField(viewer))<button class="secondary" type="submit" aria-label="Revoke \(HTML.escape(key.name))">Revoke</button></form>
+                    """
+            return """
+                <tr><td>\(HTML.escape(key.name))</td><td>\(key.role.rawValue)</td><td><code>\(HTML.escape(key.prefix))…</code></td><td>\(formatted(key.createdAt))\(key.createdBy.map { " by \(HTML.escape($0))" } ?? "")</td><td>\(key.lastUsedAt.map { formatted($0) } ?? "never")</td><td>\(state)</td></tr>
+                """
+        }.joined(separator: "\n")
+        let shown =
+            created.map {
+                #"<div class="notice" role="status" id="new-key"><p>The key <strong>\#(HTML.escape($0.name))</strong>, shown only now: copy it to where it is used.</p><p><code id="secret">\#(HTML.escape($0.secret))</code></p></div>"#
+            } ?? ""
+        let people = operators.map { "<tr><td>\(HTML.escape($0.email))</td><td>\($0.role.rawValue)</td></tr>" }
+            .joined()
+        return page(
+            title: "API keys",
+            viewer: viewer,
+            body: """
+                <h1>API keys</h1>
+                \(shown)
+                \(error.map { #"<p class="error" role="alert">\#(HTML.escape($0))</p>"# } ?? "")
+                <p>Send a key as <code>Authorization: Bearer KEY</code>. A viewer's key reads links and counts; an editor's also changes links; an admin's also manages keys. The configuration's admin key (<code>DEEPLINKS_ADMIN_KEY</code>) is still accepted as an admin's.</p>
+                <table id="keys"><thead><tr><th>Name</th><th>Role</th><th>Key</th><th>Created (UTC)</th><th>Last used (UTC)</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
+                <h2>New key</h2>
+                <form method="post" action="/console/keys">\(csrfField(viewer))
+                <label for="name">Name</label><input id="name" name="name" required maxlength="80">
+                <label for="role">Role</label><select id="role" name="role">\(OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" }.joined())</select>
+                <p><button type="submit">Create key</button></p>
+                </form>
+                <h2>Operators</h2>
+                <table id="operators"><thead><tr><th>Email</th><th>Role</th></tr></thead><tbody>\(people)</tbody></table>
+                <p class="help">Added and removed with <code>deeplinks accounts create|list|remove</code>.</p>
+                """
+        )
+    }
+
+    // MARK: Support
+
+    static func formatted(_ milliseconds: Int64) -> String { formatted(milliseconds, form: false) }
+
+    /// UTC, as `2026-11-27 14:05` (or `2026-11-27T14:05` for a datetime-local field).
+    static func formatted(_ milliseconds: Int64, form: Bool) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02d%@%02d:%02d",
+            parts.year ?? 0,
+            parts.month ?? 0,
+            parts.day ?? 0,
+            form ? "T" : " ",
+            parts.hour ?? 0,
+            parts.minute ?? 0
+        )
+    }
+
+    /// A datetime-local value (`2026-11-27T14:05`, seconds optional) read as UTC, in milliseconds.
+    static func parseDateTime(_ text: String) -> Int64? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970 * 1000) }
+        }
+        return nil
+    }
+
+    static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    static let stylesheet = """
+        body { font: 16px/1.5 -apple-system, system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
+        header { display: flex; justify-content: space-between; align-items: center; flex-wrap: wrap; gap: .5rem; padding: .6rem 1.5rem; background: #1d1d1f; color: #fff; }
+        header a { color: #fff; margin-right: 1rem; font-weight: 600; }
+        .who { color: #d2d2d7; margin-right: .5rem; }
+        main { max-width: 60rem; margin: 1.5rem auto; padding: 1.5rem; background: #fff; border-radius: 12px; }
+        label { display: block; font-weight: 600; margin-top: .8rem; }
+        label.check { font-weight: 400; }
+        input:not([type=checkbox]), select { width: 100%; box-sizing: border-box; font-size: 1rem; padding: .5rem; margin: .2rem 0; }
+        fieldset { border: 1px solid #d2d2d7; border-radius: 8px; margin-top: 1rem; }
+        table { width: 100%; border-collapse: collapse; margin: .5rem 0; }
+        th, td { text-align: left; vertical-align: top; padding: .35rem .5rem .35rem 0; border-bottom: 1px solid #e8e8ed; overflow-wrap: anywhere; }
+        td.number { text-align: right; }
+        pre { background: #f5f5f7; padding: .8rem; overflow-x: auto; font-size: .85rem; }
+        svg { display: block; max-width: 100%; }
+        #qr svg { width: 200px; height: 200px; }
+        .columns { display: flex; gap: 2rem; flex-wrap: wrap; }
+        .columns section { flex: 1; min-width: 14rem; }
+        form.inline { display: inline; }
+        button, .button { display: inline-block; font-size: 1rem; padding: .5rem 1rem; border-radius: 8px; border: 0; background: #0066cc; color: #fff; text-decoration: none; cursor: pointer; }
+        .secondary { background: #e8e8ed; color: #0066cc; }
+        .error { color: #b00020; }
+        .ok { color: #1a7f37; }
+        .help { color: #6e6e73; font-size: .9rem; margin: .1rem 0; }
+        .notice { background: #fff4ce; border-radius: 8px; padding: .6rem .8rem; }
+        """
+}

@@ -1,0 +1,648 @@
+import AppSiteAssociation
+import Crypto
+import DeepLinks
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web console (`/console`): operators sign in with a console role (``OperatorRole``) and manage links, read
+/// their counts and QR codes, check the association files and URLs against them, and (admins) API keys.
+///
+/// - The session is a cookie `deeplinks_console` (`Secure; HttpOnly; SameSite=Strict`), 256 random bits stored as
+///   a hash; it ends after 12 hours unused or 7 days.
+/// - Every form carries a CSRF token: an HMAC of the session token (before sign-in, the value of a second cookie),
+///   compared in constant time; a post without it changes nothing (403).
+/// - Pages carry no script (the CSP allows none); roles are enforced here, per route, as on the API.
+/// - Sign-in is throttled per client network and per address in the database (every replica counts).
+struct ConsoleRoutes: Sendable {
+    let operators: Operators
+    let access: Access
+    let links: SmartLinkRoutes
+    let files: AssociationFiles
+    let hasher: PasswordHasher
+    let hashing: HashingGate
+    let proxies: TrustedProxies
+    let clock: WallClock
+    let networkLimiter: SharedRateLimiter
+    let addressLimiter: SharedRateLimiter
+
+    init(
+        operators: Operators,
+        access: Access,
+        links: SmartLinkRoutes,
+        files: AssociationFiles,
+        hasher: PasswordHasher,
+        hashing: HashingGate,
+        proxies: TrustedProxies,
+        clock: WallClock
+    ) {
+        self.operators = operators
+        self.access = access
+        self.links = links
+        self.files = files
+        self.hasher = hasher
+        self.hashing = hashing
+        self.proxies = proxies
+        self.clock = clock
+        networkLimiter = SharedRateLimiter(
+            database: operators.database,
+            name: "console-sign-in",
+            capacity: 20,
+            perMinute: 10
+        )
+        addressLimiter = SharedRateLimiter(
+            database: operators.database,
+            name: "console-sign-in-address",
+            capacity: 5,
+            perMinute: 2
+        )
+    }
+
+    static let sessionCookie = "deeplinks_console"
+    static let signInCookie = "deeplinks_console_sign_in"
+    /// Links per page of the list.
+    static let pageSize = 50
+
+    var policy: LinkPolicy { links.policy }
+    var store: LinkStore { links.store }
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/console/console.css") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsolePages.stylesheet))
+            )
+        }
+        router.get("/console") { _, _ -> Response in Self.redirect("/console/links") }
+        registerSignIn(on: router)
+        registerLinks(on: router)
+        router.get("/console/association") { request, _ -> Response in
+            try await page(request, role: .viewer) { viewer in
+                ConsolePages.response(.ok, association(request, viewer: viewer))
+            }
+        }
+        registerKeys(on: router)
+        registerKeyAPI(on: router)
+    }
+
+    // MARK: Sign-in
+
+    private func registerSignIn(on router: Router<AppRequestContext>) {
+        router.get("/console/sign-in") { request, _ -> Response in
+            if let token = Self.cookie(Self.sessionCookie, request), try await operators.session(token) != nil {
+                return Self.redirect("/console/links")
+            }
+            let next = request.uri.queryParameters["next"].map(String.init).flatMap(Self.safeNext)
+            return signInPage(.ok, next: next)
+        }
+        router.post("/console/sign-in") { request, context -> Response in
+            let form = try await FormBody.read(request, context: context)
+            let next = form["next"].flatMap(Self.safeNext)
+            guard let expected = Self.cookie(Self.signInCookie, request), let sent = form["csrf"],
+                SecureBytes.equal(Array(expected.utf8), Array(sent.utf8))
+            else {
+                return signInPage(
+                    .forbidden,
+                    next: next,
+                    error: "The form expired or came from another site: sign in again."
+                )
+            }
+            let email = form["email"] ?? ""
+            let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
+            let now = clock.milliseconds()
+            let normalized = (try? EmailAddress(email).normalized) ?? email.lowercased()
+            var wait = try await networkLimiter.take(ClientNetwork.key(address), now: now)
+            if wait == nil { wait = try await addressLimiter.take(normalized, now: now) }
+            if let wait {
+                var response = signInPage(
+                    .tooManyRequests,
+                    email: email,
+                    next: next,
+                    error: "Too many attempts: try again in \(wait) seconds."
+                )
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
+            guard
+                let signedIn = try await hashing.run({
+                    try await operators.verify(email: email, password: form["password"] ?? "", hasher: hasher)
+                })
+            else {
+                return signInPage(.unauthorized, email: email, next: next, error: "The email or the password is wrong.")
+            }
+            let token = try await operators.startSession(signedIn)
+            var response = Self.redirect(next ?? "/console/links")
+            response.headers.append(HTTPField(name: .setCookie, value: Self.setCookie(Self.sessionCookie, token)))
+            response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.signInCookie)))
+            return response
+        }
+        router.post("/console/sign-out") { request, context -> Response in
+            try await form(request, context, role: .viewer) { _, _ in
+                if let token = Self.cookie(Self.sessionCookie, request) { try await operators.endSession(token) }
+                var response = Self.redirect("/console/sign-in")
+                response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.sessionCookie)))
+                return response
+            }
+        }
+    }
+
+    /// The sign-in page with a fresh pre-session CSRF token in its own cookie.
+    private func signInPage(
+        _ status: HTTPResponse.Status,
+        email: String = "",
+        next: String?,
+        error: String? = nil
+    ) -> Response {
+        let csrf = Base64URL.encode(SecureBytes.random(count: 32))
+        return ConsolePages.response(
+            status,
+            ConsolePages.signIn(csrf: csrf, email: email, error: error, next: next),
+            headers: [.setCookie: Self.setCookie(Self.signInCookie, csrf)]
+        )
+    }
+
+    // MARK: Links
+
+    private func registerLinks(on router: Router<AppRequestContext>) {
+        router.get("/console/links") { request, _ -> Response in
+            try await page(request, role: .viewer) { viewer in
+                let query = request.uri.queryParameters
+                let text = String(query["q"] ?? "").trimmingCharacters(in: .whitespaces)
+                let rows = try await store.search(
+                    String(text.prefix(200)),
+                    after: query["after"].map(String.init),
+                    limit: Self.pageSize
+                )
+                let notice = query["deleted"].map { "The link \($0) was deleted." }
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.links(
+                        rows,
+                        query: text,
+                        next: rows.count == Self.pageSize ? rows.last?.link.code : nil,
+                        notice: notice,
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.get("/console/links/new") { request, _ -> Response in
+            try await page(request, role: .editor) { viewer in
+                ConsolePages.response(
+                    .ok,
+                    ConsolePages.linkForm(
+                        code: nil,
+                        values: ["passQuery": "on"],
+                        problems: [:],
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.post("/console/links/new") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, fields in
+                var values = fields
+                if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+                    values["code"] = SmartLinkValidator.generateCode()
+                }
+                let (link, problems) = parsed(values)
+                guard let link, problems.isEmpty else { return formFailure(nil, fields, problems, viewer) }
+                guard try await store.insert(link) else {
+                    return formFailure(nil, fields, ["code": ["code: this code is taken"]], viewer)
+                }
+                return Self.redirect("/console/links/\(link.code)")
+            }
+        }
+        router.get("/console/links/:code") { request, context -> Response in
+            try await page(request, role: .viewer) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                let qr = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: .medium)
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.link(
+                        link,
+                        rows: try await store.stats(link.code),
+                        qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        for format in ["svg", "png"] {
+            router.get("/console/links/:code/qr.\(format)") { request, context -> Response in
+                try await page(request, role: .viewer) { viewer in
+                    guard let link = try await existing(context) else { return notFound(viewer) }
+                    let qr = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: .medium)
+                    let image = QRImage(code: qr, margin: 4)
+                    let bytes = format == "png" ? image.png(pixels: 1024) : Array(image.svg(pixels: 1024).utf8)
+                    return Response(
+                        status: .ok,
+                        headers: [
+                            .contentType: format == "png" ? "image/png" : "image/svg+xml",
+                            .cacheControl: "no-store",
+                            .contentDisposition: "attachment; filename=\"\(link.code).\(format)\"",
+                            .xContentTypeOptions: "nosniff",
+                        ],
+                        body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+                    )
+                }
+            }
+        }
+        router.get("/console/links/:code/edit") { request, context -> Response in
+            try await page(request, role: .editor) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.linkForm(
+                        code: link.code,
+                        values: ConsolePages.formValues(link),
+                        problems: [:],
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.post("/console/links/:code/edit") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, fields in
+                guard let stored = try await existing(context) else { return notFound(viewer) }
+                var values = fields
+                values["code"] = stored.code
+                let (link, problems) = parsed(values)
+                guard let link, problems.isEmpty else { return formFailure(stored.code, fields, problems, viewer) }
+                guard try await store.update(link) else { return notFound(viewer) }
+                return Self.redirect("/console/links/\(link.code)")
+            }
+        }
+        router.get("/console/links/:code/delete") { request, context -> Response in
+            try await page(request, role: .editor) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                return ConsolePages.response(.ok, ConsolePages.confirmDelete(link, viewer: viewer))
+            }
+        }
+        router.post("/console/links/:code/delete") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, _ in
+                guard let link = try await existing(context), try await store.delete(link.code) else {
+                    return notFound(viewer)
+                }
+                return Self.redirect("/console/links?deleted=\(ConsolePages.formEncoded(link.code))")
+            }
+        }
+    }
+
+    private func existing(_ context: AppRequestContext) async throws -> SmartLink? {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code) else { return nil }
+        return try await store.find(code)
+    }
+
+    private func notFound(_ viewer: ConsolePages.Viewer) -> Response {
+        ConsolePages.response(
+            .notFound,
+            ConsolePages.message(title: "No such link", viewer: viewer, text: "There is no link with this code.")
+        )
+    }
+
+    private func formFailure(
+        _ code: String?,
+        _ values: [String: String],
+        _ problems: [String: [String]],
+        _ viewer: ConsolePages.Viewer
+    ) -> Response {
+        ConsolePages.response(
+            .unprocessableContent,
+            ConsolePages.linkForm(code: code, values: values, problems: problems, viewer: viewer, policy: policy)
+        )
+    }
+
+    /// The form's fields as a link, checked by the API's validator; the problems by field name (`""`: the link's).
+    func parsed(_ values: [String: String]) -> (SmartLink?, [String: [String]]) {
+        func text(_ name: String) -> String? {
+            guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+                return nil
+            }
+            return value
+        }
+        var problems: [String: [String]] = [:]
+        var link = SmartLink(code: text("code") ?? "", route: text("route") ?? "")
+        link.app = text("app").flatMap { $0 == policy.primary.bundleID ? nil : $0 }
+        link.destinations = .init(
+            ios: text("destinations.ios"),
+            ipad: text("destinations.ipad"),
+            android: text("destinations.android"),
+            desktop: text("destinations.desktop"),
+            fallback: text("destinations.fallback")
+        )
+        link.preview = .init(
+            title: text("preview.title"),
+            description: text("preview.description"),
+            image: text("preview.image")
+        )
+        link.passQuery = values["passQuery"] == "on"
+        link.expiredURL = text("expiredURL")
+        if let expiry = text("expiresAt") {
+            if let milliseconds = ConsolePages.parseDateTime(expiry) {
+                link.expiresAt = milliseconds
+            } else {
+                problems["expiresAt", default: []].append("expiresAt: a date and time, as 2026-12-31T23:59 (UTC)")
+            }
+        }
+        for problem in policy.validator.problems(link) {
+            // The validator names the field before a colon: `destinations.ios: ...`.
+            let field = problem.prefix { $0 != ":" }
+            problems[values.keys.contains(String(field)) || field == "code" ? String(field) : "", default: []]
+                .append(problem)
+        }
+        return (problems.isEmpty ? link : nil, problems)
+    }
+
+    // MARK: Association
+
+    private func association(_ request: Request, viewer: ConsolePages.Viewer) -> String {
+        func pretty(_ data: Data) -> String {
+            guard let object = try? JSONSerialization.jsonObject(with: data),
+                let text = try? JSONSerialization.data(
+                    withJSONObject: object,
+                    options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                )
+            else { return String(decoding: data, as: UTF8.self) }
+            return String(decoding: text, as: UTF8.self)
+        }
+        var served: [(name: String, path: String, body: String, diagnostics: [AASADiagnostic])] = [
+            (
+                "apple-app-site-association", "/.well-known/apple-app-site-association",
+                pretty(files.appleAppSiteAssociation.body),
+                AASAValidator.validate(data: files.appleAppSiteAssociation.body)
+            )
+        ]
+        if let link = files.linkDomainAssociation {
+            served.append(
+                (
+                    "apple-app-site-association of \(link.host)", "/.well-known/apple-app-site-association",
+                    pretty(link.file.body), AASAValidator.validate(data: link.file.body)
+                )
+            )
+        }
+        if let assetLinks = files.assetLinks {
+            served.append(
+                (
+                    "assetlinks.json", "/.well-known/assetlinks.json", pretty(assetLinks.body),
+                    AssetLinksValidator.validate(data: assetLinks.body)
+                )
+            )
+        }
+        let url = String((request.uri.queryParameters["url"] ?? "").prefix(4096)).trimmingCharacters(in: .whitespaces)
+        var verdicts: [ConsolePages.Verdict] = []
+        var problem: String?
+        if !url.isEmpty {
+            do {
+                let parts = try URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits)
+                guard parts.scheme == "https" else { throw URLRejection(reason: "iOS opens apps for https URLs only") }
+                for app in policy.apps {
+                    var route: String?
+                    var parameters: [(String, String)] = []
+                    var routeProblem: String?
+                    if let table = policy.validator.manifests[app.bundleID]?.table {
+                        switch table.match(url) {
+                        case .success(let match):
+                            route = match.destination.route
+                            parameters = match.parameters.values.sorted { $0.key < $1.key }.flatMap { name, values in
+                                values.map { (name, $0) }
+                            }
+                        case .failure(let rejection):
+                            routeProblem = "\(rejection)"
+                        }
+                    }
+                    verdicts.append(
+                        .init(
+                            app: app,
+                            decision: policy.opens(app, url),
+                            route: route,
+                            parameters: parameters,
+                            routeProblem: routeProblem
+                        )
+                    )
+                }
+            } catch let error as URLRejection {
+                problem = "Not a URL iOS would open: \(error.reason)"
+            } catch {
+                problem = "Not a URL iOS would open: \(error)"
+            }
+        }
+        return ConsolePages.association(
+            files: served,
+            url: url,
+            verdicts: verdicts,
+            urlProblem: problem,
+            viewer: viewer
+        )
+    }
+
+    private struct URLRejection: Error {
+        let reason: String
+    }
+
+    // MARK: API keys
+
+    private func registerKeys(on router: Router<AppRequestContext>) {
+        router.get("/console/keys") { request, _ -> Response in
+            try await page(request, role: .admin) { viewer in
+                try await keysPage(.ok, viewer: viewer)
+            }
+        }
+        router.post("/console/keys") { request, context -> Response in
+            try await form(request, context, role: .admin) { viewer, fields in
+                guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
+                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
+                }
+                do {
+                    let (key, secret) = try await operators.createKey(
+                        name: fields["name"] ?? "",
+                        role: role,
+                        createdBy: viewer.signedIn.email
+                    )
+                    return try await keysPage(.created, viewer: viewer, created: (key.name, secret))
+                } catch let failure as Operators.Failure {
+                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
+                }
+            }
+        }
+        router.post("/console/keys/:id/revoke") { request, context -> Response in
+            try await form(request, context, role: .admin) { viewer, _ in
+                guard let id = Int64(try context.parameters.require("id")) else {
+                    return try await keysPage(.notFound, viewer: viewer, error: "\(Operators.Failure.noSuchKey)")
+                }
+                do {
+                    try await operators.revokeKey(id: id)
+                } catch let failure as Operators.Failure {
+                    return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
+                }
+                return Self.redirect("/console/keys")
+            }
+        }
+    }
+
+    private func keysPage(
+        _ status: HTTPResponse.Status,
+        viewer: ConsolePages.Viewer,
+        created: (name: String, secret: String)? = nil,
+        error: String? = nil
+    ) async throws -> Response {
+        ConsolePages.response(
+            status,
+            ConsolePages.keys(
+                try await operators.keys(),
+                operators: try await operators.list(),
+                created: created,
+                error: error,
+                viewer: viewer
+            )
+        )
+    }
+
+    /// `/v1/keys`: the same keys for scripts, behind an admin's key.
+    private func registerKeyAPI(on router: Router<AppRequestContext>) {
+        @Sendable func json(_ key: Operators.APIKey) -> JSONValue {
+            var object: [String: JSONValue] = [
+                "id": .number(Double(key.id)), "name": .string(key.name), "role": .string(key.role.rawValue),
+                "prefix": .string(key.prefix), "createdAt": .number(Double(key.createdAt)),
+            ]
+            if let by = key.createdBy { object["createdBy"] = .string(by) }
+            if let used = key.lastUsedAt { object["lastUsedAt"] = .number(Double(used)) }
+            if let revoked = key.revokedAt { object["revokedAt"] = .number(Double(revoked)) }
+            return .object(object)
+        }
+        router.get("/v1/keys") { request, _ -> Response in
+            try await access.require(.admin, request, api: "keys")
+            return JSONResponse.make(.ok, ["keys": .array(try await operators.keys().map(json))])
+        }
+        router.post("/v1/keys") { request, context -> Response in
+            try await access.require(.admin, request, api: "keys")
+            let body = try await JSONBody.read(request, context: context)
+            guard let role = OperatorRole(rawValue: try body.string("role")) else {
+                throw APIError.malformed("'role' is viewer, editor or admin")
+            }
+            do {
+                let (key, secret) = try await operators.createKey(
+                    name: try body.string("name"),
+                    role: role,
+                    createdBy: "api"
+                )
+                guard case .object(var object) = json(key) else { fatalError("a key is an object") }
+                object["key"] = .string(secret)
+                return JSONResponse.make(.created, object)
+            } catch let failure as Operators.Failure {
+                throw APIError.malformed("\(failure)")
+            }
+        }
+        router.delete("/v1/keys/:id") { request, context -> Response in
+            try await access.require(.admin, request, api: "keys")
+            guard let id = Int64(try context.parameters.require("id")) else {
+                throw APIError(status: .notFound, code: "no_such_key")
+            }
+            do {
+                try await operators.revokeKey(id: id)
+            } catch Operators.Failure.noSuchKey {
+                throw APIError(status: .notFound, code: "no_such_key")
+            }
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+    }
+
+    // MARK: Sessions and forms
+
+    /// Runs `body` for a signed-in operator with at least `role`; otherwise the sign-in page (303) or 403.
+    private func page(
+        _ request: Request,
+        role: OperatorRole,
+        _ body: (ConsolePages.Viewer) async throws -> Response
+    ) async throws -> Response {
+        guard let token = Self.cookie(Self.sessionCookie, request), let signedIn = try await operators.session(token)
+        else {
+            let path = request.uri.path
+            return Self.redirect(
+                "/console/sign-in" + (request.method == .get ? "?next=\(ConsolePages.formEncoded(path))" : "")
+            )
+        }
+        let viewer = ConsolePages.Viewer(signedIn: signedIn, csrf: Self.csrf(token))
+        guard signedIn.role >= role else {
+            return ConsolePages.response(
+                .forbidden,
+                ConsolePages.message(
+                    title: "Not allowed",
+                    viewer: viewer,
+                    text:
+                        "Your role (\(signedIn.role.rawValue)) does not allow this: \(role.grants) needs the role \(role.rawValue)."
+                )
+            )
+        }
+        return try await body(viewer)
+    }
+
+    /// A form post: the session and role as for a page, then the CSRF token; a post without the right token
+    /// changes nothing.
+    private func form(
+        _ request: Request,
+        _ context: AppRequestContext,
+        role: OperatorRole,
+        _ body: (ConsolePages.Viewer, [String: String]) async throws -> Response
+    ) async throws -> Response {
+        let fields = try await FormBody.read(request, context: context)
+        return try await page(request, role: role) { viewer in
+            guard let sent = fields["csrf"], SecureBytes.equal(Array(sent.utf8), Array(viewer.csrf.utf8)) else {
+                return ConsolePages.response(
+                    .forbidden,
+                    ConsolePages.message(
+                        title: "Form refused",
+                        viewer: viewer,
+                        text:
+                            "The form expired or came from another site (its CSRF token is missing or wrong): nothing was changed. Reload the page and try again."
+                    )
+                )
+            }
+            return try await body(viewer, fields)
+        }
+    }
+
+    /// The token a session's forms carry: an HMAC of the session token, so nothing more is stored.
+    static func csrf(_ session: String) -> String {
+        let key = SymmetricKey(data: SHA256.hash(data: Array(session.utf8)))
+        return Base64URL.encode(Array(HMAC<SHA256>.authenticationCode(for: Array("console-csrf".utf8), using: key)))
+    }
+
+    static func cookie(_ name: String, _ request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+
+    static func setCookie(_ name: String, _ value: String) -> String {
+        "\(name)=\(value); Path=/console; Secure; HttpOnly; SameSite=Strict"
+    }
+
+    static func clearCookie(_ name: String) -> String {
+        "\(name)=; Path=/console; Max-Age=0; Secure; HttpOnly; SameSite=Strict"
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// A path to return to after sign-in: the console's own, never another site's (`//host`).
+    static func safeNext(_ path: String) -> String? {
+        guard path.hasPrefix("/console/"), !path.contains("//"), !path.contains("\\"), path.count < 500,
+            path.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+        else { return nil }
+        return path
+    }
+}

@@ -1,0 +1,45 @@
+import AppSiteAssociation
+import Hummingbird
+
+/// Who may call the API, sent as `Authorization: Bearer KEY`: a scoped key (`dlk_...`, made in the console or
+/// with `deeplinks keys create`) with its role, or the admin key of the configuration (`DEEPLINKS_ADMIN_KEY`),
+/// which stays an admin's.
+struct Access: Sendable {
+    let settings: SmartLinkSettings
+    let operators: Operators
+
+    /// Throws 401 without a live key, 403 when the key's role is below `role`, and 503 when the request
+    /// carries no scoped key and no admin key is configured (the API is off).
+    func require(_ role: OperatorRole, _ request: Request, api: String) async throws {
+        let key = AccountRoutes.bearer(request)
+        if let key, key.hasPrefix(Operators.keyPrefix) {
+            guard let granted = try await operators.role(ofKey: key) else { throw APIError.unauthorized }
+            guard granted.role >= role else { throw Self.forbidden(has: granted.role, needs: role) }
+            return
+        }
+        guard settings.adminKeyDigest != nil else {
+            throw APIError(
+                status: .serviceUnavailable,
+                code: "\(api)_api_disabled",
+                fields: [
+                    "reason": .string(
+                        "set DEEPLINKS_ADMIN_KEY, or create a key (deeplinks keys create, or the console), to enable the \(api) API"
+                    )
+                ]
+            )
+        }
+        guard let key, settings.isAdmin(key) else { throw APIError.unauthorized }
+    }
+
+    static func forbidden(has: OperatorRole, needs: OperatorRole) -> APIError {
+        APIError(
+            status: .forbidden,
+            code: "forbidden",
+            fields: [
+                "reason": .string(
+                    "the role \(has.rawValue) does not allow this: \(needs.grants) needs \(needs.rawValue)"
+                )
+            ]
+        )
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import DeepLinksServer
+import Foundation
+
+/// `deeplinks accounts create|list|remove`: the operators who sign in to the console, each with a role.
+struct AccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts",
+        abstract: "Add, list or remove console operators (viewer, editor or admin).",
+        subcommands: [Create.self, List.self, Remove.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an operator; the password is read from standard input (one line), never from an argument."
+        )
+
+        @OptionGroup var options: ServerOptions
+        @Option(help: "viewer (reads links and counts), editor (also changes links) or admin (also manages API keys).")
+        var role: String
+        @Argument(help: "The operator's email address.") var email: String
+
+        func run() async throws {
+            try await reportingFailures {
+                guard let role = OperatorRole(rawValue: role) else {
+                    throw ValidationError("--role is viewer, editor or admin")
+                }
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                    throw ValidationError("write the password on standard input (echo ... | deeplinks accounts create)")
+                }
+                try await withOperators(options) { operators in
+                    let created = try await operators.create(
+                        email: email,
+                        password: line,
+                        role: role,
+                        hasher: PasswordHasher()
+                    )
+                    print("added \(created.email) as \(created.role.rawValue): sign in at /console")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the operators and their roles.")
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await reportingFailures {
+                try await withOperators(options) { operators in
+                    let all = try await operators.list()
+                    if all.isEmpty { print("no operators: add one with deeplinks accounts create EMAIL --role admin") }
+                    for one in all { print("\(one.email)\t\(one.role.rawValue)") }
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an operator and end their sessions.")
+
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The operator's email address.") var email: String
+
+        func run() async throws {
+            try await reportingFailures {
+                try await withOperators(options) { operators in
+                    try await operators.remove(email: email)
+                    print("removed \(email)")
+                }
+            }
+        }
+    }
+}
+
+/// `deeplinks keys create|list|revoke`: scoped API keys, also managed in the console.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Create, list or revoke API keys with a role (sent as Authorization: Bearer KEY).",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a key; it is printed once, never stored.")
+
+        @OptionGroup var options: ServerOptions
+        @Option(help: "viewer, editor or admin.") var role: String
+        @Option(help: "What the key is for (shown in the list).") var name: String
+
+        func run() async throws {
+            try await reportingFailures {
+                guard let role = OperatorRole(rawValue: role) else {
+                    throw ValidationError("--role is viewer, editor or admin")
+                }
+                try await withOperators(options) { operators in
+                    let (key, secret) = try await operators.createKey(name: name, role: role, createdBy: "cli")
+                    FileHandle.standardError.write(
+                        Data("created key \(key.id) (\(key.role.rawValue)), shown once:\n".utf8)
+                    )
+                    print(secret)
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys: name, role, prefix, last use.")
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await reportingFailures {
+                try await withOperators(options) { operators in
+                    for key in try await operators.keys() {
+                        let used = key.lastUsedAt.map { "last used \(Self.date($0))" } ?? "never used"
+                        let state = key.revokedAt.map { "revoked \(Self.date($0))" } ?? "live"
+                        print("\(key.id)\t\(key.name)\t\(key.role.rawValue)\t\(key.prefix)…\t\(used)\t\(state)")
+                    }
+                }
+            }
+        }
+
+        static func date(_ milliseconds: Int64) -> String {
+            Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key at once, on every server.")
+
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The key's id (from keys list).") var id: Int64
+
+        func run() async throws {
+            try await reportingFailures {
+                try await withOperators(options) { operators in
+                    try await operators.revokeKey(id: id)
+                    print("revoked key \(id)")
+                }
+            }
+        }
+    }
+}
+
+/// Opens the configured database (migrated), runs `body` on its operators and keys, closes it.
+private func withOperators(_ options: ServerOptions, _ body: (Operators) async throws -> Void) async throws {
+    let url = try options.database()
+    let logger = bootstrapLogging(level: try options.logLevel())
+    let database = try await Database.open(url, logger: logger)
+    do {
+        try await Migrator(database: database, logger: logger).migrate()
+        try await body(Operators(database: database))
+    } catch {
+        try? await database.close()
+        throw error
+    }
+    try await database.close()
+}
