@@ -286,6 +286,7 @@ enum SmartLinkPages {
         }.joined()
         let total = perDay.values.reduce(0) { $0 + $1.people }
         let scans = perDay.values.reduce(0) { $0 + $1.scans }
+        guard !rows.isEmpty else { return #"<p id="chart">No clicks yet.</p>"# }
         return """
             <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
             <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
