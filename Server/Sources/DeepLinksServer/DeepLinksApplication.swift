@@ -90,7 +90,7 @@ public enum DeepLinksApplication {
         mailTransport: (any MailTransport)?,
         logger: Logger
     ) throws -> (router: Router<AppRequestContext>, jobs: BackgroundJobs) {
-        let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
+        let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
         let keys = settings.secretKeys ?? SecretKeys.random()
         var resetSettings = try settings.passwordReset.validated()
         // The app's name makes a password guessable in context (C3).

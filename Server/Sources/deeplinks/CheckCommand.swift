@@ -74,7 +74,7 @@ struct CheckCommand: AsyncParsableCommand {
             let app = AppProjectCheck.app(for: plists.info, in: settings.app)
             var findings = plists.info.map { AppProjectCheck.infoPlistFindings($0, app: app) } ?? []
             if let plist = plists.entitlements {
-                let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
+                let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
                 findings += AppProjectCheck.entitlementFindings(plist, app: app, files: files)
             }
             for finding in findings {

@@ -102,7 +102,7 @@ struct LinkReport {
         self.shown = shown
         isWeb = url.isWebURL
         if url.isWebURL, let app {
-            let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
+            let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
             decision = files.matcher.decide(appID: app.appID, url: url.string)
         }
     }

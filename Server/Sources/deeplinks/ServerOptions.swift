@@ -80,6 +80,13 @@ struct ServerOptions: ParsableArguments {
     var linkDomain: String?
 
     @Option(
+        name: .customLong("other-link-domain"),
+        help:
+            "An earlier link domain whose short links keep working (repeat for several): it serves the link domain's association file. Env: DEEPLINKS_OTHER_LINK_DOMAINS (comma-separated)."
+    )
+    var otherLinkDomains: [String] = []
+
+    @Option(
         name: .customLong("landing-domain"),
         help:
             "The host of landing pages, not the link domain (universal links do not fire on same-domain taps). Env: DEEPLINKS_LANDING_DOMAIN."
@@ -209,6 +216,9 @@ struct ServerOptions: ParsableArguments {
         ) {
             settings.smartLinks.landingDomain = domain
         }
+        let others = try Self.list(otherLinkDomains, environment["DEEPLINKS_OTHER_LINK_DOMAINS"])
+            .compactMap { try Self.host($0, setting: "other link domain") }
+        if !others.isEmpty { settings.smartLinks.otherLinkDomains = others }
         let hosts = try Self.list(allowedDestinationHosts, environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"])
             .compactMap { try Self.host($0, setting: "allowed destination host") }
         if !hosts.isEmpty { settings.smartLinks.allowedHosts = hosts }

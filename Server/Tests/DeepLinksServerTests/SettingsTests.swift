@@ -159,13 +159,13 @@ import Testing
         let configuration = try AppConfiguration.load(path: path)
         #expect(configuration.apps.map(\.displayName) == ["Demo", "Demo Lite"])
         #expect(configuration.apps.allSatisfy { $0.routes != nil })
-        let files = try AssociationFiles(app: configuration, linkDomain: configuration.links.linkDomain)
+        let files = try AssociationFiles(app: configuration, links: configuration.links)
         #expect(
             String(decoding: files.appleAppSiteAssociation.body, as: UTF8.self).contains(
                 "ABCDE12345.com.example.demo.lite"
             )
         )
-        #expect(files.linkDomainAssociation?.host == "go.example.com")
+        #expect(files.linkDomainAssociation?.hosts == ["go.example.com"])
     }
 
     @Test func severalAppsShareADomainButNotAnIdentitySchemeOrPackage() throws {
@@ -219,6 +219,29 @@ import Testing
                     "apps: two apps have the bundle ID 'ABCDE12345.com.example.demo'",
                     "apps: two apps have the custom scheme 'demoapp'",
                     "apps: two apps have the Android package 'p.q'",
+                ]
+            )
+        }
+    }
+
+    @Test func earlierLinkDomainsAreHostsOfTheirOwn() throws {
+        func decode(_ others: String) throws -> AppConfiguration {
+            try AppConfiguration.decode(
+                Data(
+                    #"{"app": {"teamID": "ABCDE12345", "bundleID": "com.x.y", "customScheme": "x", "domains": ["a.com"]}, "links": {"linkDomain": "go.a.com", "otherLinkDomains": \#(others)}}"#
+                        .utf8
+                ),
+                source: "c"
+            )
+        }
+        #expect(try decode(#"["Old.Page.Example"]"#).links.otherLinkDomains == ["old.page.example"])
+        do {
+            _ = try decode(#"["old.page.example", "https://x.page.link"]"#)
+            Issue.record("a URL is no host")
+        } catch let error as ConfigurationError {
+            #expect(
+                error.problems == [
+                    "links.otherLinkDomains[1]: 'https://x.page.link' must be a host name without a scheme"
                 ]
             )
         }

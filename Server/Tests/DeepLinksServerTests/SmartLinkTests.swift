@@ -809,10 +809,14 @@ import FoundationNetworking
 }
 
 @Suite struct LinkDomainAssociationTests {
+    /// The new link domain and an earlier one (a Firebase `page.link`-style custom domain moved here) each serve
+    /// the file claiming short codes; short links print on the new one, and both resolve them.
     @Test func aSeparateLinkDomainHasItsOwnFileClaimingShortCodes() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve({
-                SmartLinkTests.configure(&$0); $0.smartLinks.linkDomain = "go.example.com"
+                SmartLinkTests.configure(&$0)
+                $0.smartLinks.linkDomain = "go.example.com"
+                $0.smartLinks.otherLinkDomains = ["demo.page.example"]
             }) { api in
                 #expect(
                     try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
@@ -836,6 +840,20 @@ import FoundationNetworking
                 for own in ["/v1/links/summer/resolve", "/healthz", "/reset-password", "/assets/site.css", "/a/b"] {
                     #expect(links.decide(appID: appID, url: "https://go.example.com\(own)").verdict != .match, "\(own)")
                 }
+                let earlier = try await file(host: "demo.page.example")
+                #expect(earlier.decide(appID: appID, url: "https://demo.page.example/summer").verdict == .match)
+                #expect(earlier.decide(appID: appID, url: "https://demo.page.example/healthz").verdict != .match)
+                var old = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/summer")!)
+                old.setValue("demo.page.example", forHTTPHeaderField: "Host")
+                old.setValue(SmartLinkTests.desktop, forHTTPHeaderField: "User-Agent")
+                let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+                let (_, answer) = try await session.data(for: old)
+                #expect((answer as? HTTPURLResponse)?.statusCode == 302, "the earlier domain's short link resolves")
+                let created = try await api.get("/v1/links/summer", headers: SmartLinkTests.admin)
+                #expect(
+                    created.object["url"] as? String == "https://go.example.com/summer",
+                    "new links print on the new one"
+                )
                 let app = try await file(host: "links.example.com")
                 #expect(app.decide(appID: appID, url: "https://links.example.com/summer").verdict != .match)
                 #expect(app.decide(appID: appID, url: "https://links.example.com/post/10").verdict == .match)
@@ -847,4 +865,15 @@ import FoundationNetworking
             }
         }
     }
+}
+
+/// Lets a test read a redirect instead of following it.
+final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) { completionHandler(nil) }
 }

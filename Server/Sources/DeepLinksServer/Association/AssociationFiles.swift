@@ -41,7 +41,8 @@ public struct AssociationFiles: Sendable {
     /// The file of a link domain that is none of the app's domains: it claims every short code (one path
     /// segment) and leaves the server's own paths to the browser, so an installed app opens short links
     /// itself (and asks `GET /v1/links/{code}/resolve` where they lead).
-    public let linkDomainAssociation: (host: String, file: File, matcher: AASAMatcher)?
+    /// Served on every link domain (the current one and earlier ones) that is none of the app's domains.
+    public let linkDomainAssociation: (hosts: [String], file: File, matcher: AASAMatcher)?
 
     /// Paths of the server's own, never claimed on the link domain; and, since an AASA `*` also matches `/`,
     /// every path of two segments or more (`/*/?*`: a code is one segment, and a trailing slash does not
@@ -63,9 +64,10 @@ public struct AssociationFiles: Sendable {
     /// - Parameters:
     ///   - app: the configuration: every app of it gets its entry (iOS reads the one of the installed app, on
     ///     the domains its entitlement lists), and every Android app its statement.
-    ///   - linkDomain: the short-link host; it gets a file of its own when it is no app's domain, claiming
-    ///     codes for the primary app only: two installed apps claiming one code would open either.
-    public init(app: AppConfiguration, linkDomain: String? = nil) throws(InvalidFile) {
+    ///   - links: the short-link hosts (``SmartLinkSettings/linkDomain`` and ``SmartLinkSettings/otherLinkDomains``);
+    ///     those that are no app's domain get a file of their own, claiming codes for the primary app only: two
+    ///     installed apps claiming one code would open either.
+    public init(app: AppConfiguration, links: SmartLinkSettings = SmartLinkSettings()) throws(InvalidFile) {
         let apps = app.apps
         let configuration = AASAConfiguration(
             apps: apps.map { .init(appID: $0.appID, paths: Self.paths($0.routes), exclusions: $0.excludedPaths) },
@@ -76,7 +78,10 @@ public struct AssociationFiles: Sendable {
         } catch {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
-        if let linkDomain, !apps.contains(where: { $0.domains.contains(linkDomain) }) {
+        let linkHosts = ([links.linkDomain ?? apps[0].domains[0]] + links.otherLinkDomains).filter { host in
+            !apps.contains { $0.domains.contains(host) }
+        }
+        if !linkHosts.isEmpty {
             let links = AASAConfiguration(apps: [
                 .init(
                     appID: app.appID,
@@ -86,9 +91,12 @@ public struct AssociationFiles: Sendable {
             ])
             do {
                 let (file, matcher) = try File.association(links)
-                linkDomainAssociation = (linkDomain, file, matcher)
+                linkDomainAssociation = (linkHosts, file, matcher)
             } catch {
-                throw InvalidFile(file: "apple-app-site-association of \(linkDomain)", diagnostics: error.diagnostics)
+                throw InvalidFile(
+                    file: "apple-app-site-association of \(linkHosts.joined(separator: ", "))",
+                    diagnostics: error.diagnostics
+                )
             }
         } else {
             linkDomainAssociation = nil

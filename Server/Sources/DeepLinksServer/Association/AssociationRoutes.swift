@@ -12,7 +12,7 @@ struct AssociationRoutes: Sendable {
                 files.appleAppSiteAssociation,
                 at: RouterPath(path),
                 on: router,
-                forHost: files.linkDomainAssociation.map { ($0.host, $0.file) }
+                forHosts: files.linkDomainAssociation.map { (Set($0.hosts), $0.file) }
             )
         }
         if let assetLinks = files.assetLinks {
@@ -35,16 +35,16 @@ struct AssociationRoutes: Sendable {
         return false
     }
 
-    /// - Parameter forHost: another file for one host (the link domain), chosen by the request's host.
+    /// - Parameter forHosts: another file for some hosts (the link domains), chosen by the request's host.
     private func serve(
         _ main: AssociationFiles.File,
         at path: RouterPath,
         on router: Router<AppRequestContext>,
-        forHost other: (host: String, file: AssociationFiles.File)? = nil
+        forHosts other: (hosts: Set<String>, file: AssociationFiles.File)? = nil
     ) {
         for method in [HTTPRequest.Method.get, .head] {
             router.on(path, method: method) { request, _ -> Response in
-                let file = other.flatMap { $0.host == request.requestedHost ? $0.file : nil } ?? main
+                let file = other.flatMap { $0.hosts.contains(request.requestedHost ?? "") ? $0.file : nil } ?? main
                 var headers: HTTPFields = [
                     .contentType: "application/json",
                     .eTag: file.etag,

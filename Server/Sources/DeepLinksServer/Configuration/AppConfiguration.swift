@@ -133,6 +133,9 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         links.linkDomain = host(file.links?.linkDomain, "links.linkDomain")
         links.landingDomain = host(file.links?.landingDomain, "links.landingDomain")
+        links.otherLinkDomains = (file.links?.otherLinkDomains ?? []).enumerated().compactMap {
+            host($1, "links.otherLinkDomains[\($0)]")
+        }
         links.allowedHosts = (file.links?.allowedDestinationHosts ?? []).enumerated().compactMap {
             host($1, "links.allowedDestinationHosts[\($0)]")
         }

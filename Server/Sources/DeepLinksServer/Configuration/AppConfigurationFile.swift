@@ -42,6 +42,8 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
     public struct Links: Codable, Sendable, Equatable {
         /// The host of short links.
         public var linkDomain: String?
+        /// Earlier link domains (a `page.link`-style custom domain moved here): their short links keep working.
+        public var otherLinkDomains: [String]?
         /// The host of landing pages, not the link domain.
         public var landingDomain: String?
         /// Hosts smart links may send people to.

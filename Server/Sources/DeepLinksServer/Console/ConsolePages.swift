@@ -46,7 +46,7 @@ enum ConsolePages {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(HTML.escape(title)) · deeplinks console</title>
-            <link rel="stylesheet" href="/console/console.css">
+            <link rel="stylesheet" href="/assets/console.css">
             </head>
             <body>
             \(navigation)

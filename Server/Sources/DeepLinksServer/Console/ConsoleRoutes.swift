@@ -67,13 +67,6 @@ struct ConsoleRoutes: Sendable {
     var store: LinkStore { links.store }
 
     func register(on router: Router<AppRequestContext>) {
-        router.get("/console/console.css") { _, _ -> Response in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=300"],
-                body: .init(byteBuffer: ByteBuffer(string: ConsolePages.stylesheet))
-            )
-        }
         router.get("/console") { _, _ -> Response in Self.redirect("/console/links") }
         registerSignIn(on: router)
         registerLinks(on: router)
@@ -382,7 +375,8 @@ struct ConsoleRoutes: Sendable {
         if let link = files.linkDomainAssociation {
             served.append(
                 (
-                    "apple-app-site-association of \(link.host)", "/.well-known/apple-app-site-association",
+                    "apple-app-site-association of \(link.hosts.joined(separator: ", "))",
+                    "/.well-known/apple-app-site-association",
                     pretty(link.file.body), AASAValidator.validate(data: link.file.body)
                 )
             )

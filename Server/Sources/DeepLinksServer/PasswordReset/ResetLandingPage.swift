@@ -60,7 +60,8 @@ struct ResetLandingPage: Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// The pages' script and style sheet, served whether the reset journey is on or not (smart-link pages use them).
+    /// The pages' scripts and style sheets, served whether the reset journey is on or not (smart-link pages and the
+    /// console use them).
     static func registerAssets(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
             let assets = [
@@ -68,6 +69,7 @@ struct ResetLandingPage: Sendable {
                 ("/assets/deferred.js", "text/javascript; charset=utf-8", SmartLinkPages.deferredScript),
                 ("/assets/platform.js", "text/javascript; charset=utf-8", SmartLinkPages.platformScript),
                 ("/assets/site.css", "text/css; charset=utf-8", Self.stylesheet),
+                ("/assets/console.css", "text/css; charset=utf-8", ConsolePages.stylesheet),
             ]
             for (path, type, body) in assets {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in

@@ -12,7 +12,7 @@ public enum DeploymentCheck {
     /// One line per problem; empty when all is well.
     public static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
         var problems: [String] = []
-        let files = try AssociationFiles(app: settings.app, linkDomain: settings.smartLinks.linkDomain)
+        let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
         let routes = try LinkPolicy(settings: settings.smartLinks, app: settings.app, association: files)
         let named = routes.apps.count > 1
         for app in routes.apps {

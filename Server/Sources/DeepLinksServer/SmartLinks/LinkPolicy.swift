@@ -10,7 +10,7 @@ struct LinkPolicy: Sendable {
     let apps: [AppConfiguration]
     let matcher: AASAMatcher
     /// The link domain's own file, when it has one.
-    let linkMatcher: (host: String, matcher: AASAMatcher)?
+    let linkMatcher: (hosts: Set<String>, matcher: AASAMatcher)?
 
     init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
@@ -25,10 +25,11 @@ struct LinkPolicy: Sendable {
             }
         }
         if let domain = settings.linkDomain { allowed.insert(domain) }
+        allowed.formUnion(settings.otherLinkDomains)
         if let domain = settings.landingDomain { allowed.insert(domain) }
         validator = try SmartLinkValidator(apps: apps, allowedHosts: allowed)
         matcher = association.matcher
-        linkMatcher = association.linkDomainAssociation.map { ($0.host, $0.matcher) }
+        linkMatcher = association.linkDomainAssociation.map { (Set($0.hosts), $0.matcher) }
     }
 
     /// The primary app: reset links, and short links that name no app.
@@ -90,7 +91,8 @@ struct LinkPolicy: Sendable {
     /// Whether iOS would open `app` for `url`, by the association file this server serves.
     func opens(_ app: AppConfiguration, _ url: String) -> AASADecision {
         if let linkMatcher,
-            (try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits))?.host == linkMatcher.host
+            let host = (try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits))?.host,
+            linkMatcher.hosts.contains(host)
         {
             return linkMatcher.matcher.decide(appID: app.appID, url: url)
         }

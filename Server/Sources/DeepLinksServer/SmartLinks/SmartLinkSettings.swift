@@ -5,6 +5,10 @@ import Foundation
 public struct SmartLinkSettings: Sendable, Equatable {
     /// The host of short links (`go.example.com`); by default the app's first domain.
     public var linkDomain: String?
+    /// Earlier link domains whose short links keep working (the old `page.link`-style custom domain beside the
+    /// new one): each serves the link domain's association file, claiming its codes; new links print on
+    /// ``linkDomain``.
+    public var otherLinkDomains: [String] = []
     /// The host of landing pages, different from the link domain: a universal link does not fire on a tap
     /// that stays on its own domain. By default, none: pages are served on the link domain (and `?d=1` says so).
     public var landingDomain: String?
