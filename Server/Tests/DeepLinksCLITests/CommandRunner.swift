@@ -30,9 +30,10 @@ struct CommandRunner {
         _ arguments: [String],
         environment: [String: String] = [:],
         in folder: URL? = nil,
-        demo: Bool = true
+        demo: Bool = true,
+        input: String? = nil
     ) throws -> Output {
-        let process = try start(arguments, environment: environment, in: folder, demo: demo)
+        let process = try start(arguments, environment: environment, in: folder, demo: demo, input: input)
         let stdout = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
         let stderr = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -61,12 +62,15 @@ struct CommandRunner {
         }
     }
 
-    /// - Parameter demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
+    /// - Parameters:
+    ///   - demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
+    ///   - input: written to the command's standard input, which is then closed.
     static func start(
         _ arguments: [String],
         environment: [String: String] = [:],
         in folder: URL? = nil,
-        demo: Bool = true
+        demo: Bool = true,
+        input: String? = nil
     ) throws -> Process {
         let process = Process()
         process.executableURL = binary
@@ -78,7 +82,13 @@ struct CommandRunner {
         process.currentDirectoryURL = folder
         process.standardOutput = Pipe()
         process.standardError = Pipe()
+        let stdin = input.map { _ in Pipe() }
+        if let stdin { process.standardInput = stdin }
         try process.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         return process
     }
 

@@ -589,8 +589,20 @@ import FoundationNetworking
                     try await world.sql("SELECT code FROM deferred_links").isEmpty,
                     "an expired token is gone once tried"
                 )
-                _ = try await api.post("/v1/links/summer/deferred", "")
+                // The server's own hourly pruning is due once the clock moves an hour: wait until it has run (a
+                // stale rate-limit bucket is its sentinel), so that it cannot take the expired token below.
                 world.clock.advance(seconds: 3601)
+                _ = try await world.sql(
+                    "INSERT INTO rate_limits (key, tokens, updated_at) VALUES ('sentinel', 1, 0)"
+                )
+                for _ in 0..<100
+                where try await !world.sql("SELECT key FROM rate_limits WHERE key = 'sentinel'").isEmpty {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let expired = world.clock.wallClock.milliseconds() - 1
+                _ = try await world.sql(
+                    "INSERT INTO deferred_links (token_hash, code, expires_at) VALUES ('expired', 'summer', \(bind: expired))"
+                )
                 _ = try await api.post("/v1/links/summer/deferred", "")
                 #expect(
                     try await world.sql("SELECT code FROM deferred_links").count == 2,
