@@ -889,3 +889,77 @@ final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) { completionHandler(nil) }
 }
+
+/// The sites people came from: the host of each click's Referer, never its path or query; bounded.
+@Suite struct ReferrerTests {
+    @Test func aReferrerIsItsHostOnly() {
+        let cases: [(String?, String?)] = [
+            ("https://News.Example.com/article?token=secret#x", "news.example.com"),
+            ("android-app://com.google.android.gm/", "com.google.android.gm"),
+            ("https://example.com:8443/a", "example.com"), ("https://example.com", "example.com"),
+            ("https://user:pw@example.com/", nil), ("example.com/a", nil), ("https://", nil), (nil, nil),
+            ("https://exa mple.com/", nil), ("https://.example.com/", nil), ("https://bücher.example/", nil),
+            ("https://" + String(repeating: "a", count: 254) + "/", nil),
+        ]
+        for (header, host) in cases {
+            #expect(ClickCounter.referrerHost(header) == host, "\(header ?? "nil")")
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func peoplesReferrersAreCountedPerLink(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
+                for (agent, referer) in [
+                    (SmartLinkTests.desktop, "https://news.example.com/a?token=secret"),
+                    (SmartLinkTests.desktop, "https://NEWS.example.com/b"),
+                    (SmartLinkTests.android, "android-app://com.google.android.gm/"),
+                    (SmartLinkTests.desktop, "https://user:pw@evil.example/"), (SmartLinkTests.desktop, ""),
+                    (SmartLinkTests.iMessage, "https://preview.example.com/"),
+                ] {
+                    var headers: HTTPFields = [.userAgent: agent]
+                    if !referer.isEmpty { headers[.referer] = referer }
+                    _ = try await api.get("/summer", headers: headers)
+                }
+                var referrers: [[String: Any]] = []
+                for _ in 0..<100 {
+                    let stats = try await api.get("/v1/links/summer/stats", headers: SmartLinkTests.admin).object
+                    referrers = stats["referrers"] as? [[String: Any]] ?? []
+                    if stats["clicks"] as? Int == 5 { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(referrers.map { $0["host"] as? String } == ["news.example.com", "com.google.android.gm"])
+                #expect(referrers.map { $0["clicks"] as? Int } == [2, 1])
+                let stored = try await world.sql("SELECT referrer FROM link_referrers")
+                #expect(
+                    try stored.allSatisfy { try !$0.decode(column: "referrer", as: String.self).contains("secret") },
+                    "no path or query is stored"
+                )
+                // Past the bound of pairs, a new site counts as "other".
+                let counter = ClickCounter(database: world.database, maxReferrerPairs: 2)
+                let now = world.clock.wallClock.milliseconds()
+                for host in ["a.example", "b.example", "c.example", "d.example", "a.example"] {
+                    counter.count(code: "summer", platform: .desktop, referrer: host, at: now)
+                }
+                try await counter.flush()
+                let hosts = try await world.sql(
+                    "SELECT referrer, clicks FROM link_referrers WHERE referrer NOT LIKE '%google%' AND referrer NOT LIKE 'news%'"
+                )
+                .map {
+                    "\(try $0.decode(column: "referrer", as: String.self))=\(try $0.decode(column: "clicks", as: Int64.self))"
+                }
+                #expect(Set(hosts) == ["a.example=2", "b.example=1", "other=2"])
+
+                #expect(
+                    try await api.get("/v1/links/summer", method: .delete, headers: SmartLinkTests.admin).status
+                        == .noContent
+                )
+                #expect(try await world.sql("SELECT referrer FROM link_referrers").isEmpty, "deleted with the link")
+            }
+        }
+    }
+}

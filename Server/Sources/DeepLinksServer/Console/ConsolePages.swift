@@ -138,6 +138,7 @@ enum ConsolePages {
     static func link(
         _ link: SmartLink,
         rows: [LinkStore.ClickRow],
+        referrers: [(host: String, clicks: Int64)],
         qr: String,
         viewer: Viewer,
         policy: LinkPolicy
@@ -167,6 +168,9 @@ enum ConsolePages {
         let details = fields.compactMap { name, value in
             value.map { "<tr><th scope=\"row\">\(name)</th><td>\(HTML.escape($0))</td></tr>" }
         }.joined()
+        let sites = referrers.map {
+            "<tr><td>\(HTML.escape($0.host))</td><td class=\"number\">\($0.clicks)</td></tr>"
+        }.joined()
         let code = HTML.escape(link.code)
         let actions =
             viewer.signedIn.role >= .editor
@@ -185,6 +189,7 @@ enum ConsolePages {
                 <div class="columns">
                 <section><h2>Platforms</h2><table id="platforms"><thead><tr><th>Platform</th><th>Clicks</th></tr></thead><tbody>\(platforms)</tbody></table></section>
                 <section><h2>Sources</h2><table id="sources"><thead><tr><th>From</th><th>Clicks</th></tr></thead><tbody>\(sources)</tbody></table></section>
+                <section><h2>Referrers</h2><table id="referrers"><thead><tr><th>Site</th><th>Clicks</th></tr></thead><tbody>\(sites.isEmpty ? #"<tr><td colspan="2">None sent</td></tr>"# : sites)</tbody></table></section>
                 </div>
                 <h2>QR code</h2>
                 <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(SmartLinkRoutes.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>

@@ -218,6 +218,7 @@ struct ConsoleRoutes: Sendable {
                     ConsolePages.link(
                         link,
                         rows: try await store.stats(link.code),
+                        referrers: try await store.referrers(link.code),
                         qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
                         viewer: viewer,
                         policy: policy

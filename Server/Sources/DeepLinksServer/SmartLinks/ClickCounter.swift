@@ -5,7 +5,8 @@ import SQLKit
 import Synchronization
 
 /// Counts clicks in memory and writes them in batches (a background job, every second), so a redirect
-/// never waits for the database. Keeps aggregates only: link, day, platform, bot or not, and source.
+/// never waits for the database. Keeps aggregates only: link, day, platform, bot or not, and source; and apart,
+/// the referring site of people's clicks (its host only, never the page).
 final class ClickCounter: Sendable {
     struct Key: Hashable {
         let code: String
@@ -15,27 +16,91 @@ final class ClickCounter: Sendable {
         let source: ClickSource
     }
 
-    private let pending = Mutex<[Key: Int64]>([:])
+    struct ReferrerKey: Hashable {
+        let code: String
+        let day: String
+        let host: String
+    }
+
+    private let pending = Mutex<(clicks: [Key: Int64], referrers: [ReferrerKey: Int64])>(([:], [:]))
+    /// The (link, referring host) pairs seen today by this server: past ``maxReferrerPairs`` a new pair counts as
+    /// `other`, so made-up Referer headers cannot grow the table (or this set) without bound.
+    private let referrerPairs = Mutex<(day: String, seen: Set<ReferrerKey>)>(("", []))
+    let maxReferrerPairs: Int
+    static let otherReferrer = "other"
     let database: Database
     let metrics: ServerMetrics?
     /// `clicks.counted` for the webhook endpoints: each flush's counts, per link, queued with them.
     let events: WebhookEvents?
 
-    init(database: Database, metrics: ServerMetrics? = nil, events: WebhookEvents? = nil) {
+    init(
+        database: Database,
+        metrics: ServerMetrics? = nil,
+        events: WebhookEvents? = nil,
+        maxReferrerPairs: Int = 100_000
+    ) {
+        self.maxReferrerPairs = maxReferrerPairs
         self.database = database
         self.metrics = metrics
         self.events = events
     }
 
-    func count(code: String, platform: ClientPlatform, source: ClickSource = .link, at milliseconds: Int64) {
-        let key = Key(
-            code: code,
-            day: Self.day(milliseconds),
-            platform: platform.rawValue,
-            bot: platform == .previewBot,
-            source: source
-        )
-        pending.withLock { $0[key, default: 0] += 1 }
+    /// - Parameter referrer: the host of the click's `Referer` (``referrerHost(_:)``), counted for people only.
+    func count(
+        code: String,
+        platform: ClientPlatform,
+        source: ClickSource = .link,
+        referrer: String? = nil,
+        at milliseconds: Int64
+    ) {
+        let day = Self.day(milliseconds)
+        let key = Key(code: code, day: day, platform: platform.rawValue, bot: platform == .previewBot, source: source)
+        let referred = referrer.flatMap { platform == .previewBot ? nil : referrerKey(code: code, day: day, host: $0) }
+        pending.withLock { pending in
+            pending.clicks[key, default: 0] += 1
+            if let referred { pending.referrers[referred, default: 0] += 1 }
+        }
+    }
+
+    private func referrerKey(code: String, day: String, host: String) -> ReferrerKey {
+        let key = ReferrerKey(code: code, day: day, host: host)
+        return referrerPairs.withLock { pairs in
+            if pairs.day != day { pairs = (day, []) }
+            if pairs.seen.contains(key) { return key }
+            guard pairs.seen.count < maxReferrerPairs else {
+                return ReferrerKey(code: code, day: day, host: Self.otherReferrer)
+            }
+            pairs.seen.insert(key)
+            return key
+        }
+    }
+
+    /// The host of a `Referer` value (`https://News.Example.com/a?b` gives `news.example.com`), or nil when it
+    /// names none: bytes scanned in place, the path and query never kept.
+    static func referrerHost(_ value: String?) -> String? {
+        guard let value, value.utf8.count <= 4096 else { return nil }
+        let bytes = Array(value.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count > colon + 2,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        let rest = bytes[(colon + 3)...]
+        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        // Credentials: not a referrer a browser sends.
+        guard !authority.contains(UInt8(ascii: "@")) else { return nil }
+        var host: [UInt8] = []
+        for byte in authority.prefix(while: { $0 != UInt8(ascii: ":") }) {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): host.append(byte + 32)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "."):
+                host.append(byte)
+            default: return nil
+            }
+        }
+        guard (1...253).contains(host.count), host.first != UInt8(ascii: "."), host.last != UInt8(ascii: ".") else {
+            return nil
+        }
+        return String(decoding: host, as: UTF8.self)
     }
 
     /// Rows per statement: six values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
@@ -45,9 +110,9 @@ final class ClickCounter: Sendable {
     /// per key, so the write holds SQLite's one connection briefly); counts for a link that no longer exists are
     /// dropped. On failure they are kept for the next flush.
     func flush() async throws {
-        let batch = pending.withLock { counts in
-            defer { counts.removeAll() }
-            return counts
+        let (batch, referrers) = pending.withLock { pending in
+            defer { pending = ([:], [:]) }
+            return pending
         }
         guard !batch.isEmpty else { return }
         do {
@@ -71,6 +136,22 @@ final class ClickCounter: Sendable {
                         """
                     ).run()
                 }
+                let referred = Array(referrers)
+                for start in stride(from: 0, to: referred.count, by: Self.rowsPerStatement) {
+                    let values = referred[start..<min(start + Self.rowsPerStatement, referred.count)].map {
+                        key,
+                        clicks -> SQLQueryString in
+                        "(\(bind: key.code), \(bind: key.day), \(bind: key.host), \(bind: clicks))"
+                    }
+                    try await sql.raw(
+                        """
+                        WITH counted (code, day, referrer, clicks) AS (VALUES \(values.joined(separator: ", ")))
+                        INSERT INTO link_referrers (code, day, referrer, clicks)
+                        SELECT code, day, referrer, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                        ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
+                        """
+                    ).run()
+                }
                 if let events {
                     var perLink: [String: Int64] = [:]
                     for (key, clicks) in batch where !key.bot { perLink[key.code, default: 0] += clicks }
@@ -84,8 +165,9 @@ final class ClickCounter: Sendable {
             }
             metrics?.clicksFlushed.increment(by: Int64(batch.values.reduce(0, +)))
         } catch {
-            pending.withLock { counts in
-                for (key, clicks) in batch { counts[key, default: 0] += clicks }
+            pending.withLock { pending in
+                for (key, clicks) in batch { pending.clicks[key, default: 0] += clicks }
+                for (key, clicks) in referrers { pending.referrers[key, default: 0] += clicks }
             }
             throw error
         }

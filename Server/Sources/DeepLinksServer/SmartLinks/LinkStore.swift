@@ -196,6 +196,7 @@ struct LinkStore: Sendable {
         defer { cache.remove(code) }
         return try await database.transaction { sql in
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
+            try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
             let deleted =
                 try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
             if deleted {
@@ -269,6 +270,21 @@ struct LinkStore: Sendable {
                 try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "source", as: String.self),
                 try $0.decode(column: "clicks", as: Int64.self)
             )
+        }
+    }
+
+    /// The sites people came from (hosts of their `Referer`), most clicks first, at most `limit`.
+    func referrers(_ code: String, limit: Int = 20) async throws -> [(host: String, clicks: Int64)] {
+        let rows = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT referrer, CAST(SUM(clicks) AS BIGINT) AS total FROM link_referrers WHERE code = \(bind: code)
+                GROUP BY referrer ORDER BY total DESC, referrer LIMIT \(bind: limit)
+                """
+            ).all()
+        }
+        return try rows.map {
+            (try $0.decode(column: "referrer", as: String.self), try $0.decode(column: "total", as: Int64.self))
         }
     }
 

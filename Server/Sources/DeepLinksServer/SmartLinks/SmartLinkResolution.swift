@@ -55,7 +55,13 @@ extension SmartLinkRoutes {
         // once the platform is known.
         if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
             let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
-            clicks.count(code: code, platform: platform, source: source, at: clock.milliseconds())
+            clicks.count(
+                code: code,
+                platform: platform,
+                source: source,
+                referrer: ClickCounter.referrerHost(request.headers[.referer]),
+                at: clock.milliseconds()
+            )
         }
         // The probe's answer and the QR tag are for this server, not for the destination.
         let hop = query

@@ -78,11 +78,14 @@ struct SmartLinkRoutes: Sendable {
             let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
             let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
             let scans = rows.filter { !$0.bot && $0.source == ClickSource.qr.rawValue }.reduce(0) { $0 + $1.clicks }
+            let referrers = try await store.referrers(link.code).map { site -> JSONValue in
+                .object(["host": .string(site.host), "clicks": .number(Double(site.clicks))])
+            }
             return JSONResponse.make(
                 .ok,
                 [
                     "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
-                    "qrScans": .number(Double(scans)), "days": .array(days),
+                    "qrScans": .number(Double(scans)), "days": .array(days), "referrers": .array(referrers),
                 ]
             )
         }

@@ -320,5 +320,19 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // The sites people came from, per link and day (the host of the Referer only).
+        Migration(version: 11, name: "click referrers") { sql, kind in
+            try await sql.raw(
+                """
+                CREATE TABLE link_referrers (
+                    code TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    referrer TEXT NOT NULL,
+                    clicks BIGINT NOT NULL,
+                    PRIMARY KEY (code, day, referrer)
+                )\(unsafeRaw: kind == .sqlite ? " WITHOUT ROWID" : "")
+                """
+            ).run()
+        },
     ]
 }
