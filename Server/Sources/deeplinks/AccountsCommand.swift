@@ -144,17 +144,6 @@ struct KeysCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens the configured database (migrated), runs `body` on its operators and keys, closes it.
 private func withOperators(_ options: ServerOptions, _ body: (Operators) async throws -> Void) async throws {
-    let url = try options.database()
-    let logger = bootstrapLogging(level: try options.logLevel())
-    let database = try await Database.open(url, logger: logger)
-    do {
-        try await Migrator(database: database, logger: logger).migrate()
-        try await body(Operators(database: database))
-    } catch {
-        try? await database.close()
-        throw error
-    }
-    try await database.close()
+    try await withMigratedDatabase(options) { try await body(Operators(database: $0)) }
 }

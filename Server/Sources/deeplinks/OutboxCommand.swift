@@ -53,17 +53,21 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens the configured database (migrated), runs `body` on its outbox, closes it.
-private func withOutbox(_ options: ServerOptions, _ body: (OutboxAdmin) async throws -> Void) async throws {
+/// Opens the configured database, applies pending migrations, runs `body` on it, closes it.
+func withMigratedDatabase(_ options: ServerOptions, _ body: (Database) async throws -> Void) async throws {
     let url = try options.database()
     let logger = bootstrapLogging(level: try options.logLevel())
     let database = try await Database.open(url, logger: logger)
     do {
         try await Migrator(database: database, logger: logger).migrate()
-        try await body(OutboxAdmin(database: database))
+        try await body(database)
     } catch {
         try? await database.close()
         throw error
     }
     try await database.close()
+}
+
+private func withOutbox(_ options: ServerOptions, _ body: (OutboxAdmin) async throws -> Void) async throws {
+    try await withMigratedDatabase(options) { try await body(OutboxAdmin(database: $0)) }
 }
