@@ -4,7 +4,7 @@ import Hummingbird
 
 /// `GET /openapi.json`: the API as an OpenAPI 3.1 document (`openapi-api.json`, written by hand and kept
 /// true by a test against the routes the server registers), with the HTML pages this configuration adds (the
-/// reset page, the app's paths) listed from the router.
+/// reset page, the app's paths, the console) listed from the router.
 enum OpenAPIRoutes {
     /// The document for `router` as registered so far; register last.
     static func document(for router: Router<AppRequestContext>) throws -> JSONValue {
@@ -17,7 +17,11 @@ enum OpenAPIRoutes {
             guard paths[path]?.object?[method] == nil else { continue }
             var item = paths[path]?.object ?? [:]
             var operation: [String: JSONValue] = [
-                "summary": .string("A page of the configured app (the reset page, a path of the app) or its asset"),
+                "summary": .string(
+                    path.hasPrefix("/console")
+                        ? "A page of the web console (a signed-in operator's session; forms carry a CSRF token)"
+                        : "A page of the configured app (the reset page, a path of the app) or its asset"
+                ),
                 "x-deeplinks-page": .bool(true),
                 "responses": .object([
                     "200": .object([
