@@ -229,6 +229,7 @@ public enum DeepLinksApplication {
             access: access,
             links: smartLinks,
             files: files,
+            doctor: LinkDoctor(settings: settings, fetcher: AASAFetcher(timeoutSeconds: 5)),
             hasher: resetSettings.hasher,
             hashing: hashing,
             proxies: settings.trustedProxies,

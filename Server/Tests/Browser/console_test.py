@@ -9,7 +9,7 @@ decoded by zbarimg from the screenshot), deletes it after the confirmation page 
 a form whose CSRF token was altered is refused and changes nothing; a viewer sees no edit button and is refused
 the edit page and the edit post; an admin creates a scoped key (a viewer's: reads the API, refused a create),
 revokes it (then 401); the association page answers "does this URL open the app?" with the matcher's verdict,
-trace and the manifest's route and parameters. Every page: no CSP violation, no serious axe-core finding.
+trace and the manifest's route and parameters; the doctor page names a mail scanner's rewrite. Every page: no CSP violation, no serious axe-core finding.
 Screenshots of each page go to $DEEPLINKS_ARTIFACTS/console (CI keeps them).
 
 Usage: console_test.py PATH_TO_DEEPLINKS_BINARY
@@ -210,6 +210,19 @@ def main(binary):
         viewer.open("/console/association?url=" + urllib.request.quote("https://links.example.com/account/settings", safe=""))
         verdict = viewer.driver.find_element(By.ID, "verdict").text
         check("Does not open the app" in verdict, f"an excluded path does not open the app ({verdict!r})")
+
+        # --- Why didn't it open? (answers that need no network: the rewrite and a foreign domain) ------------
+        wrapped = "https://eur01.safelinks.protection.outlook.com/?url=" + urllib.request.quote("https://links.example.com/post/42", safe="") + "&data=x"
+        viewer.open("/console/doctor")
+        viewer.fill("url", wrapped)
+        viewer.submit()
+        viewer.wait.until(EC.presence_of_element_located((By.ID, "diagnosis")))
+        diagnosis = viewer.driver.find_element(By.ID, "diagnosis").text
+        check("MAIL_SCANNER_REWRITE" in diagnosis and "Microsoft Defender Safe Links" in diagnosis and "Opens Safari" in diagnosis,
+              f"the doctor names the mail scanner's rewrite ({diagnosis[:300]!r})")
+        viewer.shoot("doctor")
+        viewer.open("/console/doctor?url=" + urllib.request.quote("https://elsewhere.example.org/x", safe=""))
+        check("DOMAIN_NOT_CONFIGURED" in viewer.driver.find_element(By.ID, "diagnosis").text, "a foreign domain is named, not fetched")
 
         # --- Delete, as the editor ------------------------------------------------------------------------
         editor.open("/console/links/spring-sale")

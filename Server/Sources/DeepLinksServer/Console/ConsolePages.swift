@@ -32,6 +32,7 @@ enum ConsolePages {
         if let viewer {
             var items = [
                 #"<a href="/console/links">Links</a>"#, #"<a href="/console/association">Association</a>"#,
+                #"<a href="/console/doctor">Why didn't it open?</a>"#,
             ]
             if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">API keys</a>"#) }
             navigation = """
@@ -363,6 +364,50 @@ enum ConsolePages {
                 </form>
                 \(answer)
                 \(sections)
+                """
+        )
+    }
+
+    // MARK: Doctor
+
+    static func doctor(
+        url: String,
+        referrer: String,
+        userAgent: String,
+        report: LinkDoctor.Report?,
+        viewer: Viewer
+    ) -> String {
+        var answer = ""
+        if let report {
+            let findings = report.findings.map {
+                "<li><code>\(HTML.escape($0.code))</code>: \(HTML.escape($0.message))</li>"
+            }.joined()
+            answer = """
+                <section id="diagnosis"><h2>\(HTML.escape(report.url))</h2>
+                <p class="\(report.opensApp ? "ok" : "error")"><strong>\(report.opensApp ? "Opens the app" : "Opens Safari, because:")</strong></p>
+                \(findings.isEmpty ? "" : "<ul class=\"findings\">\(findings)</ul>")
+                \(report.notes.isEmpty ? "" : "<ul class=\"notes\">\(report.notes.map { "<li>\(HTML.escape($0))</li>" }.joined())</ul>")
+                \(report.trace.isEmpty ? "" : "<h3>The matcher, on the copy devices read</h3><ol class=\"trace\">\(report.trace.map { "<li>\(HTML.escape($0))</li>" }.joined())</ol>")
+                \(report.route.map { "<p>Route: <code>\(HTML.escape($0))</code></p>" } ?? "")
+                </section>
+                """
+        }
+        return page(
+            title: "Why didn't it open?",
+            viewer: viewer,
+            body: """
+                <h1>Why didn't it open the app?</h1>
+                <p>Checks a link the way iOS decides it, from what is served now: a mail scanner's rewrite, the domain's association file as iOS fetches it and Apple's CDN copy (what devices read), the matcher on that copy, the app's route, and where the tap happened. The same as <code>deeplinks doctor URL</code>.</p>
+                <form method="get" action="/console/doctor">
+                <label for="url">The link, as the user got it</label>
+                <input id="url" name="url" type="url" required value="\(HTML.escape(url))">
+                <label for="referrer">The page it was tapped on (optional)</label>
+                <input id="referrer" name="referrer" type="url" value="\(HTML.escape(referrer))">
+                <label for="userAgent">The browser's user agent (optional)</label>
+                <input id="userAgent" name="userAgent" value="\(HTML.escape(userAgent))">
+                <p><button type="submit">Diagnose</button></p>
+                </form>
+                \(answer)
                 """
         )
     }

@@ -19,6 +19,7 @@ struct ConsoleRoutes: Sendable {
     let access: Access
     let links: SmartLinkRoutes
     let files: AssociationFiles
+    let doctor: LinkDoctor
     let hasher: PasswordHasher
     let hashing: HashingGate
     let proxies: TrustedProxies
@@ -31,6 +32,7 @@ struct ConsoleRoutes: Sendable {
         access: Access,
         links: SmartLinkRoutes,
         files: AssociationFiles,
+        doctor: LinkDoctor,
         hasher: PasswordHasher,
         hashing: HashingGate,
         proxies: TrustedProxies,
@@ -40,6 +42,7 @@ struct ConsoleRoutes: Sendable {
         self.access = access
         self.links = links
         self.files = files
+        self.doctor = doctor
         self.hasher = hasher
         self.hashing = hashing
         self.proxies = proxies
@@ -73,6 +76,28 @@ struct ConsoleRoutes: Sendable {
         router.get("/console/association") { request, _ -> Response in
             try await page(request, role: .viewer) { viewer in
                 ConsolePages.response(.ok, association(request, viewer: viewer))
+            }
+        }
+        // The doctor fetches files of the configured apps' domains only (never a host a form names otherwise).
+        router.get("/console/doctor") { request, _ -> Response in
+            try await page(request, role: .viewer) { viewer in
+                let query = request.uri.queryParameters
+                func field(_ name: String) -> String {
+                    String((query[Substring(name)] ?? "").prefix(8192)).trimmingCharacters(in: .whitespaces)
+                }
+                let (url, referrer, agent) = (field("url"), field("referrer"), field("userAgent"))
+                let report =
+                    url.isEmpty
+                    ? nil
+                    : await doctor.examine(
+                        url,
+                        referrer: referrer.isEmpty ? nil : referrer,
+                        userAgent: agent.isEmpty ? nil : agent
+                    )
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.doctor(url: url, referrer: referrer, userAgent: agent, report: report, viewer: viewer)
+                )
             }
         }
         registerKeys(on: router)
