@@ -8,7 +8,7 @@ the validator's message beside the field, and nothing is written), edits it, rea
 decoded by zbarimg from the screenshot), deletes it after the confirmation page (the short link is then 404);
 a form whose CSRF token was altered is refused and changes nothing; a viewer sees no edit button and is refused
 the edit page and the edit post; an admin creates a scoped key (a viewer's: reads the API, refused a create),
-revokes it (then 401); the association page answers "does this URL open the app?" with the matcher's verdict,
+revokes it (then 401), adds an operator who signs in, and removes them (their session ends); the association page answers "does this URL open the app?" with the matcher's verdict,
 trace and the manifest's route and parameters; the doctor page names a mail scanner's rewrite. Every page: no CSP violation, no serious axe-core finding.
 Screenshots of each page go to $DEEPLINKS_ARTIFACTS/console (CI keeps them).
 
@@ -258,6 +258,24 @@ def main(binary):
         check(True, "the key is revoked")
         status, _ = call(base, "GET", "/v1/links", bearer=key)
         check(status == 401, f"a revoked key is refused ({status})")
+
+        # An admin adds an operator, who signs in, and removes them: their session ends.
+        admin.open("/console/keys")
+        admin.fill("operator-email", "new@example.com")
+        Select(admin.driver.find_element(By.ID, "operator-role")).select_by_visible_text("editor")
+        admin.fill("operator-password", PASSWORD)
+        admin.submit("main form[action='/console/operators'] button")
+        admin.wait_text("#operators", "new@example.com")
+        newcomer = Console(server, shots)
+        consoles.append(newcomer)
+        newcomer.sign_in("new@example.com")
+        newcomer.wait.until(EC.presence_of_element_located((By.ID, "links")))
+        check(newcomer.driver.find_elements(By.CSS_SELECTOR, "a[href='/console/links/new']") != [], "the added editor signs in and may create links")
+        admin.driver.find_element(By.CSS_SELECTOR, "#operators button[aria-label='Remove new@example.com']").click()
+        admin.wait.until(lambda driver: "new@example.com" not in driver.find_element(By.TAG_NAME, "main").text)
+        newcomer.open("/console/links")
+        check("/console/sign-in" in newcomer.driver.current_url, "a removed operator's session ends")
+        check("(you)" in admin.driver.find_element(By.ID, "operators").text, "an admin cannot remove themselves")
 
         # Sign out: the session ends on the server.
         session = editor.driver.get_cookie("deeplinks_console")["value"]

@@ -34,7 +34,7 @@ enum ConsolePages {
                 #"<a href="/console/links">Links</a>"#, #"<a href="/console/association">Association</a>"#,
                 #"<a href="/console/doctor">Why didn't it open?</a>"#,
             ]
-            if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">API keys</a>"#) }
+            if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">Keys and operators</a>"#) }
             navigation = """
                 <header><nav aria-label="Console">\(items.joined(separator: " "))</nav>
                 <form method="post" action="/console/sign-out" class="inline">\(csrfField(viewer))<span class="who">\(HTML.escape(viewer.signedIn.email)) (\(viewer.signedIn.role.rawValue))</span> <button class="secondary" type="submit">Sign out</button></form></header>
@@ -435,13 +435,22 @@ enum ConsolePages {
             created.map {
                 #"<div class="notice" role="status" id="new-key"><p>The key <strong>\#(HTML.escape($0.name))</strong>, shown only now: copy it to where it is used.</p><p><code id="secret">\#(HTML.escape($0.secret))</code></p></div>"#
             } ?? ""
-        let people = operators.map { "<tr><td>\(HTML.escape($0.email))</td><td>\($0.role.rawValue)</td></tr>" }
-            .joined()
+        let people = operators.map { person in
+            // No one removes themselves: the last admin cannot lock everyone out.
+            let remove =
+                person.id == viewer.signedIn.id
+                ? "(you)"
+                : """
+                <form method="post" action="/console/operators/remove" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(HTML.escape(person.email))"><button class="secondary" type="submit" aria-label="Remove \(HTML.escape(person.email))">Remove</button></form>
+                """
+            return "<tr><td>\(HTML.escape(person.email))</td><td>\(person.role.rawValue)</td><td>\(remove)</td></tr>"
+        }.joined()
+        let roles = OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" }.joined()
         return page(
-            title: "API keys",
+            title: "API keys and operators",
             viewer: viewer,
             body: """
-                <h1>API keys</h1>
+                <h1>API keys and operators</h1>
                 \(shown)
                 \(error.map { #"<p class="error" role="alert">\#(HTML.escape($0))</p>"# } ?? "")
                 <p>Send a key as <code>Authorization: Bearer KEY</code>. A viewer's key reads links and counts; an editor's also changes links; an admin's also manages keys. The configuration's admin key (<code>DEEPLINKS_ADMIN_KEY</code>) is still accepted as an admin's.</p>
@@ -449,12 +458,19 @@ enum ConsolePages {
                 <h2>New key</h2>
                 <form method="post" action="/console/keys">\(csrfField(viewer))
                 <label for="name">Name</label><input id="name" name="name" required maxlength="80">
-                <label for="role">Role</label><select id="role" name="role">\(OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" }.joined())</select>
+                <label for="role">Role</label><select id="role" name="role">\(roles)</select>
                 <p><button type="submit">Create key</button></p>
                 </form>
                 <h2>Operators</h2>
-                <table id="operators"><thead><tr><th>Email</th><th>Role</th></tr></thead><tbody>\(people)</tbody></table>
-                <p class="help">Added and removed with <code>deeplinks accounts create|list|remove</code>.</p>
+                <table id="operators"><thead><tr><th>Email</th><th>Role</th><th></th></tr></thead><tbody>\(people)</tbody></table>
+                <h3>Add an operator</h3>
+                <form method="post" action="/console/operators">\(csrfField(viewer))
+                <label for="operator-email">Email</label><input id="operator-email" name="email" type="email" required>
+                <label for="operator-role">Role</label><select id="operator-role" name="role">\(roles)</select>
+                <label for="operator-password">First password (tell them to keep it secret)</label><input id="operator-password" name="password" type="password" autocomplete="new-password" required>
+                <p><button type="submit">Add operator</button></p>
+                </form>
+                <p class="help">Also with <code>deeplinks accounts create|list|remove</code>. Removing an operator ends their sessions.</p>
                 """
         )
     }

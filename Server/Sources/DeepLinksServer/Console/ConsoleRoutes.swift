@@ -101,6 +101,7 @@ struct ConsoleRoutes: Sendable {
             }
         }
         registerKeys(on: router)
+        registerOperators(on: router)
         registerKeyAPI(on: router)
     }
 
@@ -498,6 +499,47 @@ struct ConsoleRoutes: Sendable {
                 }
                 do {
                     try await operators.revokeKey(id: id)
+                } catch let failure as Operators.Failure {
+                    return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
+                }
+                return Self.redirect("/console/keys")
+            }
+        }
+    }
+
+    private func registerOperators(on router: Router<AppRequestContext>) {
+        router.post("/console/operators") { request, context -> Response in
+            try await form(request, context, role: .admin) { viewer, fields in
+                guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
+                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
+                }
+                do {
+                    _ = try await hashing.run {
+                        try await operators.create(
+                            email: fields["email"] ?? "",
+                            password: fields["password"] ?? "",
+                            role: role,
+                            hasher: hasher
+                        )
+                    }
+                } catch let failure as Operators.Failure {
+                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
+                }
+                return Self.redirect("/console/keys")
+            }
+        }
+        router.post("/console/operators/remove") { request, context -> Response in
+            try await form(request, context, role: .admin) { viewer, fields in
+                let email = fields["email"] ?? ""
+                guard email != viewer.signedIn.email else {
+                    return try await keysPage(
+                        .unprocessableContent,
+                        viewer: viewer,
+                        error: "You cannot remove yourself."
+                    )
+                }
+                do {
+                    try await operators.remove(email: email)
                 } catch let failure as Operators.Failure {
                     return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
                 }
