@@ -9,8 +9,10 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func healthzAnswersOverARealSocketWithADatabaseCheck(_ kind: TestDatabase) async throws {
         guard kind.isAvailable else { return }
-        let (database, cleanup) = try await kind.open()
-        defer { Task { await cleanup() } }
+        try await kind.with { try await check($0, kind) }
+    }
+
+    private func check(_ database: Database, _ kind: TestDatabase) async throws {
         try await Migrator(database: database, logger: Logger(label: "test")).migrate()
         var settings = ServerSettings()
         settings.port = 0
@@ -28,7 +30,6 @@ import Testing
                 #expect(check?["schemaVersion"] as? Int == Migration.all.last?.version)
             }
         }
-        await cleanup()
     }
 
     @Test func healthzAnswers503WhenTheDatabaseIsGone() async throws {

@@ -27,6 +27,19 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// Opens a database that no other test uses: a new SQLite file, or a new PostgreSQL schema.
+    /// Runs `body` on a fresh database of this kind, closed and removed on every path (a pool dropped unclosed
+    /// stops the whole test process).
+    func with(_ body: (Database) async throws -> Void) async throws {
+        let (database, cleanup) = try await open()
+        do {
+            try await body(database)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
     func open(logger: Logger = Logger(label: "test")) async throws -> (Database, cleanup: @Sendable () async -> Void) {
         switch self {
         case .sqlite:
