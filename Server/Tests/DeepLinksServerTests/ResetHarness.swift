@@ -97,7 +97,13 @@ struct ResetWorld: Sendable {
         async throws -> ResetWorld
     {
         let (database, cleanup) = try await kind.open()
-        try await Migrator(database: database, logger: Logger(label: "test")).migrate()
+        do {
+            try await Migrator(database: database, logger: Logger(label: "test")).migrate()
+        } catch {
+            // A pool dropped unclosed stops the whole test process: close it, and say what failed.
+            await cleanup()
+            throw SetUpFailure(reason: "migrating the \(kind.rawValue) database: \(Database.reason(error))")
+        }
         return ResetWorld(
             kind: kind,
             database: database,
@@ -301,4 +307,10 @@ struct ResetClient: Sendable {
 extension TestResponse {
     var text: String { String(buffer: body) }
     var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:] }
+}
+
+/// A test world that could not be set up, with the driver's reason (PostgreSQL's errors describe nothing).
+struct SetUpFailure: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }
