@@ -2,6 +2,7 @@
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 /// The link cache: single evictions with a second chance, unknown codes apart, staleness bounded by the
@@ -158,5 +159,60 @@ import Testing
                 )
             }
         }
+    }
+}
+
+/// Misses read together on PostgreSQL: every caller gets its own code's document, in far fewer queries.
+@Suite struct MissBatcherTests {
+    final class Queries: Sendable {
+        let sizes = Mutex<[Int]>([])
+    }
+
+    @Test func concurrentMissesShareQueriesAndEachGetsItsOwnAnswer() async throws {
+        let queries = Queries()
+        let batcher = MissBatcher { codes in
+            queries.sizes.withLock { $0.append(codes.count) }
+            try await Task.sleep(for: .milliseconds(20))
+            return Dictionary(uniqueKeysWithValues: codes.filter { $0.hasPrefix("known") }.map { ($0, "doc of \($0)") })
+        }
+        let codes = (0..<400).map { $0 % 3 == 0 ? "unknown\($0 % 50)" : "known\($0 % 150)" }
+        let answers = try await withThrowingTaskGroup(of: (String, String?).self) { group in
+            for code in codes { group.addTask { (code, try await batcher.document(code)) } }
+            return try await group.reduce(into: [(String, String?)]()) { $0.append($1) }
+        }
+        #expect(answers.count == 400)
+        for (code, document) in answers {
+            #expect(document == (code.hasPrefix("known") ? "doc of \(code)" : nil), "\(code)")
+        }
+        let sizes = queries.sizes.withLock { $0 }
+        #expect(sizes.allSatisfy { $0 <= MissBatcher.maxBatch })
+        #expect(sizes.count < 100, "400 misses in \(sizes.count) queries")
+    }
+
+    @Test func aFailedQueryFailsEveryMissItServed() async throws {
+        struct Down: Error {}
+        let down = Mutex(true)
+        let batcher = MissBatcher { codes in
+            try await Task.sleep(for: .milliseconds(5))
+            if down.withLock({ $0 }) { throw Down() }
+            return Dictionary(uniqueKeysWithValues: codes.map { ($0, $0) })
+        }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await batcher.document("code\(index)")
+                        return false
+                    } catch is Down {
+                        return true
+                    }
+                }
+            }
+            let allFailed = try await group.reduce(true) { $0 && $1 }
+            #expect(allFailed)
+        }
+        // And it serves again once the database is back.
+        down.withLock { $0 = false }
+        #expect(try await batcher.document("x") == "x")
     }
 }

@@ -6,7 +6,8 @@ import HTTPTypes
 import Hummingbird
 
 /// The web console (`/console`): operators sign in with a console role (``OperatorRole``) and manage links, read
-/// their counts and QR codes, check the association files and URLs against them, and (admins) API keys.
+/// their counts and QR codes, check the association files and URLs against them, ask the link doctor why a link
+/// opened Safari, and (admins) manage API keys and operators.
 ///
 /// - The session is a cookie `deeplinks_console` (`Secure; HttpOnly; SameSite=Strict`), 256 random bits stored as
 ///   a hash; it ends after 12 hours unused or 7 days.
