@@ -76,7 +76,7 @@ final class ClickCounter: Sendable {
     }
 
     /// The host of a `Referer` value (`https://News.Example.com/a?b` gives `news.example.com`), or nil when it
-    /// names none: bytes scanned in place, the path and query never kept.
+    /// names none: its bytes scanned once, the path and query never kept.
     static func referrerHost(_ value: String?) -> String? {
         guard let value, value.utf8.count <= 4096 else { return nil }
         let bytes = Array(value.utf8)
