@@ -2,6 +2,7 @@
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import SQLKit
 import Synchronization
 import Testing
 
@@ -132,12 +133,11 @@ import Testing
     func keysBeyondOneStatementAreAllStoredAndDeletedLinksDropped(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             let now = world.clock.wallClock.milliseconds()
+            let values = (0..<500).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
             try await world.database.withConnection { sql in
-                for index in 0..<500 {
-                    try await sql.raw(
-                        "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: "c\(index)"), '{}', 0, 0)"
-                    ).run()
-                }
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
+                ).run()
             }
             let clicks = ClickCounter(database: world.database)
             // 500 links × 5 platforms = 2,500 keys; and clicks for 100 codes that are not links.

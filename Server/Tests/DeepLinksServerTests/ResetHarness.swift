@@ -181,7 +181,9 @@ struct ResetWorld: Sendable {
             try await body(world)
         } catch {
             await world.cleanup()
-            throw error
+            // PostgreSQL's errors describe nothing ("Generic description..."): say the server's message.
+            let reason = Database.reason(error)
+            throw "\(error)".hasPrefix("PSQLError") ? SetUpFailure(reason: "on \(kind.rawValue): \(reason)") : error
         }
         await world.cleanup()
     }
@@ -309,7 +311,7 @@ extension TestResponse {
     var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:] }
 }
 
-/// A test world that could not be set up, with the driver's reason (PostgreSQL's errors describe nothing).
+/// A database error with the driver's reason (PostgreSQL's errors describe nothing).
 struct SetUpFailure: Error, CustomStringConvertible {
     let reason: String
     var description: String { reason }
