@@ -239,7 +239,7 @@ struct ConsoleRoutes: Sendable {
         router.get("/console/links/:code") { request, context -> Response in
             try await page(request, role: .viewer) { viewer in
                 guard let link = try await existing(context) else { return notFound(viewer) }
-                let qr = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: .medium)
+                let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
                 return ConsolePages.response(
                     .ok,
                     ConsolePages.link(
@@ -257,7 +257,7 @@ struct ConsoleRoutes: Sendable {
             router.get("/console/links/:code/qr.\(format)") { request, context -> Response in
                 try await page(request, role: .viewer) { viewer in
                     guard let link = try await existing(context) else { return notFound(viewer) }
-                    let qr = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: .medium)
+                    let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
                     let image = QRImage(code: qr, margin: 4)
                     let bytes = format == "png" ? image.png(pixels: 1024) : Array(image.svg(pixels: 1024).utf8)
                     return Response(

@@ -43,6 +43,8 @@ struct LinkPolicy: Sendable {
     var linkDomain: String { settings.linkDomain ?? primary.domains[0] }
 
     func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
+    /// The short link a QR code holds: tagged so that its scans are counted apart (source "qr").
+    func qrURL(_ code: String) -> String { shortURL(code) + "?" + SmartLinkRoutes.qrTag }
     func appURL(_ link: SmartLink) -> String { "https://\(app(for: link).domains[0])\(link.route)" }
 
     enum Decision: Equatable {

@@ -139,7 +139,7 @@ struct SmartLinkRoutes: Sendable {
             let options = try QROptions(request.uri.queryParameters)
             let code: QRCode
             do {
-                code = try QRCode(text: policy.shortURL(link.code) + "?" + SmartLinkRoutes.qrTag, level: options.level)
+                code = try QRCode(text: policy.qrURL(link.code), level: options.level)
             } catch {
                 throw APIError(status: .unprocessableContent, code: "too_long", fields: ["reason": .string("\(error)")])
             }
