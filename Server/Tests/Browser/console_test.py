@@ -21,6 +21,7 @@ import sys
 import urllib.error
 import urllib.request
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select
 from support import EC, By, Server, WebDriverWait, axe_violations, call, check, chromium, skip_or_fail
 
@@ -53,7 +54,8 @@ class Console:
         self.server = server
         self.shots = shots
         self.driver = chromium()
-        self.wait = WebDriverWait(self.driver, 10)
+        # A wait may read the page a form post is replacing: an element gone stale is read again from the new page.
+        self.wait = WebDriverWait(self.driver, 10, ignored_exceptions=(StaleElementReferenceException,))
 
     def open(self, path):
         self.driver.get(self.server.base + path)
