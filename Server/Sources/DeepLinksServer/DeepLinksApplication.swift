@@ -141,7 +141,7 @@ public enum DeepLinksApplication {
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
         let webhooks = try Self.webhooks(settings, database: database, clock: clock, logger: logger)
         let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events)
-        var links = LinkStore(database: database, clock: clock)
+        var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
         links.events = webhooks?.events
         let jobs = BackgroundJobs(
             (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? [])

@@ -128,6 +128,13 @@ struct ServerOptions: ParsableArguments {
     )
     var maxConnectionsPerClient: Int?
 
+    @Option(
+        name: .customLong("link-cache-size"),
+        help:
+            "The memory the link cache may take, in bytes or with KiB, MiB or GiB (a catalogue whose clicked links fit is served from memory; unknown codes get a tenth more). Env: DEEPLINKS_LINK_CACHE_SIZE. Default: 128MiB."
+    )
+    var linkCacheSize: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical. Env: DEEPLINKS_LOG_LEVEL. Default: info.")
     var logLevel: String?
 
@@ -189,6 +196,9 @@ struct ServerOptions: ParsableArguments {
                 throw ConfigurationError(setting: "connections per client", reason: "must be at least 1")
             }
             settings.maxConnectionsPerClient = cap
+        }
+        if let size = linkCacheSize ?? environment["DEEPLINKS_LINK_CACHE_SIZE"] {
+            settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")
         }
         if let minutes = try Self.integer(
             resetTokenMinutes,
@@ -286,6 +296,28 @@ struct ServerOptions: ParsableArguments {
             throw ConfigurationError(setting: setting, reason: "'\(environment)' is not a whole number")
         }
         return value
+    }
+
+    /// A size in bytes: a whole number, or one followed by KiB, MiB or GiB; from 1 MiB to 1 TiB.
+    static func bytes(_ value: String, setting: String) throws -> Int {
+        let units: [(suffix: String, shift: Int)] = [("KiB", 10), ("MiB", 20), ("GiB", 30)]
+        let text = value.trimmingCharacters(in: .whitespaces)
+        let unit = units.first { text.hasSuffix($0.suffix) }
+        let digits = unit.map { _ in String(text.dropLast(3)).trimmingCharacters(in: .whitespaces) } ?? text
+        let shift = unit?.shift ?? 0
+        guard let number = Int(digits), number >= 0 else {
+            throw ConfigurationError(
+                setting: setting,
+                reason: "'\(value)' is not a size (a whole number of bytes, or one with KiB, MiB or GiB: 256MiB)"
+            )
+        }
+        guard number <= 1 << (40 - shift) else {
+            throw ConfigurationError(setting: setting, reason: "'\(value)' is more than 1TiB")
+        }
+        guard number << shift >= 1 << 20 else {
+            throw ConfigurationError(setting: setting, reason: "'\(value)' is less than 1MiB")
+        }
+        return number << shift
     }
 
     private static func port(_ value: String, setting: String) throws -> Int {

@@ -120,12 +120,28 @@ import FoundationNetworking
         #expect(environment.stderr == "error: DEEPLINKS_PORT: 'http' is not a port number (0-65535)\n")
     }
 
+    @Test(arguments: [
+        ("64", "'64' is less than 1MiB"),
+        ("lots", "'lots' is not a size (a whole number of bytes, or one with KiB, MiB or GiB: 256MiB)"),
+        ("2TiB", "'2TiB' is not a size (a whole number of bytes, or one with KiB, MiB or GiB: 256MiB)"),
+        ("-1GiB", "'-1GiB' is not a size (a whole number of bytes, or one with KiB, MiB or GiB: 256MiB)"),
+        ("4096GiB", "'4096GiB' is more than 1TiB"),
+        ("1023KiB", "'1023KiB' is less than 1MiB"),
+    ])
+    func aBadLinkCacheSizeIsNamed(_ size: String, _ reason: String) throws {
+        let flag = try CommandRunner.run(["serve", "--link-cache-size=\(size)"])
+        #expect(flag.status == 1)
+        #expect(flag.stderr == "error: link cache size: \(reason)\n")
+        let environment = try CommandRunner.run(["serve"], environment: ["DEEPLINKS_LINK_CACHE_SIZE": size])
+        #expect(environment.stderr == "error: link cache size: \(reason)\n")
+    }
+
     @Test func helpDocumentsEveryOptionAndItsEnvironmentVariable() throws {
         let output = try CommandRunner.run(["serve", "--help"])
         #expect(output.status == 0)
         for variable in [
             "DEEPLINKS_HOST", "DEEPLINKS_PORT", "DEEPLINKS_CONFIG", "DEEPLINKS_DATABASE_URL", "DEEPLINKS_MAIL_URL",
-            "DEEPLINKS_LOG_LEVEL",
+            "DEEPLINKS_LOG_LEVEL", "DEEPLINKS_LINK_CACHE_SIZE",
         ] {
             #expect(output.stdout.contains(variable), "\(variable) missing from serve --help")
         }

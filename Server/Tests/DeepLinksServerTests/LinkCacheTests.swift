@@ -11,11 +11,43 @@ import Testing
 @Suite struct LinkCacheTests {
     static func link(_ code: String) -> SmartLink { SmartLink(code: code, route: "/post/1") }
 
-    /// A cache that has read the change log at `now`.
+    /// A cache that has read the change log at `now`, with room for `capacity` links like ``link(_:)`` and
+    /// `unknownCapacity` made-up codes like `made-up-999`.
     static func synced(ttl: Int64 = 60_000, capacity: Int, unknownCapacity: Int, now: Int64 = 0) -> LinkCache {
-        let cache = LinkCache(ttl: ttl, capacity: capacity, unknownCapacity: unknownCapacity)
+        let cache = LinkCache(
+            ttl: ttl,
+            bytes: capacity * LinkCache.footprint("a", link("a")),
+            unknownBytes: unknownCapacity * LinkCache.footprint("made-up-999", nil)
+        )
         cache.synced(codes: nil, position: 0, now: now)
         return cache
+    }
+
+    /// The bound is in bytes: long links take more of it than short ones, and one larger than the bound is not kept.
+    @Test func theBoundIsMemoryNotACount() {
+        let short = Self.link("a")
+        var long = Self.link("b")
+        long.preview.description = String(repeating: "x", count: 4_000)
+        long.destinations.fallback = "https://example.com/" + String(repeating: "y", count: 500)
+        let shortCost = LinkCache.footprint("a", short)
+        let longCost = LinkCache.footprint("b", long)
+        #expect(longCost > shortCost + 4_500, "\(longCost) against \(shortCost)")
+        let small = LinkCache(bytes: longCost - 1)
+        small.synced(codes: nil, position: 0, now: 0)
+        small.store("s", short, now: 0, generation: small.generation)
+        small.store("big", long, now: 1, generation: small.generation)
+        #expect(small.lookup("big", now: 1) == nil, "larger than the bound: not kept")
+        #expect(small.lookup("s", now: 1) != nil, "and nothing evicted for it")
+
+        let cache = LinkCache(bytes: longCost + 3 * shortCost)
+        cache.synced(codes: nil, position: 0, now: 0)
+        for index in 0..<12 { cache.store("s\(index)", short, now: 0, generation: cache.generation) }
+        #expect(cache.counts.known >= 12 && cache.bytes <= longCost + 3 * shortCost, "short links: many fit")
+        cache.store("big", long, now: 1, generation: cache.generation)
+        #expect(cache.lookup("big", now: 1) != nil, "a long link evicts as many short ones as it needs")
+        #expect(cache.counts.known <= 4 && cache.bytes <= longCost + 3 * shortCost)
+        cache.store("s99", short, now: 2, generation: cache.generation)
+        #expect(cache.bytes <= longCost + 3 * shortCost && cache.lookup("s99", now: 2) != nil)
     }
 
     @Test func aFullCacheEvictsOneEntryAndSparesTheOnesReadSinceTheLastSweep() {
@@ -42,7 +74,7 @@ import Testing
 
     @Test func changesDropEntriesAndStalenessIsBoundedWithoutSyncs() {
         let cache = Self.synced(capacity: 8, unknownCapacity: 8)
-        #expect(LinkCache(capacity: 1, unknownCapacity: 1).lookup("a", now: 0) == nil, "nothing before a first sync")
+        #expect(LinkCache(bytes: 1_000).lookup("a", now: 0) == nil, "nothing before a first sync")
         cache.store("a", Self.link("a"), now: 0, generation: cache.generation)
         cache.store("b", Self.link("b"), now: 0, generation: cache.generation)
         cache.store("gone", nil, now: 0, generation: cache.generation)

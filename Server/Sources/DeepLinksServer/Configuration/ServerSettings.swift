@@ -41,6 +41,9 @@ public struct ServerSettings: Sendable {
     /// A connection is closed when a request's head has not fully arrived this long after the connection
     /// opened or the last response ended (a slow-header client too).
     public var idleTimeoutSeconds = 15
+    /// The memory the link cache's known links may take (codes that are no link get a tenth of it beside): a
+    /// catalogue whose clicked links fit is served from memory; past it, the least recently clicked go.
+    public var linkCacheBytes = LinkCache.defaultBytes
     /// Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt.
     public var maxConnectionsPerClient = 64
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.

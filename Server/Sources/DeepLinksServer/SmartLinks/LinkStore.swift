@@ -10,7 +10,7 @@ import Synchronization
 struct LinkStore: Sendable {
     let database: Database
     let clock: WallClock
-    let cache = LinkCache()
+    let cache: LinkCache
     /// `link.created`, `link.updated` and `link.deleted` for the webhook endpoints, queued with the change.
     var events: WebhookEvents? = nil
     /// On a SQLite file, a cache miss reads its document on the caller's thread, its statement prepared once
@@ -19,9 +19,10 @@ struct LinkStore: Sendable {
     /// On PostgreSQL, misses that arrive together are read together, one query for many codes (``MissBatcher``).
     private let batcher: MissBatcher?
 
-    init(database: Database, clock: WallClock) {
+    init(database: Database, clock: WallClock, cacheBytes: Int = LinkCache.defaultBytes) {
         self.database = database
         self.clock = clock
+        cache = LinkCache(bytes: cacheBytes)
         if case .sqliteFile(let path) = database.url {
             lookup = SQLiteLookup(path: path, sql: "SELECT document FROM links WHERE code = ?1")
         } else {
@@ -327,8 +328,11 @@ struct LinkStore: Sendable {
 /// Entries are used only while the last sync is at most ``staleness`` old, so a server that cannot read the
 /// change log serves no entry older than that; and one that has missed syncs for longer starts empty.
 ///
-/// When a cache is full, the clock hand evicts one entry: the first whose reference bit is clear, clearing the
-/// bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied at once.
+/// Each cache is bounded by memory: an entry counts the bytes its link and its slot take (``footprint(_:_:)``),
+/// so a catalogue of short links holds more entries in the same bound than one with long previews. When a new
+/// entry does not fit, the clock hand evicts entries one at a time, each the first whose reference bit is clear,
+/// clearing the bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied
+/// at once.
 final class LinkCache: Sendable {
     /// How long an entry may be used at most (a bound on memory of links nobody reads, not on staleness).
     let ttl: Int64
@@ -346,12 +350,40 @@ final class LinkCache: Sendable {
     /// The ids of the changes applied recently, with when: the change log's last window is read each time.
     private let recentChanges = Mutex<[Int64: Int64]>([:])
 
-    init(ttl: Int64 = 600_000, staleness: Int64 = 5_000, capacity: Int = 100_000, unknownCapacity: Int = 10_000) {
+    /// The default bound of the known links (``SmartLinkSettings/linkCacheBytes``): about 250,000 typical links.
+    static let defaultBytes = 128 << 20
+
+    /// - Parameters:
+    ///   - bytes: the bound of the known links' entries.
+    ///   - unknownBytes: the bound of the unknown codes' entries, beside; by default a tenth of `bytes`.
+    init(ttl: Int64 = 600_000, staleness: Int64 = 5_000, bytes: Int = LinkCache.defaultBytes, unknownBytes: Int? = nil)
+    {
         self.ttl = ttl
         self.staleness = staleness
         syncedAt = Atomic(Self.never)
-        known = Mutex(ClockCache(capacity: capacity))
-        unknown = Mutex(ClockCache(capacity: unknownCapacity))
+        known = Mutex(ClockCache(budget: bytes))
+        unknown = Mutex(ClockCache(budget: unknownBytes ?? bytes / 10))
+    }
+
+    /// The bytes an entry takes: the slot and its share of the index, and the heap storage of the link's strings
+    /// (an estimate: what Swift allocates for each string longer than its 15 inline bytes).
+    static func footprint(_ code: String, _ link: SmartLink?) -> Int {
+        let entry = MemoryLayout<ClockCache<SmartLink>.Slot?>.stride + indexEntry + heapBytes(code)
+        guard let link else { return entry }
+        let strings: [String?] = [
+            link.app, link.route, link.destinations.ios, link.destinations.ipad, link.destinations.android,
+            link.destinations.desktop, link.destinations.fallback, link.preview.title, link.preview.description,
+            link.preview.image, link.expiredURL,
+        ]
+        return strings.reduce(entry) { $0 + ($1.map(heapBytes) ?? 0) }
+    }
+
+    /// A key (16 bytes) and a slot number (8) in a dictionary kept at most three quarters full.
+    private static let indexEntry = (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) * 4 / 3
+
+    private static func heapBytes(_ string: String) -> Int {
+        let count = string.utf8.count
+        return count <= 15 ? 0 : (32 + count + 15) & ~15
     }
 
     var generation: Int { generations.load(ordering: .acquiring) }
@@ -371,11 +403,15 @@ final class LinkCache: Sendable {
         guard syncedAt.load(ordering: .relaxed) != Self.never else { return }
         if let link {
             known.withLock { cache in
-                if generations.load(ordering: .acquiring) == generation { cache.insert(code, link, now: now) }
+                if generations.load(ordering: .acquiring) == generation {
+                    cache.insert(code, link, cost: Self.footprint(code, link), now: now)
+                }
             }
         } else {
             unknown.withLock { cache in
-                if generations.load(ordering: .acquiring) == generation { cache.insert(code, (), now: now) }
+                if generations.load(ordering: .acquiring) == generation {
+                    cache.insert(code, (), cost: Self.footprint(code, nil), now: now)
+                }
             }
         }
     }
@@ -391,8 +427,8 @@ final class LinkCache: Sendable {
         let gap = now - syncedAt.load(ordering: .relaxed) > staleness
         if codes == nil || gap {
             generations.add(1, ordering: .releasing)
-            known.withLock { $0 = ClockCache(capacity: $0.capacity) }
-            unknown.withLock { $0 = ClockCache(capacity: $0.capacity) }
+            known.withLock { $0 = ClockCache(budget: $0.budget) }
+            unknown.withLock { $0 = ClockCache(budget: $0.budget) }
         } else if let codes, !codes.isEmpty {
             generations.add(1, ordering: .releasing)
             for code in codes { remove(code) }
@@ -412,27 +448,31 @@ final class LinkCache: Sendable {
     }
 
     var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }
+    /// The bytes the known links' entries take (``footprint(_:_:)``), at most the bound.
+    var bytes: Int { known.withLock { $0.cost } }
 }
 
-/// A fixed number of slots, an index by key, a reference bit per slot and a hand (the CLOCK algorithm).
+/// Entries up to a budget of cost, in slots with an index by key, a reference bit per slot and a hand (the CLOCK
+/// algorithm). A removed or evicted entry's slot is reused by the next insert.
 struct ClockCache<Value> {
-    private struct Slot {
+    struct Slot {
         var key: String
         var value: Value
         var storedAt: Int64
+        var cost: Int
         var referenced: Bool
     }
 
-    let capacity: Int
-    private var slots: [Slot?]
+    let budget: Int
+    private(set) var cost = 0
+    private var slots: [Slot?] = []
+    private var free: [Int] = []
     private var index: [String: Int] = [:]
     private var hand = 0
 
-    init(capacity: Int) {
-        precondition(capacity > 0, "a cache holds at least one entry")
-        self.capacity = capacity
-        slots = []
-        slots.reserveCapacity(capacity)
+    init(budget: Int) {
+        precondition(budget > 0, "a cache holds at least one entry")
+        self.budget = budget
     }
 
     var count: Int { index.count }
@@ -445,36 +485,44 @@ struct ClockCache<Value> {
         return slot.value
     }
 
-    mutating func insert(_ key: String, _ value: Value, now: Int64) {
-        if let position = index[key] {
-            slots[position] = Slot(key: key, value: value, storedAt: now, referenced: true)
-            return
-        }
+    /// Stores `value` under `key`, evicting entries until its `cost` fits (an entry costing more than the whole
+    /// budget is not kept).
+    mutating func insert(_ key: String, _ value: Value, cost: Int, now: Int64) {
+        remove(key)
+        guard cost <= budget else { return }
+        while self.cost + cost > budget { evict() }
+        let slot = Slot(key: key, value: value, storedAt: now, cost: cost, referenced: false)
         let position: Int
-        if slots.count < capacity {
-            position = slots.count
-            slots.append(nil)
+        if let reused = free.popLast() {
+            position = reused
+            slots[position] = slot
         } else {
-            position = victim()
-            if let old = slots[position] { index[old.key] = nil }
+            position = slots.count
+            slots.append(slot)
         }
-        slots[position] = Slot(key: key, value: value, storedAt: now, referenced: false)
         index[key] = position
+        self.cost += cost
     }
 
     mutating func remove(_ key: String) {
         guard let position = index.removeValue(forKey: key) else { return }
+        cost -= slots[position]!.cost
         slots[position] = nil
+        free.append(position)
     }
 
-    /// The slot to reuse: an empty one, or the first unreferenced one after the hand (clearing bits on the way).
-    private mutating func victim() -> Int {
+    /// Evicts the first unreferenced entry after the hand, clearing the bits it passes (some entry is stored).
+    private mutating func evict() {
         while true {
             let position = hand
-            hand = (hand + 1) % capacity
-            guard let slot = slots[position] else { return position }
-            if !slot.referenced { return position }
-            slots[position]!.referenced = false
+            hand = (hand + 1) % slots.count
+            guard let slot = slots[position] else { continue }
+            if slot.referenced {
+                slots[position]!.referenced = false
+            } else {
+                remove(slot.key)
+                return
+            }
         }
     }
 }
