@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+import AsyncKit
 import Foundation
 import HTTPTypes
 import Logging
@@ -395,6 +396,17 @@ import Testing
                 #expect(!health.text.contains(world.database.url.redacted), "the answer names no database address")
             }
         }
+    }
+
+    /// A pool with no connection free (every one held by a frozen database's queries) is a storage failure too:
+    /// 503 with a reason in the log, not a 500.
+    @Test func noFreeConnectionIsAStorageFailureWithAReason() {
+        let error = ConnectionPoolTimeoutError.connectionRequestTimeout
+        #expect(StorageFailureMiddleware<AppRequestContext>.isStorageFailure(error))
+        #expect(
+            Database.reason(error)
+                == "no database connection came free within 10 s (the database is slow, stopped or unreachable)"
+        )
     }
 
     @Test func checksThatNameAVictimsAddressSlowDownWithoutKillingTheLink() async throws {

@@ -32,8 +32,9 @@ struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func isStorageFailure(_ error: any Error) -> Bool {
-        error is PSQLError || error is SQLiteError || error is ConnectionPoolError || error is NIOConnectionError
-            || error is ChannelError || error is IOError || error is DatabaseError || error is PostgresDecodingError
+        error is PSQLError || error is SQLiteError || error is ConnectionPoolError
+            || error is ConnectionPoolTimeoutError || error is NIOConnectionError || error is ChannelError
+            || error is IOError || error is DatabaseError || error is PostgresDecodingError
     }
 }
 

@@ -80,9 +80,12 @@ public final class Database: Sendable {
             let loops = Array(group.makeIterator()).count
             pool = Pool(
                 pool: EventLoopGroupConnectionPool(
-                    source: PostgresConnectionSource(sqlConfiguration: configuration),
+                    source: BoundedStartupSource(
+                        base: PostgresConnectionSource(sqlConfiguration: configuration),
+                        limit: .seconds(5)
+                    ),
                     maxConnectionsPerEventLoop: max(1, 8 / loops),
-                    requestTimeout: .seconds(10),
+                    requestTimeout: .seconds(Self.connectionWait),
                     pruneInterval: nil,
                     logger: logger,
                     on: group
@@ -115,6 +118,9 @@ public final class Database: Sendable {
         guard let readers else { return try await withConnection(body) }
         return try await readers.withConnection(limit: nil, body)
     }
+
+    /// Seconds a query waits for a pooled connection before it fails (and its request answers 503).
+    static let connectionWait: Int64 = 10
 
     /// How long a connection may be held before it is closed under its user (PostgreSQL only): a server that
     /// stopped answering (frozen, or a network that drops packets) fails the request in this time with a 503
@@ -188,7 +194,7 @@ public final class Database: Sendable {
             pool: EventLoopGroupConnectionPool(
                 source: source,
                 maxConnectionsPerEventLoop: max(1, sqliteReaders / loops),
-                requestTimeout: .seconds(10),
+                requestTimeout: .seconds(Self.connectionWait),
                 pruneInterval: nil,
                 logger: logger,
                 on: group
@@ -224,7 +230,39 @@ public final class Database: Sendable {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return "connection timed out"
         }
+        if error is ConnectionPoolTimeoutError {
+            return
+                "no database connection came free within \(connectionWait) s (the database is slow, stopped or unreachable)"
+        }
         return String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
+
+/// Opens connections through `base`, failing an opening that takes longer than `limit` (TCP connect and the
+/// database's start-up together). A frozen PostgreSQL still accepts TCP connections (the kernel queues them) but
+/// never answers their start-up: without the bound each such opening would hold one of the pool's places until the
+/// database came back. A connection that opens after its opening failed is closed.
+private struct BoundedStartupSource<Base: ConnectionPoolSource>: ConnectionPoolSource {
+    let base: Base
+    let limit: TimeAmount
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<Base.Connection> {
+        let promise = eventLoop.makePromise(of: Base.Connection.self)
+        let settled = NIOLoopBoundBox(false, eventLoop: eventLoop)
+        let timeout = eventLoop.scheduleTask(in: limit) {
+            settled.value = true
+            promise.fail(ChannelError.connectTimeout(limit))
+        }
+        base.makeConnection(logger: logger, on: eventLoop).hop(to: eventLoop).whenComplete { result in
+            guard !settled.value else {
+                if case .success(let late) = result { _ = late.close() }
+                return
+            }
+            settled.value = true
+            timeout.cancel()
+            promise.completeWith(result)
+        }
+        return promise.futureResult
     }
 }
 
