@@ -72,6 +72,8 @@ public final class Database: Sendable {
             {
                 configuration.searchPath = searchPath.split(separator: ",").map(String.init)
             }
+            // Bounds the TCP connect and the start-up together (PostgresNIO closes a connection whose start-up
+            // is not done by then): a frozen PostgreSQL accepts TCP and never answers.
             configuration.coreConfiguration.options.connectTimeout = .seconds(5)
             // A statement that runs longer fails (and its request answers 503) instead of holding a connection.
             configuration.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "15000"))
@@ -80,10 +82,7 @@ public final class Database: Sendable {
             let loops = Array(group.makeIterator()).count
             pool = Pool(
                 pool: EventLoopGroupConnectionPool(
-                    source: BoundedStartupSource(
-                        base: PostgresConnectionSource(sqlConfiguration: configuration),
-                        limit: .seconds(5)
-                    ),
+                    source: PostgresConnectionSource(sqlConfiguration: configuration),
                     maxConnectionsPerEventLoop: max(1, 8 / loops),
                     requestTimeout: .seconds(Self.connectionWait),
                     pruneInterval: nil,
@@ -235,34 +234,6 @@ public final class Database: Sendable {
                 "no database connection came free within \(connectionWait) s (the database is slow, stopped or unreachable)"
         }
         return String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
-}
-
-/// Opens connections through `base`, failing an opening that takes longer than `limit` (TCP connect and the
-/// database's start-up together). A frozen PostgreSQL still accepts TCP connections (the kernel queues them) but
-/// never answers their start-up: without the bound each such opening would hold one of the pool's places until the
-/// database came back. A connection that opens after its opening failed is closed.
-private struct BoundedStartupSource<Base: ConnectionPoolSource>: ConnectionPoolSource {
-    let base: Base
-    let limit: TimeAmount
-
-    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<Base.Connection> {
-        let promise = eventLoop.makePromise(of: Base.Connection.self)
-        let settled = NIOLoopBoundBox(false, eventLoop: eventLoop)
-        let timeout = eventLoop.scheduleTask(in: limit) {
-            settled.value = true
-            promise.fail(ChannelError.connectTimeout(limit))
-        }
-        base.makeConnection(logger: logger, on: eventLoop).hop(to: eventLoop).whenComplete { result in
-            guard !settled.value else {
-                if case .success(let late) = result { _ = late.close() }
-                return
-            }
-            settled.value = true
-            timeout.cancel()
-            promise.completeWith(result)
-        }
-        return promise.futureResult
     }
 }
 
