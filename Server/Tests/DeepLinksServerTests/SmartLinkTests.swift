@@ -167,8 +167,10 @@ import FoundationNetworking
                 for code in ["nope1", "nope2", "nope3"] {
                     #expect(try await api.get("/\(code)", headers: flooder).status == .notFound)
                 }
+                let asked = ContinuousClock.now
                 let refused = try await api.get("/nope4", headers: flooder)
                 #expect(refused.status == .tooManyRequests)
+                #expect(ContinuousClock.now - asked >= SmartLinkRoutes.refusalDelay, "the refusal is held back")
                 #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 0)
                 #expect(
                     try await api.get("/summer", headers: flooder).status == .found,

@@ -366,7 +366,8 @@ final class LinkCache: Sendable {
     }
 
     /// The bytes an entry takes: the slot and its share of the index, and the heap storage of the link's strings
-    /// (an estimate: what Swift allocates for each string longer than its 15 inline bytes).
+    /// (an estimate: what Swift allocates for each string longer than its 15 inline bytes, with the allocator's
+    /// header). Measured at 1M links of one route and destination, the process grew by about 1.1 times this.
     static func footprint(_ code: String, _ link: SmartLink?) -> Int {
         let entry = MemoryLayout<ClockCache<SmartLink>.Slot?>.stride + indexEntry + heapBytes(code)
         guard let link else { return entry }
@@ -378,12 +379,14 @@ final class LinkCache: Sendable {
         return strings.reduce(entry) { $0 + ($1.map(heapBytes) ?? 0) }
     }
 
-    /// A key (16 bytes) and a slot number (8) in a dictionary kept at most three quarters full.
-    private static let indexEntry = (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) * 4 / 3
+    /// A key (16 bytes) and a slot number (8) in a dictionary between three quarters and three eighths full (it
+    /// doubles when full): half full on average.
+    private static let indexEntry = (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) * 2
 
+    /// A native string's object (a 32-byte header and the UTF-8 bytes), rounded to 16 bytes, and 16 for malloc.
     private static func heapBytes(_ string: String) -> Int {
         let count = string.utf8.count
-        return count <= 15 ? 0 : (32 + count + 15) & ~15
+        return count <= 15 ? 0 : 16 + (32 + count + 15) & ~15
     }
 
     var generation: Int { generations.load(ordering: .acquiring) }

@@ -7,6 +7,9 @@ import Hummingbird
 /// `GET /{code}`: a stored link opened, counted, and answered per platform.
 extension SmartLinkRoutes {
 
+    /// How long a 429 for made-up codes is held before it is sent.
+    static let refusalDelay: Duration = .milliseconds(250)
+
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
         // The client's network, read only when the cache does not know the code (hits stay cheap).
@@ -23,6 +26,9 @@ extension SmartLinkRoutes {
                     }
                 } : nil
         } catch let refused as TooManyUnknownCodes {
+            // Held before it is answered: a client that floods made-up codes over many connections gets a few
+            // answers a second on each instead of taking the CPU from the links people open.
+            try? await Task.sleep(for: Self.refusalDelay)
             var response = SmartLinkPages.html(
                 .tooManyRequests,
                 SmartLinkPages.page(
