@@ -334,7 +334,8 @@ struct LinkStore: Sendable {
 /// clearing the bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied
 /// at once.
 final class LinkCache: Sendable {
-    /// How long an entry may be used at most (a bound on memory of links nobody reads, not on staleness).
+    /// How long an entry may be used at most: a last bound on staleness should a change ever be missed (the change
+    /// log bounds it otherwise; memory is bounded by size).
     let ttl: Int64
     /// The most another server's edit may stay unseen: entries are not used when the last sync is older.
     let staleness: Int64
@@ -356,8 +357,12 @@ final class LinkCache: Sendable {
     /// - Parameters:
     ///   - bytes: the bound of the known links' entries.
     ///   - unknownBytes: the bound of the unknown codes' entries, beside; by default a tenth of `bytes`.
-    init(ttl: Int64 = 600_000, staleness: Int64 = 5_000, bytes: Int = LinkCache.defaultBytes, unknownBytes: Int? = nil)
-    {
+    init(
+        ttl: Int64 = 3_600_000,
+        staleness: Int64 = 5_000,
+        bytes: Int = LinkCache.defaultBytes,
+        unknownBytes: Int? = nil
+    ) {
         self.ttl = ttl
         self.staleness = staleness
         syncedAt = Atomic(Self.never)
