@@ -180,6 +180,7 @@ public enum DeepLinksApplication {
         OperationsRoutes(
             database: database,
             metrics: metrics,
+            linkCache: links.cache,
             mailBudgetPerHour: resetSettings.mailBudgetPerHour,
             clock: clock,
             logger: logger,

@@ -70,6 +70,9 @@ import Testing
                 #expect(text.contains(#"deeplinks_http_requests_total{method="GET",route="/healthz",status="200"} 1"#))
                 #expect(text.contains(#"deeplinks_http_requests_total{method="GET",route="NotFound",status="404"} 1"#))
                 #expect(text.contains("deeplinks_database_up 1"))
+                for gauge in ["entries", "bytes", "emptied"] {
+                    #expect(text.contains("deeplinks_link_cache_\(gauge) 0"), "the link cache's \(gauge)")
+                }
                 #expect(text.contains("# TYPE deeplinks_http_request_duration_seconds histogram"))
             }
         }

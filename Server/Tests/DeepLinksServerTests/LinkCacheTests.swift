@@ -86,6 +86,7 @@ import Testing
         #expect(cache.lookup("b", now: 6_001) == nil, "later without a sync: not used")
         cache.synced(codes: [], position: 7, now: 20_000)
         #expect(cache.counts == (known: 0, unknown: 0), "a sync after a gap starts empty")
+        #expect(cache.emptied == 1, "and says so (deeplinks_link_cache_emptied)")
 
         // A document read before a sync that dropped entries is not kept: it may be the old one.
         cache.store("c", Self.link("c"), now: 20_000, generation: cache.generation)

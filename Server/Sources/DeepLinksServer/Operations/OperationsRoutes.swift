@@ -8,6 +8,7 @@ import Prometheus
 struct OperationsRoutes: Sendable {
     let database: Database
     let metrics: ServerMetrics
+    let linkCache: LinkCache
     let mailBudgetPerHour: Int
     let clock: WallClock
     let logger: Logger
@@ -50,6 +51,9 @@ struct OperationsRoutes: Sendable {
                 metrics.outboxQueued.set(Double(outbox.queued))
                 metrics.outboxFailed.set(Double(outbox.failed))
             }
+            metrics.linkCacheEntries.set(Double(linkCache.counts.known))
+            metrics.linkCacheBytes.set(Double(linkCache.bytes))
+            metrics.linkCacheEmptied.set(Double(linkCache.emptied))
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],

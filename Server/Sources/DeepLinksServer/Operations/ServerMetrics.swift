@@ -20,6 +20,10 @@ public final class ServerMetrics: Sendable {
     let clicksFlushed: Counter
     /// Calls to the backend's hooks (external accounts) that gave no usable answer.
     let hookFailures: Counter
+    /// The link cache, read at each scrape: known links held, the bytes they take, and how often it was emptied.
+    let linkCacheEntries: Gauge
+    let linkCacheBytes: Gauge
+    let linkCacheEmptied: Gauge
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -57,6 +61,17 @@ public final class ServerMetrics: Sendable {
             "hook_failures",
             "Calls to the backend's lookup and password hooks that failed or timed out",
             "accounts"
+        )
+        func cacheGauge(_ name: String, _ help: String) -> Gauge {
+            registry.makeGauge(
+                descriptor: .init(namespace: "deeplinks", subsystem: "link_cache", metricName: name, helpText: help)
+            )
+        }
+        linkCacheEntries = cacheGauge("entries", "Known links held in this server's link cache")
+        linkCacheBytes = cacheGauge("bytes", "Estimated bytes the cached links take (at most --link-cache-size)")
+        linkCacheEmptied = cacheGauge(
+            "emptied",
+            "Times the link cache was emptied since the server started: the change log read more than 5 s late"
         )
         self.databaseUp = registry.makeGauge(
             descriptor: .init(

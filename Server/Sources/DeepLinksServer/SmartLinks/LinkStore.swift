@@ -346,6 +346,7 @@ final class LinkCache: Sendable {
     private static let never = Int64.min / 2
     /// Moves whenever a sync drops entries: a document read before must not be stored after.
     private let generations = Atomic<Int>(0)
+    private let emptiedCount = Atomic<Int>(0)
     /// The last change applied; nil before the first sync.
     private let changePosition = Mutex<Int64?>(nil)
     /// The ids of the changes applied recently, with when: the change log's last window is read each time.
@@ -434,6 +435,7 @@ final class LinkCache: Sendable {
     func synced(codes: [String]?, position: Int64, now: Int64) {
         let gap = now - syncedAt.load(ordering: .relaxed) > staleness
         if codes == nil || gap {
+            if gap && codes != nil { emptiedCount.add(1, ordering: .relaxed) }
             generations.add(1, ordering: .releasing)
             known.withLock { $0 = ClockCache(budget: $0.budget) }
             unknown.withLock { $0 = ClockCache(budget: $0.budget) }
@@ -458,6 +460,8 @@ final class LinkCache: Sendable {
     var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }
     /// The bytes the known links' entries take (``footprint(_:_:)``), at most the bound.
     var bytes: Int { known.withLock { $0.cost } }
+    /// How often a sync after a gap longer than ``staleness`` emptied the cache.
+    var emptied: Int { emptiedCount.load(ordering: .relaxed) }
 }
 
 /// Entries up to a budget of cost, in slots with an index by key, a reference bit per slot and a hand (the CLOCK
