@@ -218,7 +218,9 @@ def main(binary):
         viewer.open("/console/doctor")
         viewer.fill("url", wrapped)
         viewer.submit()
-        viewer.wait.until(EC.presence_of_element_located((By.ID, "diagnosis")))
+        # The page answers once the doctor has asked the app's domain and Apple's CDN for the file (at once, each
+        # with a 5 s timeout; on a machine without network, name resolution may take longer).
+        WebDriverWait(viewer.driver, 40).until(EC.presence_of_element_located((By.ID, "diagnosis")))
         diagnosis = viewer.driver.find_element(By.ID, "diagnosis").text
         check("MAIL_SCANNER_REWRITE" in diagnosis and "Microsoft Defender Safe Links" in diagnosis and "Opens Safari" in diagnosis,
               f"the doctor names the mail scanner's rewrite ({diagnosis[:300]!r})")

@@ -100,8 +100,11 @@ public struct LinkDoctor: Sendable {
         }
         report.notes.append("app \(app.appID)")
 
-        // What the origin serves, then what Apple's CDN serves (which is what devices read).
-        let served = await fetch(origin ?? "https://\(host)")
+        // What the origin serves, and what Apple's CDN serves (which is what devices read), asked at once: an
+        // unreachable host costs one timeout, not two.
+        async let servedFetch = fetch(origin ?? "https://\(host)")
+        async let copyFetch = cdnCopy(host)
+        let served = await servedFetch
         var governing = served.document
         switch served.outcome {
         case .unreachable(let reason):
@@ -118,8 +121,7 @@ public struct LinkDoctor: Sendable {
                 "the file at \(url) is served well" + (warnings.isEmpty ? "" : " (\(warnings.joined(separator: "; ")))")
             )
         }
-        if let cdnURL {
-            let copy = await fetch(cdnURL + host, asFile: true)
+        if let copy = await copyFetch {
             switch copy.outcome {
             case .read:
                 if let document = copy.document, let origin = served.document, document != origin {
@@ -199,10 +201,16 @@ public struct LinkDoctor: Sendable {
         return report
     }
 
-    enum Outcome {
+    enum Outcome: Sendable {
         case read(url: String, warnings: [String])
         case refused([String])
         case unreachable(String)
+    }
+
+    /// Apple's CDN copy of `host`'s file, when a CDN is set.
+    private func cdnCopy(_ host: String) async -> (outcome: Outcome, document: JSONValue?)? {
+        guard let cdnURL else { return nil }
+        return await fetch(cdnURL + host, asFile: true)
     }
 
     func fetch(_ target: String, asFile: Bool = false) async -> (outcome: Outcome, document: JSONValue?) {
