@@ -50,7 +50,7 @@ test-contract:
 # Three servers on one PostgreSQL behind nginx, with SMTP and PostgreSQL failing (Server/Tests/Cluster/run), built
 # for release as replicas are deployed. A debug build stops on PostgresNIO's debug-only assertion ("PostgresConnection
 # deinitialized before being closed") when a connection opened while PostgreSQL was frozen completes after nobody
-# waits for it any more: in a release build that connection stays open until PostgreSQL closes it (README).
+# waits for it any more: in a release build that connection just stays open, unused (README).
 test-cluster:
 	swift build -c release --package-path Server --product deeplinks
 	python3 Server/Tests/Cluster/run "$$(swift build -c release --package-path Server --show-bin-path)/deeplinks"
