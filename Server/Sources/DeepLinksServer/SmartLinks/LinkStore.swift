@@ -377,8 +377,8 @@ final class LinkCache: Sendable {
     /// header). Measured: a million links of a route and one destination, 384 bytes each by this estimate, grew the
     /// server by about 400 MiB.
     static func footprint(_ code: String, _ link: SmartLink?) -> Int {
+        guard let link else { return MemoryLayout<ClockCache<Void>.Slot?>.stride + indexEntry + heapBytes(code) }
         let entry = MemoryLayout<ClockCache<SmartLink>.Slot?>.stride + indexEntry + heapBytes(code)
-        guard let link else { return entry }
         let strings: [String?] = [
             link.app, link.route, link.destinations.ios, link.destinations.ipad, link.destinations.android,
             link.destinations.desktop, link.destinations.fallback, link.preview.title, link.preview.description,
