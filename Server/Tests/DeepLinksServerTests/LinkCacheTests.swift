@@ -84,19 +84,23 @@ import Testing
         #expect(cache.lookup("b", now: 1_000) != nil, "unchanged links stay, past the old 5 s lifetime too")
         #expect(cache.lookup("b", now: 6_000) != nil, "5 s after the last sync: still used")
         #expect(cache.lookup("b", now: 6_001) == nil, "later without a sync: not used")
-        cache.synced(codes: [], position: 7, now: 20_000)
-        #expect(cache.counts == (known: 0, unknown: 0), "a sync after a gap starts empty")
+        cache.synced(codes: ["x"], position: 7, now: 20_000)
+        #expect(cache.lookup("b", now: 20_000) != nil, "a late sync applies what changed meanwhile and keeps the rest")
+        #expect(cache.emptied == 0)
+        let gap = 20_000 + cache.forgetAfter + 1
+        cache.synced(codes: [], position: 7, now: gap)
+        #expect(cache.counts == (known: 0, unknown: 0), "a sync after a gap the change log may not cover starts empty")
         #expect(cache.emptied == 1, "and says so (deeplinks_link_cache_emptied)")
 
         // A document read before a sync that dropped entries is not kept: it may be the old one.
-        cache.store("c", Self.link("c"), now: 20_000, generation: cache.generation)
+        cache.store("c", Self.link("c"), now: gap, generation: cache.generation)
         let before = cache.generation
-        cache.synced(codes: ["d"], position: 8, now: 20_500)
-        cache.store("d", Self.link("d"), now: 20_500, generation: before)
-        #expect(cache.lookup("d", now: 20_500) == nil && cache.lookup("c", now: 20_500) != nil)
-        cache.synced(codes: [], position: 8, now: 21_000)
-        cache.store("e", Self.link("e"), now: 21_000, generation: cache.generation)
-        #expect(cache.lookup("e", now: 21_000) != nil, "a sync that drops nothing keeps the generation")
+        cache.synced(codes: ["d"], position: 8, now: gap + 500)
+        cache.store("d", Self.link("d"), now: gap + 500, generation: before)
+        #expect(cache.lookup("d", now: gap + 500) == nil && cache.lookup("c", now: gap + 500) != nil)
+        cache.synced(codes: [], position: 8, now: gap + 1_000)
+        cache.store("e", Self.link("e"), now: gap + 1_000, generation: cache.generation)
+        #expect(cache.lookup("e", now: gap + 1_000) != nil, "a sync that drops nothing keeps the generation")
 
         let short = Self.synced(ttl: 5_000, capacity: 2, unknownCapacity: 2)
         short.store("a", Self.link("a"), now: 0, generation: short.generation)
@@ -104,7 +108,7 @@ import Testing
         short.synced(codes: [], position: 0, now: 8_000)
         #expect(short.lookup("a", now: 8_000) == nil, "an entry older than its lifetime is not used")
         cache.remove("c")
-        #expect(cache.lookup("c", now: 21_000) == nil, "this server's edits at once")
+        #expect(cache.lookup("c", now: gap + 1_000) == nil, "this server's edits at once")
     }
 
     /// PostgreSQL may commit change 5 after change 6 was read: the window read again brings it, once.
@@ -114,6 +118,47 @@ import Testing
         #expect(cache.unseen([(5, "a"), (6, "b")], now: 2_000, window: 30_000) == ["a"], "the late one, not 6 again")
         #expect(cache.unseen([(5, "a"), (6, "b")], now: 3_000, window: 30_000).isEmpty)
         #expect(cache.unseen([(7, "c")], now: 40_000, window: 30_000) == ["c"], "older ids are forgotten")
+    }
+
+    /// An import writes a change per link: a burst larger than one page of the change log, all within the window
+    /// read again each time, is read to its end (it used to read the same page again forever).
+    @Test(arguments: TestDatabase.allCases)
+    func aBurstOfChangesLargerThanAPageIsReadToItsEnd(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            let store = LinkStore(database: world.database, clock: world.clock.wallClock, cacheBytes: 1 << 20)
+            try await store.syncChanges()
+            let now = world.clock.wallClock.milliseconds()
+            for code in ["kept", "last"] {
+                store.cache.store(code, Self.link(code), now: now, generation: store.cache.generation)
+            }
+            let count = LinkStore.syncBatch * 2 + 500
+            for start in stride(from: 0, to: count, by: 500) {
+                let values = (start..<min(start + 500, count)).map {
+                    SQLQueryString("(\(bind: $0 == count - 1 ? "last" : "import-\($0)"), \(bind: now))")
+                }
+                try await world.database.withConnection { sql in
+                    try await sql.raw("INSERT INTO link_changes (code, at) VALUES \(values.joined(separator: ", "))")
+                        .run()
+                }
+            }
+            let done = Atomic(false)
+            let sync = Task {
+                try await store.syncChanges()
+                done.store(true, ordering: .releasing)
+            }
+            let started = ContinuousClock.now
+            while !done.load(ordering: .acquiring), ContinuousClock.now - started < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            sync.cancel()
+            let ended = done.load(ordering: .acquiring)
+            #expect(ended, "the sync ends")
+            #expect(store.cache.lookup("last", now: now) == nil, "the burst's last change is applied")
+            #expect(store.cache.lookup("kept", now: now) != nil, "the links it did not name stay")
+            let last = try await world.sql("SELECT MAX(id) AS id FROM link_changes").first
+            #expect(store.cache.position == (try last?.decode(column: "id", as: Int64.self)))
+            #expect(store.cache.emptied == 0)
+        }
     }
 
     @Test(arguments: TestDatabase.allCases)

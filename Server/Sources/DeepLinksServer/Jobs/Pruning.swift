@@ -43,8 +43,8 @@ final class Pruning: Sendable {
             "DELETE FROM console_sessions WHERE last_used_at < \(bind: now - Operators.sessionIdleMilliseconds)",
             "DELETE FROM reset_requests WHERE processed = \(bind: true) AND received_at < \(bind: now - day)",
             "DELETE FROM rate_limits WHERE updated_at < \(bind: now - 3_600_000)",
-            // Servers read the change log every second; one that missed an hour starts with an empty cache.
-            "DELETE FROM link_changes WHERE at < \(bind: now - 3_600_000)",
+            // Servers read the change log every second; one that missed half of it starts with an empty cache.
+            "DELETE FROM link_changes WHERE at < \(bind: now - LinkStore.changeLogRetention)",
         ]
         for statement in statements {
             try await database.withConnection { sql in try await sql.raw(statement).run() }

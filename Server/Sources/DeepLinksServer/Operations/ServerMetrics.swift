@@ -71,7 +71,7 @@ public final class ServerMetrics: Sendable {
         linkCacheBytes = cacheGauge("bytes", "Estimated bytes the cached links take (at most --link-cache-size)")
         linkCacheEmptied = cacheGauge(
             "emptied",
-            "Times the link cache was emptied since the server started: the change log read more than 5 s late"
+            "Times the link cache was emptied since the server started: the change log unread for half an hour"
         )
         self.databaseUp = registry.makeGauge(
             descriptor: .init(
