@@ -230,7 +230,11 @@ public enum DeepLinksApplication {
             access: access,
             links: smartLinks,
             files: files,
-            doctor: LinkDoctor(settings: settings, fetcher: AASAFetcher(timeoutSeconds: 5)),
+            doctor: LinkDoctor(
+                settings: settings,
+                fetcher: AASAFetcher(timeoutSeconds: 5),
+                shortLinks: { [links] code in try await links.find(code) }
+            ),
             hasher: resetSettings.hasher,
             hashing: hashing,
             proxies: settings.trustedProxies,

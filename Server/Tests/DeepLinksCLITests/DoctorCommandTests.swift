@@ -189,6 +189,21 @@ import Testing
         }
     }
 
+    /// A short-link domain (an earlier `page.link`-style one) is judged for the first app, its path as a code: the
+    /// command has no database, so it says the code is not looked up (the console's doctor looks it up).
+    @Test func aShortLinkDomainIsJudgedForTheFirstApp() async throws {
+        try await Self.withFixtures { fixtures in
+            let options = ["--other-link-domain", "old.page.example", "--origin", fixtures.origin("good"), "--no-cdn"]
+            let code = try await Self.doctor(["https://old.page.example/search"] + options, fixtures)
+            #expect(code.status == 0, "\(code.stdout)\(code.stderr)")
+            #expect(code.stdout.contains("app ABCDE12345.com.example.demo (old.page.example is a short-link domain)"))
+            #expect(code.stdout.contains("the app asks the server for the link of code search (not looked up here)"))
+            let path = try await Self.doctor(["https://old.page.example/post/10"] + options, fixtures)
+            #expect(path.status == 1 && path.stdout.contains("NO_SUCH_LINK"), "\(path.stdout)")
+            #expect(!path.stdout.contains("DOMAIN_NOT_CONFIGURED"))
+        }
+    }
+
     @Test func badInputsAreRefusedWithAReason() async throws {
         try await Self.withFixtures { fixtures in
             let custom = try await Self.doctor(["demoapp://post/10", "--no-cdn"], fixtures)

@@ -70,9 +70,12 @@ import Testing
                 #expect(text.contains(#"deeplinks_http_requests_total{method="GET",route="/healthz",status="200"} 1"#))
                 #expect(text.contains(#"deeplinks_http_requests_total{method="GET",route="NotFound",status="404"} 1"#))
                 #expect(text.contains("deeplinks_database_up 1"))
-                for gauge in ["entries", "bytes", "emptied"] {
-                    #expect(text.contains("deeplinks_link_cache_\(gauge) 0"), "the link cache's \(gauge)")
+                for gauge in ["entries", "emptied"] {
+                    #expect(text.contains("deeplinks_link_cache_\(gauge) 0.0\n"), "the link cache's \(gauge)")
                 }
+                let bytes = text.split(separator: "\n").first { $0.hasPrefix("deeplinks_link_cache_bytes ") }
+                let reserved = bytes.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+                #expect(reserved > 0 && reserved < Double(128 << 20) / 8, "an empty cache: its index only")
                 #expect(text.contains("# TYPE deeplinks_http_request_duration_seconds histogram"))
             }
         }

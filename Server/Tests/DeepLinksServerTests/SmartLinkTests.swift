@@ -881,6 +881,41 @@ import FoundationNetworking
     }
 }
 
+extension LinkDomainAssociationTests {
+    /// The console's "why didn't it open?" on an earlier short-link domain: judged for the first app, and the code
+    /// looked up (the link's route, or no such link) instead of the app's route manifest.
+    @Test func theConsolesDoctorLooksUpAShortLinksCode() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            _ = try await Operators(database: world.database, clock: world.clock.wallClock).create(
+                email: "viewer@example.com",
+                password: ConsoleTests.password,
+                role: .viewer,
+                hasher: world.settings().passwordReset.hasher
+            )
+            try await world.serve({
+                SmartLinkTests.configure(&$0)
+                $0.smartLinks.otherLinkDomains = ["demo.page.example"]
+            }) { api in
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
+                let (visit, _) = try await ConsoleTests.signIn(api, "viewer@example.com")
+                func diagnosis(_ url: String) async throws -> String {
+                    try await api.get("/console/doctor?url=\(ConsolePages.formEncoded(url))", headers: visit.headers)
+                        .text
+                }
+                let known = try await diagnosis("https://demo.page.example/summer")
+                #expect(known.contains("demo.page.example is a short-link domain"), "\(known)")
+                #expect(known.contains("short link summer → /post/"), "the link's route")
+                #expect(!known.contains("NO_ROUTE") && !known.contains("DOMAIN_NOT_CONFIGURED"))
+                let unknown = try await diagnosis("https://demo.page.example/winter")
+                #expect(unknown.contains("NO_SUCH_LINK"), "\(unknown)")
+            }
+        }
+    }
+}
+
 /// Lets a test read a redirect instead of following it.
 final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(

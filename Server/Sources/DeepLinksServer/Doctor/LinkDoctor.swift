@@ -4,13 +4,14 @@ import Foundation
 
 /// Why a link opens the app or Safari, checked in the order iOS meets it (`deeplinks doctor`, and the console's
 /// page): a mail scanner's rewrite, the domain's file as iOS fetches it and Apple's CDN copy (what devices read),
-/// the matcher on that copy, the app's route, and where the tap happened. It fetches files of the configured
-/// apps' domains only.
+/// the matcher on that copy, the app's route (or, on a short-link domain, the link the code names), and where the
+/// tap happened. It fetches files of the configured apps' domains and short-link domains only.
 public struct LinkDoctor: Sendable {
     let settings: ServerSettings
     let fetcher: AASAFetcher
     let origin: String?
     let cdnURL: String?
+    let shortLinks: (@Sendable (String) async throws -> SmartLink?)?
 
     /// Apple's CDN: a domain's file at this prefix followed by the domain.
     public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/"
@@ -18,11 +19,19 @@ public struct LinkDoctor: Sendable {
     /// - Parameters:
     ///   - origin: fetch the domain's file from this origin instead (a staging server, a test server).
     ///   - cdnURL: where the CDN serves a domain's file (the domain is appended); nil: do not ask it.
-    public init(settings: ServerSettings, fetcher: AASAFetcher, origin: String? = nil, cdnURL: String? = appleCDN) {
+    ///   - shortLinks: the link stored under a code (nil when none), to check a short link's code; nil: not checked.
+    public init(
+        settings: ServerSettings,
+        fetcher: AASAFetcher,
+        origin: String? = nil,
+        cdnURL: String? = appleCDN,
+        shortLinks: (@Sendable (String) async throws -> SmartLink?)? = nil
+    ) {
         self.settings = settings
         self.fetcher = fetcher
         self.origin = origin
         self.cdnURL = cdnURL
+        self.shortLinks = shortLinks
     }
 
     public struct Finding: Sendable {
@@ -88,17 +97,20 @@ public struct LinkDoctor: Sendable {
             return report
         }
         let apps = settings.app.apps
-        guard let app = apps.first(where: { $0.domains.contains(host) }) else {
+        // A short-link domain that is no app's serves its own file, claiming every code for the first app.
+        let linkHosts = [settings.smartLinks.linkDomain].compactMap { $0 } + settings.smartLinks.otherLinkDomains
+        let shortLinkHost = !apps.contains { $0.domains.contains(host) } && linkHosts.contains(host)
+        guard let app = shortLinkHost ? apps.first : apps.first(where: { $0.domains.contains(host) }) else {
             report.findings.append(
                 Finding(
                     code: "DOMAIN_NOT_CONFIGURED",
                     message:
-                        "\(host) is not a domain of a configured app: the app's entitlement must list applinks:\(host)"
+                        "\(host) is not a domain of a configured app or a short-link domain: the app's entitlement must list applinks:\(host)"
                 )
             )
             return report
         }
-        report.notes.append("app \(app.appID)")
+        report.notes.append("app \(app.appID)" + (shortLinkHost ? " (\(host) is a short-link domain)" : ""))
 
         // What the origin serves, and what Apple's CDN serves (which is what devices read), asked at once: an
         // unreachable host costs one timeout, not two.
@@ -161,7 +173,9 @@ public struct LinkDoctor: Sendable {
                 )
             }
         }
-        if let table = try? app.routeTable() {
+        if shortLinkHost {
+            await examineShortLink(url, app: app, into: &report)
+        } else if let table = try? app.routeTable() {
             switch table.match(url) {
             case .success(let match): report.route = "\(match.routeName) \(table.redact(url.string))"
             case .failure(let rejection):
@@ -199,6 +213,38 @@ public struct LinkDoctor: Sendable {
             )
         }
         return report
+    }
+
+    /// A short link opens the app with its own URL; the app asks the server for the link its code names.
+    private func examineShortLink(_ url: LinkURL, app: AppConfiguration, into report: inout Report) async {
+        guard url.pathSegments.count == 1, let code = url.pathSegments.first, !code.isEmpty else {
+            report.findings.append(
+                Finding(
+                    code: "NO_SUCH_LINK",
+                    message: "the app opens, but a short link's path is its code alone: this one names no link"
+                )
+            )
+            return
+        }
+        guard let shortLinks else {
+            report.notes.append("the app asks the server for the link of code \(code) (not looked up here)")
+            return
+        }
+        do {
+            if let link = try await shortLinks(code) {
+                report.route = "short link \(code) → \(link.route)"
+            } else {
+                report.findings.append(
+                    Finding(
+                        code: "NO_SUCH_LINK",
+                        message:
+                            "the app opens, but no short link has the code \(code): it finds nothing to show (the server answers 404)"
+                    )
+                )
+            }
+        } catch {
+            report.notes.append("the link of code \(code) could not be read (\(error))")
+        }
     }
 
     enum Outcome: Sendable {

@@ -68,7 +68,10 @@ public final class ServerMetrics: Sendable {
             )
         }
         linkCacheEntries = cacheGauge("entries", "Known links held in this server's link cache")
-        linkCacheBytes = cacheGauge("bytes", "Estimated bytes the cached links take (at most --link-cache-size)")
+        linkCacheBytes = cacheGauge(
+            "bytes",
+            "Estimated bytes the link cache takes, its index included (at most --link-cache-size)"
+        )
         linkCacheEmptied = cacheGauge(
             "emptied",
             "Times the link cache was emptied since the server started: the change log unread for half an hour"

@@ -103,12 +103,13 @@ final class ClickCounter: Sendable {
         return String(decoding: host, as: UTF8.self)
     }
 
-    /// Rows per statement: six values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+    /// Rows per statement on SQLite: six values each, well under its 32,766 parameters.
     static let rowsPerStatement = 1_000
 
-    /// Adds the pending counts to the table, in one multi-row upsert per thousand keys (one statement, not one
-    /// per key, so the write holds SQLite's one connection briefly); counts for a link that no longer exists are
-    /// dropped. On failure they are kept for the next flush.
+    /// Adds the pending counts to the table, in one multi-row upsert per thousand keys on SQLite and one for all
+    /// of them on PostgreSQL (its columns bound as six arrays); never one statement per key, so the write holds
+    /// SQLite's one connection briefly. Counts for a link that no longer exists are dropped. On failure they are
+    /// kept for the next flush.
     func flush() async throws {
         let (batch, referrers) = pending.withLock { pending in
             defer { pending = ([:], [:]) }
@@ -117,40 +118,67 @@ final class ClickCounter: Sendable {
         guard !batch.isEmpty else { return }
         do {
             let rows = Array(batch)
+            let referred = Array(referrers)
+            let postgresql = database.kind == .postgresql
             try await database.transaction { sql in
-                for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
-                    let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map {
-                        key,
-                        clicks -> SQLQueryString in
-                        """
-                        (\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \
-                        \(bind: key.source.rawValue), \(bind: clicks))
-                        """
-                    }
+                if postgresql {
                     try await sql.raw(
                         """
-                        WITH counted (code, day, platform, bot, source, clicks) AS (VALUES \(values.joined(separator: ", ")))
                         INSERT INTO link_clicks (code, day, platform, bot, source, clicks)
-                        SELECT code, day, platform, bot, source, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                        SELECT * FROM unnest(\(bind: rows.map(\.key.code)), \(bind: rows.map(\.key.day)), \
+                        \(bind: rows.map(\.key.platform)), \(bind: rows.map(\.key.bot)), \
+                        \(bind: rows.map(\.key.source.rawValue)), \(bind: rows.map(\.value))) \
+                        AS counted (code, day, platform, bot, source, clicks)
+                        WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
                         ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
                         """
                     ).run()
-                }
-                let referred = Array(referrers)
-                for start in stride(from: 0, to: referred.count, by: Self.rowsPerStatement) {
-                    let values = referred[start..<min(start + Self.rowsPerStatement, referred.count)].map {
-                        key,
-                        clicks -> SQLQueryString in
-                        "(\(bind: key.code), \(bind: key.day), \(bind: key.host), \(bind: clicks))"
+                    if !referred.isEmpty {
+                        try await sql.raw(
+                            """
+                            INSERT INTO link_referrers (code, day, referrer, clicks)
+                            SELECT * FROM unnest(\(bind: referred.map(\.key.code)), \(bind: referred.map(\.key.day)), \
+                            \(bind: referred.map(\.key.host)), \(bind: referred.map(\.value))) \
+                            AS counted (code, day, referrer, clicks)
+                            WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                            ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
+                            """
+                        ).run()
                     }
-                    try await sql.raw(
-                        """
-                        WITH counted (code, day, referrer, clicks) AS (VALUES \(values.joined(separator: ", ")))
-                        INSERT INTO link_referrers (code, day, referrer, clicks)
-                        SELECT code, day, referrer, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
-                        ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
-                        """
-                    ).run()
+                } else {
+                    for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
+                        let values = rows[start..<min(start + Self.rowsPerStatement, rows.count)].map {
+                            key,
+                            clicks -> SQLQueryString in
+                            """
+                            (\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \
+                            \(bind: key.source.rawValue), \(bind: clicks))
+                            """
+                        }
+                        try await sql.raw(
+                            """
+                            WITH counted (code, day, platform, bot, source, clicks) AS (VALUES \(values.joined(separator: ", ")))
+                            INSERT INTO link_clicks (code, day, platform, bot, source, clicks)
+                            SELECT code, day, platform, bot, source, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                            ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
+                            """
+                        ).run()
+                    }
+                    for start in stride(from: 0, to: referred.count, by: Self.rowsPerStatement) {
+                        let values = referred[start..<min(start + Self.rowsPerStatement, referred.count)].map {
+                            key,
+                            clicks -> SQLQueryString in
+                            "(\(bind: key.code), \(bind: key.day), \(bind: key.host), \(bind: clicks))"
+                        }
+                        try await sql.raw(
+                            """
+                            WITH counted (code, day, referrer, clicks) AS (VALUES \(values.joined(separator: ", ")))
+                            INSERT INTO link_referrers (code, day, referrer, clicks)
+                            SELECT code, day, referrer, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+                            ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
+                            """
+                        ).run()
+                    }
                 }
                 if let events {
                     var perLink: [String: Int64] = [:]

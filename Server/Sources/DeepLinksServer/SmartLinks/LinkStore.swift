@@ -343,7 +343,8 @@ struct LinkStore: Sendable {
 /// change log serves no entry older than that; a late sync reads every change since the last one and applies it,
 /// and only one after a gap longer than ``forgetAfter`` (the change log may be pruned past it) starts empty.
 ///
-/// Each cache is bounded by memory: an entry counts the bytes its link and its slot take (``footprint(_:_:)``),
+/// Each cache is bounded by memory: its index is reserved once and counted from the start, and an entry counts
+/// the bytes its link and its slot take (``footprint(_:_:)``),
 /// so a catalogue of short links holds more entries in the same bound than one with long previews. When a new
 /// entry does not fit, the clock hand evicts entries one at a time, each the first whose reference bit is clear,
 /// clearing the bits it passes (a second chance for entries read since the last sweep). Nothing is ever emptied
@@ -369,7 +370,7 @@ final class LinkCache: Sendable {
     /// The ids of the changes applied recently, with when: the change log's last window is read each time.
     private let recentChanges = Mutex<[Int64: Int64]>([:])
 
-    /// The default bound of the known links (``ServerSettings/linkCacheBytes``): about 350,000 links of a route and
+    /// The default bound of the known links (``ServerSettings/linkCacheBytes``): about 360,000 links of a route and
     /// one destination.
     static let defaultBytes = 128 << 20
 
@@ -389,13 +390,12 @@ final class LinkCache: Sendable {
         unknown = Mutex(ClockCache(budget: unknownBytes ?? bytes / 10, smallestEntry: Self.footprint("", nil)))
     }
 
-    /// The bytes an entry takes: the slot and its share of the index, and the heap storage of the link's strings
-    /// (an estimate: what Swift allocates for each string longer than its 15 inline bytes, with the allocator's
-    /// header). Measured: a million links of a route and one destination, 384 bytes each by this estimate, grew the
-    /// server by about 400 MiB.
+    /// The bytes an entry takes beside the index: its slot and the heap storage of the link's strings (an estimate:
+    /// what Swift allocates for each string longer than its 15 inline bytes, with the allocator's header), 336
+    /// bytes for a link of a route and one destination.
     static func footprint(_ code: String, _ link: SmartLink?) -> Int {
-        guard let link else { return MemoryLayout<ClockCache<Void>.Slot?>.stride + indexEntry + heapBytes(code) }
-        let entry = MemoryLayout<ClockCache<SmartLink>.Slot?>.stride + indexEntry + heapBytes(code)
+        guard let link else { return MemoryLayout<ClockCache<Void>.Slot?>.stride + heapBytes(code) }
+        let entry = MemoryLayout<ClockCache<SmartLink>.Slot?>.stride + heapBytes(code)
         let strings: [String?] = [
             link.app, link.route, link.destinations.ios, link.destinations.ipad, link.destinations.android,
             link.destinations.desktop, link.destinations.fallback, link.preview.title, link.preview.description,
@@ -403,10 +403,6 @@ final class LinkCache: Sendable {
         ]
         return strings.reduce(entry) { $0 + ($1.map(heapBytes) ?? 0) }
     }
-
-    /// A key (16 bytes) and a slot number (8) in a dictionary between three quarters and three eighths full (it
-    /// doubles when full): half full on average.
-    private static let indexEntry = (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) * 2
 
     /// A native string's object (a 32-byte header and the UTF-8 bytes), rounded to 16 bytes, and 16 for malloc.
     private static func heapBytes(_ string: String) -> Int {
@@ -482,7 +478,7 @@ final class LinkCache: Sendable {
     }
 
     var counts: (known: Int, unknown: Int) { (known.withLock { $0.count }, unknown.withLock { $0.count }) }
-    /// The bytes the known links' entries take (``footprint(_:_:)``), at most the bound.
+    /// The bytes the known links' cache takes (its index and ``footprint(_:_:)`` of each entry), at most the bound.
     var bytes: Int { known.withLock { $0.cost } }
     /// How often a sync after a gap longer than ``forgetAfter`` emptied the cache.
     var emptied: Int { emptiedCount.load(ordering: .relaxed) }
@@ -490,9 +486,11 @@ final class LinkCache: Sendable {
 
 /// Entries up to a budget of cost, in slots with an index by key, a reference bit per slot and a hand (the CLOCK
 /// algorithm). A removed or evicted entry's slot is reused by the next insert. The slots and the index are reserved
-/// at once for as many of the smallest entries as the budget holds, so neither grows under the lock that every
-/// redirect takes (a doubling copies them: measured 1.2 s for an index of 6M keys and 1.6 s for 8.6M slots);
-/// untouched reserved pages take no memory.
+/// at once and never grow under the lock that every redirect takes (a doubling copies them: measured 1.2 s for an
+/// index of 6M keys and 1.6 s for 8.6M slots): the index is the largest power-of-two table that fits in the budget
+/// beside as many of the smallest entries as it can index, its bytes counted from the start (its keys are hashed
+/// all over it, so all of it is soon touched), and the entries are at most that many. Untouched slots take no
+/// memory.
 struct ClockCache<Value> {
     struct Slot {
         var key: String
@@ -503,22 +501,36 @@ struct ClockCache<Value> {
     }
 
     let budget: Int
-    private(set) var cost = 0
+    /// The most entries: what the index holds without growing.
+    let limit: Int
+    /// The bytes taken: the index's, and the entries'.
+    private(set) var cost: Int
+    private let indexCost: Int
     private var slots: [Slot?] = []
     private var free: [Int] = []
-    private var index: [String: Int] = [:]
+    private var index: [String: Int]
     private var hand = 0
-
     private let smallestEntry: Int
 
     init(budget: Int, smallestEntry: Int) {
         precondition(budget > 0 && smallestEntry > 0, "a cache holds at least one entry")
         self.budget = budget
         self.smallestEntry = smallestEntry
-        // No more than fit in the machine's memory, whatever the budget says.
-        let most = min(budget, Int(clamping: ProcessInfo.processInfo.physicalMemory)) / smallestEntry
-        slots.reserveCapacity(most)
-        index.reserveCapacity(most)
+        // Sized for no more than the machine's memory, whatever the budget says.
+        let room = min(budget, Int(clamping: ProcessInfo.processInfo.physicalMemory))
+        var buckets = 2
+        while Self.indexBytes(buckets: buckets * 2) + buckets * 2 * 3 / 4 * smallestEntry <= room { buckets *= 2 }
+        limit = max(1, buckets * 3 / 4)
+        index = Dictionary(minimumCapacity: limit)
+        slots.reserveCapacity(limit)
+        indexCost = Self.indexBytes(buckets: buckets)
+        cost = indexCost
+    }
+
+    /// A Swift dictionary's table: a key (16 bytes) and a slot number (8) per bucket, and a bit of its bitmap; it
+    /// holds three quarters as many entries as buckets.
+    static func indexBytes(buckets: Int) -> Int {
+        buckets * (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) + buckets / 8
     }
 
     /// An empty cache of the same budget.
@@ -538,8 +550,8 @@ struct ClockCache<Value> {
     /// budget is not kept).
     mutating func insert(_ key: String, _ value: Value, cost: Int, now: Int64) {
         remove(key)
-        guard cost <= budget else { return }
-        while self.cost + cost > budget { evict() }
+        guard indexCost + cost <= budget else { return }
+        while self.cost + cost > budget || index.count >= limit { evict() }
         let slot = Slot(key: key, value: value, storedAt: now, cost: cost, referenced: false)
         let position: Int
         if let reused = free.popLast() {
