@@ -246,6 +246,46 @@ import Testing
     }
 }
 
+extension ClickFlushTests {
+    /// On SQLite each thousand keys commit on their own (other writers get the writer between them): a statement
+    /// that fails keeps what was not written for the next flush, and nothing is counted twice.
+    @Test func aFlushThatFailsPartWayKeepsWhatWasNotWritten() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let now = world.clock.wallClock.milliseconds()
+            let values = (0..<2_500).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
+            try await world.database.withConnection { sql in
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
+                ).run()
+                // The 1,501st row inserted fails: in the second batch.
+                try await sql.raw("CREATE TABLE inserted (n INTEGER NOT NULL)").run()
+                try await sql.raw("INSERT INTO inserted VALUES (0)").run()
+                try await sql.raw(
+                    """
+                    CREATE TRIGGER refuse BEFORE INSERT ON link_clicks BEGIN
+                    UPDATE inserted SET n = n + 1;
+                    SELECT RAISE(ABORT, 'refused for the test') WHERE (SELECT n FROM inserted) > 1500;
+                    END
+                    """
+                ).run()
+            }
+            let clicks = ClickCounter(database: world.database)
+            for index in 0..<2_500 { clicks.count(code: "c\(index)", platform: .iPhone, at: now) }
+            await #expect(throws: (any Error).self) { try await clicks.flush() }
+            let partial = try await world.sql("SELECT COUNT(*) AS n FROM link_clicks").first
+            let written = try partial?.decode(column: "n", as: Int.self) ?? -1
+            #expect(written == ClickCounter.rowsPerStatement, "the first batch is written, the second rolled back")
+            try await world.database.withConnection { sql in try await sql.raw("DROP TRIGGER refuse").run() }
+            try await clicks.flush()
+            let rows = try await world.sql(
+                "SELECT COUNT(*) AS n, CAST(SUM(clicks) AS BIGINT) AS total FROM link_clicks"
+            ).first
+            #expect(try rows?.decode(column: "n", as: Int.self) == 2_500)
+            #expect(try rows?.decode(column: "total", as: Int.self) == 2_500, "each click once")
+        }
+    }
+}
+
 /// Misses read together on PostgreSQL: every caller gets its own code's document, in far fewer queries.
 @Suite struct MissBatcherTests {
     final class Queries: Sendable {
