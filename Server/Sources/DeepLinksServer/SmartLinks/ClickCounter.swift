@@ -30,7 +30,8 @@ final class ClickCounter: Sendable {
     static let otherReferrer = "other"
     let database: Database
     let metrics: ServerMetrics?
-    /// `clicks.counted` for the webhook endpoints: each flush's counts, per link, queued with them.
+    /// `clicks.counted` for the webhook endpoints: each flush's counts per link, queued with them (on SQLite, each
+    /// thousand keys').
     let events: WebhookEvents?
 
     init(

@@ -7,9 +7,9 @@ import NIOHTTP1
 import SQLKit
 
 /// Events for the configured webhook endpoints (`--webhook URL`): `link.created`, `link.updated`, `link.deleted`,
-/// `clicks.counted` (a flush's counts per link) and `deferred.redeemed`. An event is a row of `webhook_outbox` per
-/// endpoint, written in the transaction that made the change, so none is lost when an endpoint or this server is
-/// down and none is sent for a change that rolled back; ``WebhookSender`` delivers them.
+/// `clicks.counted` (a flush's counts per link; on SQLite per thousand keys) and `deferred.redeemed`. An event is a
+/// row of `webhook_outbox` per endpoint, written in the transaction that made the change, so none is lost when an
+/// endpoint or this server is down and none is sent for a change that rolled back; ``WebhookSender`` delivers them.
 struct WebhookEvents: Sendable {
     let endpoints: [String]
     let clock: WallClock
