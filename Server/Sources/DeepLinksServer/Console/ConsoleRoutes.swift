@@ -79,7 +79,7 @@ struct ConsoleRoutes: Sendable {
                 ConsolePages.response(.ok, association(request, viewer: viewer))
             }
         }
-        // The doctor fetches files of the configured apps' domains only (never a host a form names otherwise).
+        // The doctor fetches files of the configured apps' and short-link domains only (never a host a form names).
         router.get("/console/doctor") { request, _ -> Response in
             try await page(request, role: .viewer) { viewer in
                 let query = request.uri.queryParameters

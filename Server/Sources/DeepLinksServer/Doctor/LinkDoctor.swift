@@ -174,7 +174,7 @@ public struct LinkDoctor: Sendable {
             }
         }
         if shortLinkHost {
-            await examineShortLink(url, app: app, into: &report)
+            await examineShortLink(url, into: &report)
         } else if let table = try? app.routeTable() {
             switch table.match(url) {
             case .success(let match): report.route = "\(match.routeName) \(table.redact(url.string))"
@@ -216,7 +216,7 @@ public struct LinkDoctor: Sendable {
     }
 
     /// A short link opens the app with its own URL; the app asks the server for the link its code names.
-    private func examineShortLink(_ url: LinkURL, app: AppConfiguration, into report: inout Report) async {
+    private func examineShortLink(_ url: LinkURL, into report: inout Report) async {
         guard url.pathSegments.count == 1, let code = url.pathSegments.first, !code.isEmpty else {
             report.findings.append(
                 Finding(
@@ -243,7 +243,8 @@ public struct LinkDoctor: Sendable {
                 )
             }
         } catch {
-            report.notes.append("the link of code \(code) could not be read (\(error))")
+            // Not the error's text: a database's may name its address.
+            report.notes.append("the link of code \(code) could not be read: the database did not answer")
         }
     }
 

@@ -546,8 +546,8 @@ struct ClockCache<Value> {
         return slot.value
     }
 
-    /// Stores `value` under `key`, evicting entries until its `cost` fits (an entry costing more than the whole
-    /// budget is not kept).
+    /// Stores `value` under `key`, evicting entries until its `cost` fits and the index has room (an entry costing
+    /// more than the budget beside the index is not kept).
     mutating func insert(_ key: String, _ value: Value, cost: Int, now: Int64) {
         remove(key)
         guard indexCost + cost <= budget else { return }
