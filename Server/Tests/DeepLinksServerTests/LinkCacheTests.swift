@@ -213,16 +213,21 @@ import Testing
 
 /// The click counter's flush: one multi-row statement per thousand keys, links that exist only.
 @Suite struct ClickFlushTests {
+    /// Links `c0` to `c(count - 1)`.
+    static func addLinks(_ count: Int, to world: ResetWorld) async throws {
+        let values = (0..<count).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
+        try await world.database.withConnection { sql in
+            try await sql.raw(
+                "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
+            ).run()
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func keysBeyondOneStatementAreAllStoredAndDeletedLinksDropped(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             let now = world.clock.wallClock.milliseconds()
-            let values = (0..<500).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
-            try await world.database.withConnection { sql in
-                try await sql.raw(
-                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
-                ).run()
-            }
+            try await Self.addLinks(500, to: world)
             let clicks = ClickCounter(database: world.database)
             // 500 links × 5 platforms = 2,500 keys; and clicks for 100 codes that are not links.
             for round in 0..<2 {
@@ -252,11 +257,8 @@ extension ClickFlushTests {
     @Test func aFlushThatFailsPartWayKeepsWhatWasNotWritten() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let now = world.clock.wallClock.milliseconds()
-            let values = (0..<2_500).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
+            try await Self.addLinks(2_500, to: world)
             try await world.database.withConnection { sql in
-                try await sql.raw(
-                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
-                ).run()
                 // The 1,501st row inserted fails: in the second batch.
                 try await sql.raw("CREATE TABLE inserted (n INTEGER NOT NULL)").run()
                 try await sql.raw("INSERT INTO inserted VALUES (0)").run()

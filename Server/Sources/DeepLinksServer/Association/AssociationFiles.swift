@@ -78,9 +78,7 @@ public struct AssociationFiles: Sendable {
         } catch {
             throw InvalidFile(file: "apple-app-site-association", diagnostics: error.diagnostics)
         }
-        let linkHosts = ([links.linkDomain ?? apps[0].domains[0]] + links.otherLinkDomains).filter { host in
-            !apps.contains { $0.domains.contains(host) }
-        }
+        let linkHosts = links.shortLinkHosts(apart: apps)
         if !linkHosts.isEmpty {
             let links = AASAConfiguration(apps: [
                 .init(

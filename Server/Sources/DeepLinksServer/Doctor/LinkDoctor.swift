@@ -97,9 +97,7 @@ public struct LinkDoctor: Sendable {
             return report
         }
         let apps = settings.app.apps
-        // A short-link domain that is no app's serves its own file, claiming every code for the first app.
-        let linkHosts = [settings.smartLinks.linkDomain].compactMap { $0 } + settings.smartLinks.otherLinkDomains
-        let shortLinkHost = !apps.contains { $0.domains.contains(host) } && linkHosts.contains(host)
+        let shortLinkHost = settings.smartLinks.shortLinkHosts(apart: apps).contains(host)
         guard let app = shortLinkHost ? apps.first : apps.first(where: { $0.domains.contains(host) }) else {
             report.findings.append(
                 Finding(

@@ -453,12 +453,15 @@ final class LinkCache: Sendable {
     /// Applies a read of the change log up to `position`: drops `codes`, or everything when `codes` is nil (the
     /// first read: nothing is stored before it) or the last sync is older than ``forgetAfter``.
     func synced(codes: [String]?, position: Int64, now: Int64) {
-        let gap = now - syncedAt.load(ordering: .relaxed) > forgetAfter
+        // Nothing is stored before the first read (``store(_:_:now:generation:)``): only a gap has entries to drop.
+        let gap = codes != nil && now - syncedAt.load(ordering: .relaxed) > forgetAfter
         if codes == nil || gap {
-            if gap && codes != nil { emptiedCount.add(1, ordering: .relaxed) }
             generations.add(1, ordering: .releasing)
-            known.withLock { $0 = $0.emptied() }
-            unknown.withLock { $0 = $0.emptied() }
+            if gap {
+                emptiedCount.add(1, ordering: .relaxed)
+                known.withLock { $0 = $0.emptied() }
+                unknown.withLock { $0 = $0.emptied() }
+            }
         } else if let codes, !codes.isEmpty {
             generations.add(1, ordering: .releasing)
             for code in codes { remove(code) }

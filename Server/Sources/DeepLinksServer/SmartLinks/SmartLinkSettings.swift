@@ -9,6 +9,14 @@ public struct SmartLinkSettings: Sendable, Equatable {
     /// new one): each serves the link domain's association file, claiming its codes; new links print on
     /// ``linkDomain``.
     public var otherLinkDomains: [String] = []
+
+    /// The link domains that are no app's domain: each serves a file of its own claiming the codes for the first
+    /// app (``AssociationFiles``), and the link doctor judges its links so.
+    func shortLinkHosts(apart apps: [AppConfiguration]) -> [String] {
+        ([linkDomain].compactMap { $0 } + otherLinkDomains).filter { host in
+            !apps.contains { $0.domains.contains(host) }
+        }
+    }
     /// The host of landing pages, different from the link domain: a universal link does not fire on a tap
     /// that stays on its own domain. By default, none: pages are served on the link domain (and `?d=1` says so).
     public var landingDomain: String?
