@@ -148,7 +148,7 @@ public enum DeepLinksApplication {
                 + (webhooks.map { [.init(name: "webhooks", run: $0.sender.drain)] } ?? []) + [
                     .init(name: "link changes", run: links.syncChanges),
                     .init(name: "mail", run: sender.drain),
-                    .init(name: "click counts", run: clicks.flush, atShutdown: true),
+                    .init(name: "click counts", run: { try await clicks.flushIfDue() }, atShutdown: clicks.flush),
                     .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
                 ],
             trigger: trigger,

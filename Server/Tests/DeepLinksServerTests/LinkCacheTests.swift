@@ -252,6 +252,81 @@ import Testing
 }
 
 extension ClickFlushTests {
+    /// The background job writes a few keys at once, and many (a thousand or more) once they have waited the
+    /// counter's spacing: fewer, larger flushes under load.
+    @Test func manyKeysWaitTheSpacingAndAFewAreWrittenAtOnce() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let now = world.clock.wallClock.milliseconds()
+            try await Self.addLinks(1_001, to: world)
+            let clicks = ClickCounter(database: world.database, spacing: .seconds(5))
+            func stored() async throws -> Int {
+                try await world.sql("SELECT COUNT(*) AS n FROM link_clicks").first?.decode(column: "n", as: Int.self)
+                    ?? -1
+            }
+            let start = ContinuousClock.now
+            clicks.count(code: "c1000", platform: .iPhone, at: now)
+            try await clicks.flushIfDue(now: start)
+            #expect(try await stored() == 1, "one key: written at once")
+            for index in 0..<1_000 { clicks.count(code: "c\(index)", platform: .iPhone, at: now) }
+            try await clicks.flushIfDue(now: start + .seconds(1))
+            try await clicks.flushIfDue(now: start + .seconds(4.9))
+            #expect(try await stored() == 1, "a thousand keys within 5 s of the last flush: they wait")
+            try await clicks.flushIfDue(now: start + .seconds(5))
+            #expect(try await stored() == 1_001, "written once the spacing has passed")
+        }
+    }
+
+    /// A flush writes its rows in the order of the tables' keys (so each page is written once): the counter's
+    /// order is SQLite's, byte by byte, whatever the case, digits and signs of the codes.
+    @Test func keysAreOrderedAsTheTableOrdersThem() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let codes = ["bbb", "Bbb", "aaa", "aa1", "A_a", "a-a", "zzz", "Z9z", "_ab", "-ab", "9ab"]
+            let values = codes.map { SQLQueryString("(\(bind: $0), '{}', 0, 0)") }
+            try await world.database.withConnection { sql in
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
+                ).run()
+            }
+            let clicks = ClickCounter(database: world.database)
+            var keys: [ClickCounter.Key] = []
+            for (index, code) in codes.enumerated() {
+                for day in [index, 0] {
+                    let at = Int64(day) * 86_400_000
+                    for platform in [ClientPlatform.iPhone, .android, .previewBot] {
+                        for source in [ClickSource.qr, .link] {
+                            clicks.count(code: code, platform: platform, source: source, at: at)
+                            keys.append(
+                                ClickCounter.Key(
+                                    code: code,
+                                    day: ClickCounter.day(at),
+                                    platform: platform.rawValue,
+                                    bot: platform == .previewBot,
+                                    source: source
+                                )
+                            )
+                        }
+                    }
+                }
+            }
+            try await clicks.flush()
+            let rows = try await world.sql(
+                "SELECT code, day, platform, bot, source FROM link_clicks ORDER BY code, day, platform, bot, source"
+            )
+            let stored = try rows.map {
+                ClickCounter.Key(
+                    code: try $0.decode(column: "code", as: String.self),
+                    day: try $0.decode(column: "day", as: String.self),
+                    platform: try $0.decode(column: "platform", as: String.self),
+                    bot: try $0.decode(column: "bot", as: Bool.self),
+                    source: ClickSource(rawValue: try $0.decode(column: "source", as: String.self)) ?? .link
+                )
+            }
+            let line = { (key: ClickCounter.Key) in "\(key.code) \(key.day) \(key.platform) \(key.source)" }
+            #expect(stored.count == Set(keys).count)
+            #expect(stored.map(line) == Set(keys).sorted().map(line))
+        }
+    }
+
     /// On SQLite each thousand keys commit on their own (other writers get the writer between them): a statement
     /// that fails keeps what was not written for the next flush, and nothing is counted twice.
     @Test func aFlushThatFailsPartWayKeepsWhatWasNotWritten() async throws {

@@ -260,7 +260,7 @@ import Testing
             let jobs = BackgroundJobs(
                 [
                     .init(name: "mail", run: sender.drain),
-                    .init(name: "click counts", run: clicks.flush, atShutdown: true),
+                    .init(name: "click counts", run: { try await clicks.flushIfDue() }, atShutdown: clicks.flush),
                 ],
                 interval: .milliseconds(100),
                 shutdownGrace: .milliseconds(500),

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// At graceful shutdown (which the application reaches after the HTTP server has stopped taking requests),
 /// the loops finish what they are doing, within `shutdownGrace`, after which they are cancelled; then the
-/// jobs marked `atShutdown` (the click counts) run once more, so nothing counted in memory is lost.
+/// jobs' `atShutdown` runs (the click counts' whole flush), so nothing counted in memory is lost.
 /// The work itself lives in the database, so a job interrupted by a restart is picked up by the next run.
 public final class BackgroundJobs: Service, Sendable {
     public typealias Run = @Sendable () async throws -> Void
@@ -16,8 +16,8 @@ public final class BackgroundJobs: Service, Sendable {
     struct Job: Sendable {
         let name: String
         let run: Run
-        /// Run once more after the loops stopped, at shutdown.
-        var atShutdown = false
+        /// Run once after the loops stopped, at shutdown.
+        var atShutdown: Run? = nil
     }
 
     /// Wakes the jobs; made before them, so the code that leaves work (built first) can hold it.
@@ -119,7 +119,9 @@ public final class BackgroundJobs: Service, Sendable {
         }
         // In a task of its own: when this one was cancelled, the database calls of the last round still run.
         await Task {
-            for job in jobs where job.atShutdown { await run(job) }
+            for job in jobs {
+                if let last = job.atShutdown { await run(Job(name: job.name, run: last)) }
+            }
         }.value
     }
 }
