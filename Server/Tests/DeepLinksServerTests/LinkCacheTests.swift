@@ -327,6 +327,28 @@ extension ClickFlushTests {
         }
     }
 
+    /// On SQLite a flush's rows are one JSON value (`json_each`): text that needs escaping reaches the table as it
+    /// was counted (codes and referrer hosts are checked before, so this is a guard, not a path a request takes).
+    @Test func textThatNeedsEscapingIsStoredAsCounted() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let code = "a\"b\\c\n\u{1}é"
+            try await world.database.withConnection { sql in
+                try await sql.raw(
+                    "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: code), '{}', 0, 0)"
+                ).run()
+            }
+            let clicks = ClickCounter(database: world.database)
+            clicks.count(code: code, platform: .iPhone, referrer: "x\"y", at: 0)
+            clicks.count(code: code, platform: .iPhone, at: 0)
+            try await clicks.flush()
+            let row = try await world.sql("SELECT code, clicks FROM link_clicks").first
+            #expect(try row?.decode(column: "code", as: String.self) == code)
+            #expect(try row?.decode(column: "clicks", as: Int.self) == 2)
+            let referrer = try await world.sql("SELECT referrer FROM link_referrers").first
+            #expect(try referrer?.decode(column: "referrer", as: String.self) == "x\"y")
+        }
+    }
+
     /// On SQLite each thousand keys commit on their own (other writers get the writer between them): a statement
     /// that fails keeps what was not written for the next flush, and nothing is counted twice.
     @Test func aFlushThatFailsPartWayKeepsWhatWasNotWritten() async throws {

@@ -194,8 +194,9 @@ final class ClickCounter: Sendable {
         try await events.enqueue("clicks.counted", .object(["links": .array(counts)]), on: sql)
     }
 
-    /// Adds `rows` to `link_clicks`: on PostgreSQL its six columns bound as arrays (`unnest`), elsewhere as one
-    /// row of values each.
+    /// Adds `rows` to `link_clicks`: on PostgreSQL its six columns bound as arrays (`unnest`); on SQLite the rows
+    /// bound as one JSON array of arrays (`json_each`). Either way the statement's text is the same whatever the
+    /// number of rows, and each column is one bound value, so preparing it costs nothing per row.
     static func upsert(_ rows: ArraySlice<(key: Key, value: Int64)>, arrays: Bool) -> SQLQueryString {
         let counted: SQLQueryString =
             arrays
@@ -205,9 +206,11 @@ final class ClickCounter: Sendable {
             \(bind: rows.map(\.key.source.rawValue)), \(bind: rows.map(\.value)))
             """
             : """
-            VALUES \(rows.map { key, clicks -> SQLQueryString in
-                "(\(bind: key.code), \(bind: key.day), \(bind: key.platform), \(bind: key.bot), \(bind: key.source.rawValue), \(bind: clicks))"
-            }.joined(separator: ", "))
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(\(bind:
+                json(rows) { key, clicks in
+                    [.text(key.code), .text(key.day), .text(key.platform), .number(key.bot ? 1 : 0),
+                     .text(key.source.rawValue), .number(clicks)]
+                }))
             """
         return """
             WITH counted (code, day, platform, bot, source, clicks) AS (\(counted))
@@ -226,9 +229,8 @@ final class ClickCounter: Sendable {
             \(bind: rows.map(\.key.host)), \(bind: rows.map(\.value)))
             """
             : """
-            VALUES \(rows.map { key, clicks -> SQLQueryString in
-                "(\(bind: key.code), \(bind: key.day), \(bind: key.host), \(bind: clicks))"
-            }.joined(separator: ", "))
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(\(bind:
+                json(rows) { key, clicks in [.text(key.code), .text(key.day), .text(key.host), .number(clicks)] }))
             """
         return """
             WITH counted (code, day, referrer, clicks) AS (\(counted))
@@ -236,6 +238,43 @@ final class ClickCounter: Sendable {
             SELECT code, day, referrer, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
             ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
             """
+    }
+
+    /// A value of a row written for `json_each`.
+    enum Field {
+        case text(String)
+        case number(Int64)
+    }
+
+    /// `[[field, ...], ...]`: the rows as compact JSON, built in one string.
+    static func json<Row>(_ rows: ArraySlice<Row>, _ fields: (Row) -> [Field]) -> String {
+        var output = "["
+        output.reserveCapacity(rows.count * 64)
+        for (index, row) in rows.enumerated() {
+            output += index == 0 ? "[" : ",["
+            for (position, field) in fields(row).enumerated() {
+                if position > 0 { output += "," }
+                switch field {
+                case .number(let value): output += String(value)
+                case .text(let value) where value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }):
+                    output += "\"" + value + "\""
+                case .text(let value):
+                    output += "\""
+                    for scalar in value.unicodeScalars {
+                        switch scalar {
+                        case "\"", "\\": output += "\\\(scalar)"
+                        case _ where scalar.value < 0x20:
+                            let hex = String(scalar.value, radix: 16)
+                            output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                        default: output.unicodeScalars.append(scalar)
+                        }
+                    }
+                    output += "\""
+                }
+            }
+            output += "]"
+        }
+        return output + "]"
     }
 
     /// `YYYY-MM-DD` (UTC) of a time, by arithmetic (Howard Hinnant's days-to-civil): no calendar per click.
