@@ -45,7 +45,8 @@ final class ClickCounter: Sendable {
     let maxReferrerPairs: Int
     /// How long counts wait between two flushes when there are at least ``rowsPerStatement`` keys to write: a
     /// flush writes each page of the tables it touches once (its rows in key order), so five seconds of clicks
-    /// spread over many links cost about the page writes of one (a page of `link_clicks` holds dozens of rows). Fewer keys are written every second, so stats stay fresh while traffic is light.
+    /// spread over many links cost about the page writes of one (a page of `link_clicks` holds dozens of rows).
+    /// Fewer keys are written every second, so stats stay fresh while traffic is light.
     let spacing: Duration
     static let otherReferrer = "other"
     let database: Database
@@ -126,7 +127,7 @@ final class ClickCounter: Sendable {
         return String(decoding: host, as: UTF8.self)
     }
 
-    /// Rows per statement on SQLite: six values each, well under its 32,766 parameters.
+    /// Keys per statement, and per transaction, on SQLite (see ``flush()``).
     static let rowsPerStatement = 1_000
 
     private let lastFlush = Mutex<ContinuousClock.Instant?>(nil)
