@@ -215,7 +215,12 @@ import Testing
 @Suite struct ClickFlushTests {
     /// Links `c0` to `c(count - 1)`.
     static func addLinks(_ count: Int, to world: ResetWorld) async throws {
-        let values = (0..<count).map { SQLQueryString("(\(bind: "c\($0)"), '{}', 0, 0)") }
+        try await addLinks((0..<count).map { "c\($0)" }, to: world)
+    }
+
+    /// Links of these codes (an empty document each: the flush reads only their codes).
+    static func addLinks(_ codes: [String], to world: ResetWorld) async throws {
+        let values = codes.map { SQLQueryString("(\(bind: $0), '{}', 0, 0)") }
         try await world.database.withConnection { sql in
             try await sql.raw(
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
@@ -281,12 +286,7 @@ extension ClickFlushTests {
     @Test func keysAreOrderedAsTheTableOrdersThem() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let codes = ["bbb", "Bbb", "aaa", "aa1", "A_a", "a-a", "zzz", "Z9z", "_ab", "-ab", "9ab"]
-            let values = codes.map { SQLQueryString("(\(bind: $0), '{}', 0, 0)") }
-            try await world.database.withConnection { sql in
-                try await sql.raw(
-                    "INSERT INTO links (code, document, created_at, updated_at) VALUES \(values.joined(separator: ", "))"
-                ).run()
-            }
+            try await Self.addLinks(codes, to: world)
             let clicks = ClickCounter(database: world.database)
             var keys: [ClickCounter.Key] = []
             for (index, code) in codes.enumerated() {
@@ -332,11 +332,7 @@ extension ClickFlushTests {
     @Test func textThatNeedsEscapingIsStoredAsCounted() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let code = "a\"b\\c\n\u{1}é"
-            try await world.database.withConnection { sql in
-                try await sql.raw(
-                    "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: code), '{}', 0, 0)"
-                ).run()
-            }
+            try await Self.addLinks([code], to: world)
             let clicks = ClickCounter(database: world.database)
             clicks.count(code: code, platform: .iPhone, referrer: "x\"y", at: 0)
             clicks.count(code: code, platform: .iPhone, at: 0)

@@ -17,11 +17,9 @@ final class ClickCounter: Sendable {
         let source: ClickSource
 
         static func < (a: Key, b: Key) -> Bool {
-            if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
-            if a.day != b.day { return a.day.utf8.lexicographicallyPrecedes(b.day.utf8) }
-            if a.platform != b.platform { return a.platform.utf8.lexicographicallyPrecedes(b.platform.utf8) }
-            if a.bot != b.bot { return !a.bot }
-            return a.source.rawValue.utf8.lexicographicallyPrecedes(b.source.rawValue.utf8)
+            ClickCounter.precedes(a.code, b.code) ?? ClickCounter.precedes(a.day, b.day)
+                ?? ClickCounter.precedes(a.platform, b.platform) ?? (a.bot == b.bot ? nil : !a.bot)
+                ?? ClickCounter.precedes(a.source.rawValue, b.source.rawValue) ?? false
         }
     }
 
@@ -32,10 +30,14 @@ final class ClickCounter: Sendable {
         let host: String
 
         static func < (a: ReferrerKey, b: ReferrerKey) -> Bool {
-            if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
-            if a.day != b.day { return a.day.utf8.lexicographicallyPrecedes(b.day.utf8) }
-            return a.host.utf8.lexicographicallyPrecedes(b.host.utf8)
+            ClickCounter.precedes(a.code, b.code) ?? ClickCounter.precedes(a.day, b.day)
+                ?? ClickCounter.precedes(a.host, b.host) ?? false
         }
+    }
+
+    /// Whether `a` comes before `b` byte by byte (SQLite's default collation), or nil when they are equal.
+    static func precedes(_ a: String, _ b: String) -> Bool? {
+        a == b ? nil : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     private let pending = Mutex<(clicks: [Key: Int64], referrers: [ReferrerKey: Int64])>(([:], [:]))

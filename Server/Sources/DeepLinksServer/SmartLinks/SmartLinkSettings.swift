@@ -17,6 +17,7 @@ public struct SmartLinkSettings: Sendable, Equatable {
             !apps.contains { $0.domains.contains(host) }
         }
     }
+
     /// The host of landing pages, different from the link domain: a universal link does not fire on a tap
     /// that stays on its own domain. By default, none: pages are served on the link domain (and `?d=1` says so).
     public var landingDomain: String?
