@@ -21,9 +21,8 @@ import sys
 import urllib.error
 import urllib.request
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select
-from support import EC, By, Server, WebDriverWait, axe_violations, call, check, chromium, skip_or_fail
+from support import EC, By, Server, WebDriverWait, axe_violations, call, check, chromium, skip_or_fail, wait_text
 
 PASSWORD = "tangerine-orbit-91-lantern"
 
@@ -54,8 +53,7 @@ class Console:
         self.server = server
         self.shots = shots
         self.driver = chromium()
-        # A wait may read the page a form post is replacing: an element gone stale is read again from the new page.
-        self.wait = WebDriverWait(self.driver, 10, ignored_exceptions=(StaleElementReferenceException,))
+        self.wait = WebDriverWait(self.driver, 10)
 
     def open(self, path):
         self.driver.get(self.server.base + path)
@@ -77,9 +75,9 @@ class Console:
         violations = axe_violations(self.driver)
         check(not violations, f"{name}: no serious or critical axe-core finding ({violations})")
 
-    def wait_text(self, selector, text):
-        """Waits until the element holds `text` (a form post replaces the page: a stale element is waited out)."""
-        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
+    def wait_text(self, selector, text, present=True):
+        """Waits until the element holds `text` (or no longer does), read from whichever page a form post left."""
+        wait_text(self.driver, selector, text, present)
 
     def fill(self, field_id, value):
         element = self.driver.find_element(By.ID, field_id)
@@ -276,7 +274,7 @@ def main(binary):
         newcomer.wait.until(EC.presence_of_element_located((By.ID, "links")))
         check(newcomer.driver.find_elements(By.CSS_SELECTOR, "a[href='/console/links/new']") != [], "the added editor signs in and may create links")
         admin.driver.find_element(By.CSS_SELECTOR, "#operators button[aria-label='Remove new@example.com']").click()
-        admin.wait.until(lambda driver: "new@example.com" not in driver.find_element(By.TAG_NAME, "main").text)
+        admin.wait_text("main", "new@example.com", present=False)
         newcomer.open("/console/links")
         check("/console/sign-in" in newcomer.driver.current_url, "a removed operator's session ends")
         check("(you)" in admin.driver.find_element(By.ID, "operators").text, "an admin cannot remove themselves")

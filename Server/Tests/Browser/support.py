@@ -27,6 +27,7 @@ def skip_or_fail(reason):
 try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -39,6 +40,29 @@ if not CHROMIUM or not DRIVER:
     skip_or_fail("Debian's chromium and chromium-driver are not installed")
 
 failures = []
+
+
+def page_text(driver, selector="body"):
+    """The text of the first element matching `selector` in the document shown now ("" if none).
+
+    Read by script, so no element reference outlives a form post: while the new page replaces the old one,
+    Chromium answers a read of an old element with "Node with given id does not belong to the document", a
+    generic error that a wait's ignored stale-element exception does not cover. A read during the swap is "".
+    """
+    try:
+        return driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", selector
+        )
+    except WebDriverException:
+        return ""
+
+
+def wait_text(driver, selector, text, present=True, timeout=10):
+    """Waits until the element matching `selector` holds `text` (or, with present=False, no longer does)."""
+    WebDriverWait(driver, timeout).until(
+        lambda d: (text in page_text(d, selector)) == present,
+        f"{selector} {'never held' if present else 'still holds'} {text!r}",
+    )
 
 
 def check(condition, message):
