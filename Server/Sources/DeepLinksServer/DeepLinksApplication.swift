@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import Prometheus
 import SQLKit
 import UnixSignals
 
@@ -11,6 +13,8 @@ import UnixSignals
 /// tests can run the same application over SQLite or PostgreSQL, in process or on a live socket.
 public enum DeepLinksApplication {
     public typealias App = Application<RouterResponder<AppRequestContext>>
+
+    static let serverName = "deeplinks"
 
     /// - Throws: ``AssociationFiles/InvalidFile`` when the configuration yields an association file iOS or
     ///   Android would misread; ``ConfigurationError`` for a network list that does not parse.
@@ -26,7 +30,7 @@ public enum DeepLinksApplication {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) throws -> App {
-        let (router, jobs) = try routes(
+        let (router, jobs, smartLinks) = try routes(
             settings: settings,
             database: database,
             metrics: metrics,
@@ -35,15 +39,27 @@ public enum DeepLinksApplication {
             logger: logger
         )
         let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [connections.handler()],
+            idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
+        )
+        // What the router's middleware adds to the redirect: the HSTS header, and the request in the metrics.
+        let redirect: CachedRedirects.Answer = { head in
+            let start = ContinuousClock.now
+            guard var response = smartLinks.cachedRedirect(head) else { return nil }
+            response.headerFields[.strictTransportSecurity] = StrictTransportSecurityMiddleware<AppRequestContext>.value
+            metrics.recordRequest(method: head.method, route: "/{code}", status: response.status.code, since: start)
+            metrics.cachedRedirects.increment()
+            return response
+        }
         return Application(
             router: router,
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [connections.handler()],
-                    idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
-                )
-            ),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "deeplinks"),
+            server: HTTPServerBuilder { responder in
+                HTTP1WithCachedRedirects(channel: HTTP1Channel(responder: responder, configuration: http1)) {
+                    CachedRedirects(serverName: serverName, answer: redirect)
+                }
+            },
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: serverName),
             services: [jobs],
             onServerRunning: { channel in
                 await onServerRunning(channel.localAddress?.port ?? settings.port)
@@ -89,7 +105,7 @@ public enum DeepLinksApplication {
         clock: WallClock,
         mailTransport: (any MailTransport)?,
         logger: Logger
-    ) throws -> (router: Router<AppRequestContext>, jobs: BackgroundJobs) {
+    ) throws -> (router: Router<AppRequestContext>, jobs: BackgroundJobs, smartLinks: SmartLinkRoutes) {
         let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
         let keys = settings.secretKeys ?? SecretKeys.random()
         var resetSettings = try settings.passwordReset.validated()
@@ -243,7 +259,7 @@ public enum DeepLinksApplication {
         // Last: `/{code}` takes whatever path the routes above do not.
         smartLinks.register(on: router)
         try OpenAPIRoutes.register(on: router)
-        return (router, jobs)
+        return (router, jobs, smartLinks)
     }
 
     /// The first lines a person sees: where the server listens and what to try.

@@ -24,6 +24,8 @@ public final class ServerMetrics: Sendable {
     let linkCacheEntries: Gauge
     let linkCacheBytes: Gauge
     let linkCacheEmptied: Gauge
+    /// Redirects of cached links answered on the event loop, before the router (``CachedRedirects``).
+    let cachedRedirects: Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -76,6 +78,11 @@ public final class ServerMetrics: Sendable {
             "emptied",
             "Times the link cache was emptied since the server started: the change log unread for half an hour"
         )
+        cachedRedirects = counter(
+            "redirects_on_event_loop",
+            "Redirects of links in the cache answered on the connection's event loop (also counted in deeplinks_http_requests_total)",
+            "link_cache"
+        )
         self.databaseUp = registry.makeGauge(
             descriptor: .init(
                 namespace: "deeplinks",
@@ -122,9 +129,15 @@ public final class ServerMetrics: Sendable {
 
     /// The collectors of each method, route and status, made once: the registry's lookup builds names and
     /// compares labels under its lock, too much for every request.
+    private static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
+
     private let requestCollectors = Mutex<[RequestKey: (count: Counter, duration: ValueHistogram)]>([:])
 
-    func recordRequest(method: String, route: String, status: Int, seconds: Double) {
+    /// One request answered: `route` is the route's pattern (never the raw path, so labels stay bounded).
+    func recordRequest(method: HTTPRequest.Method, route: String, status: Int, since start: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let method = Self.knownMethods.contains(method) ? method.rawValue : "OTHER"
         let key = RequestKey(method: method, route: route, status: status)
         let collectors = requestCollectors.withLock { known in
             if let found = known[key] { return found }
@@ -162,28 +175,23 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         let start = ContinuousClock.now
-        let method = request.method.rawValue
         do {
             let response = try await next(request, context)
-            record(method, context, response.status.code, start)
+            record(request, context, response.status.code, start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            record(method, context, status, start)
+            record(request, context, status, start)
             throw error
         }
     }
 
-    private func record(_ method: String, _ context: Context, _ status: Int, _ start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let knownMethod =
-            ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(method) ? method : "OTHER"
+    private func record(_ request: Request, _ context: Context, _ status: Int, _ start: ContinuousClock.Instant) {
         metrics.recordRequest(
-            method: knownMethod,
+            method: request.method,
             route: context.endpointPath ?? "unmatched",
             status: status,
-            seconds: seconds
+            since: start
         )
     }
 }

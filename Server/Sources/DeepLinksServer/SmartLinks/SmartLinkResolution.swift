@@ -43,12 +43,34 @@ extension SmartLinkRoutes {
             _ = unknownCodes.take(client(), now: clock.milliseconds())
             return fallback.notFound(request)
         }
+        // Not nil: only a redirect may be refused.
+        return respond(link, code: code, request: request, counting: counting)!
+    }
+
+    /// The redirect for the head of a `GET` or `HEAD /{code}` whose link the cache holds, counted as the router
+    /// counts it; nil when the router must answer (not a code, not cached, not a redirect). For ``CachedRedirects``.
+    func cachedRedirect(_ head: HTTPRequest) -> HTTPResponse? {
+        guard let path = head.path else { return nil }
+        let code = String(path.dropFirst().prefix { $0 != "?" })
+        guard SmartLinkValidator.isCode(code),
+            case .some(.some(let link)) = store.cache.lookup(code, now: clock.milliseconds())
+        else { return nil }
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+        return respond(link, code: code, request: request, counting: head.method == .get, onlyRedirect: true)?.head
+    }
+
+    /// The answer to a request for the stored `link`, counted as a click when `counting` and the request is a
+    /// person's first landing. With `onlyRedirect`, nil (and nothing counted) unless the answer is a bodiless
+    /// 302: what ``CachedRedirects`` may answer on the event loop.
+    func respond(_ link: SmartLink, code: String, request: Request, counting: Bool, onlyRedirect: Bool = false)
+        -> Response?
+    {
         let agent = AgentText(request.headers[.userAgent])
         var platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
         var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if query != nil {
             if request.uri.queryParameters["d"] == "1" {
-                return SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
+                return onlyRedirect ? nil : SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
             }
             // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
             if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
@@ -57,10 +79,23 @@ extension SmartLinkRoutes {
         }
         let onLandingDomain =
             policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
+        // The probe's answer and the QR tag are for this server, not for the destination.
+        let hop = query
+        let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
+        query = query.flatMap(Self.removingServerItems)
+        let response = answer(
+            link,
+            code: code,
+            agent: agent,
+            platform: platform,
+            query: query,
+            hop: hop,
+            onLandingDomain: onLandingDomain
+        )
+        if onlyRedirect, response.status != .found { return nil }
         // A click is counted where it lands first (a visit to the landing domain came from the link domain),
         // once the platform is known.
         if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
-            let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
             clicks.count(
                 code: code,
                 platform: platform,
@@ -69,9 +104,19 @@ extension SmartLinkRoutes {
                 at: clock.milliseconds()
             )
         }
-        // The probe's answer and the QR tag are for this server, not for the destination.
-        let hop = query
-        query = query.flatMap(Self.removingServerItems)
+        return response
+    }
+
+    /// What `link` answers the client: every 302 here (``redirect(_:)``) has no body.
+    private func answer(
+        _ link: SmartLink,
+        code: String,
+        agent: AgentText,
+        platform: ClientPlatform,
+        query: String?,
+        hop: String?,
+        onLandingDomain: Bool
+    ) -> Response {
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
             guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
             return Self.redirect(expired)
