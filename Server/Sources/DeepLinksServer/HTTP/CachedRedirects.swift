@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import Synchronization
 
 /// Answers a short link the link cache holds, when its answer is a redirect, on the connection's event loop.
 ///
@@ -34,7 +35,6 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
     private var held: HTTPRequest?
     /// Requests handed to the router whose response has not ended.
     private var routed = 0
-    private var date = (second: Int64.min, text: "")
 
     init(serverName: String, answer: @escaping Answer) {
         self.serverName = serverName
@@ -59,7 +59,7 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
             }
             held = nil
             if var response = answer(head) {
-                response.headerFields[.date] = httpDate()
+                response.headerFields[.date] = Self.date()
                 response.headerFields[.server] = serverName
                 response.headerFields[.contentLength] = "0"
                 context.write(wrapOutboundOut(.head(response)), promise: nil)
@@ -91,13 +91,17 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
         return head.headerFields[values: .connection].allSatisfy { !$0.lowercased().contains("close") }
     }
 
-    /// The `Date` header, formatted once a second.
-    private func httpDate() -> String {
+    /// The `Date` header, formatted once a second for every connection (a formatter costs far more than a lock).
+    private static func date() -> String {
         let now = Date()
         let second = Int64(now.timeIntervalSince1970)
-        if second != date.second { date = (second, HTTPDate.format(now)) }
-        return date.text
+        return dates.withLock { cached in
+            if cached.second != second { cached = (second, HTTPDate.format(now)) }
+            return cached.text
+        }
     }
+
+    private static let dates = Mutex((second: Int64.min, text: ""))
 }
 
 /// Hummingbird's HTTP/1.1 channel with ``CachedRedirects`` placed after its connection-state handler.
