@@ -127,10 +127,10 @@ public final class ServerMetrics: Sendable {
         let status: Int
     }
 
-    /// The collectors of each method, route and status, made once: the registry's lookup builds names and
-    /// compares labels under its lock, too much for every request.
     private static let knownMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
+    /// The collectors of each method, route and status, made once: the registry's lookup builds names and
+    /// compares labels under its lock, too much for every request.
     private let requestCollectors = Mutex<[RequestKey: (count: Counter, duration: ValueHistogram)]>([:])
 
     /// One request answered: `route` is the route's pattern (never the raw path, so labels stay bounded).
