@@ -41,6 +41,10 @@ extension JSONValue {
     }
 
     static func quote(_ text: String) -> String {
+        // Most text needs no escape: one copy instead of a scalar at a time.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

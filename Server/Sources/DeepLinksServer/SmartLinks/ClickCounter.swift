@@ -259,20 +259,7 @@ final class ClickCounter: Sendable {
                 if position > 0 { output += "," }
                 switch field {
                 case .number(let value): output += String(value)
-                case .text(let value) where value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }):
-                    output += "\"" + value + "\""
-                case .text(let value):
-                    output += "\""
-                    for scalar in value.unicodeScalars {
-                        switch scalar {
-                        case "\"", "\\": output += "\\\(scalar)"
-                        case _ where scalar.value < 0x20:
-                            let hex = String(scalar.value, radix: 16)
-                            output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                        default: output.unicodeScalars.append(scalar)
-                        }
-                    }
-                    output += "\""
+                case .text(let value): output += JSONValue.string(value).compactJSON
                 }
             }
             output += "]"
