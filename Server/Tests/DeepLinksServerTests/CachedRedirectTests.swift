@@ -15,7 +15,8 @@ import Glibc
     static let request = "GET /summer HTTP/1.1\r\nHost: localhost\r\nUser-Agent: \(SmartLinkTests.desktop)\r\n\r\n"
 
     /// A live server on SQLite holding the `summer` link, read into the cache by a desktop's redirect through the
-    /// router (a cache miss), whose answer `body` gets.
+    /// router (a cache miss), whose answer `body` gets. The link's creation on this server is not dropped from the
+    /// cache again by the change log's sync (``LinkCache/appliedHere(_:now:)``), so later redirects find it there.
     func withCachedLink(
         idleTimeoutSeconds: Int? = nil,
         _ body: @escaping @Sendable (ResetClient, _ routed: TestResponse) async throws -> Void
@@ -27,6 +28,18 @@ import Glibc
             }) { api in
                 let created = try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin)
                 #expect(created.status == .created)
+                // The cache keeps nothing before the server's first read of the change log.
+                var synced: Double?
+                for _ in 0..<200 {
+                    let metrics = try await api.get("/metrics").text
+                    synced = metrics.split(separator: "\n").lazy
+                        .compactMap { $0.wholeMatch(of: /deeplinks_link_cache_synced_timestamp_seconds (\S+)/) }
+                        .first.flatMap { Double($0.1) }
+                    if let synced, synced > 0 { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let now = Date().timeIntervalSince1970
+                #expect(synced.map { abs($0 - now) < 60 } == true, "the change log read: \(String(describing: synced))")
                 let routed = try await api.get("/summer", headers: [.userAgent: SmartLinkTests.desktop])
                 #expect(routed.status == .found)
                 try await body(api, routed)

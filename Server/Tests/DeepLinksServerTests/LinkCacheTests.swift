@@ -113,8 +113,20 @@ import Testing
         short.synced(codes: [], position: 0, now: 4_000)
         short.synced(codes: [], position: 0, now: 8_000)
         #expect(short.lookup("a", now: 8_000) == nil, "an entry older than its lifetime is not used")
-        cache.remove("c")
+
+        // This server's own edit: dropped at once, a document read before it not kept, and the sync that reads the
+        // same change from the log does not drop the code a second time.
+        let beforeEdit = cache.generation
+        cache.appliedHere([(id: 9, code: "c")], now: gap + 1_000)
         #expect(cache.lookup("c", now: gap + 1_000) == nil, "this server's edits at once")
+        cache.store("c", Self.link("c"), now: gap + 1_000, generation: beforeEdit)
+        #expect(cache.lookup("c", now: gap + 1_000) == nil, "a document read before the edit is not kept")
+        cache.store("c", Self.link("c"), now: gap + 1_000, generation: cache.generation)
+        let read = cache.unseen([(id: 9, code: "c"), (id: 10, code: "e")], now: gap + 1_500, window: 30_000)
+        #expect(read == ["e"], "another server's change is still applied")
+        cache.synced(codes: read, position: 10, now: gap + 1_500)
+        #expect(cache.lookup("c", now: gap + 1_500) != nil, "the sync knows the change was applied here")
+        #expect(cache.lookup("e", now: gap + 1_500) == nil)
     }
 
     /// PostgreSQL may commit change 5 after change 6 was read: the window read again brings it, once.

@@ -54,6 +54,7 @@ struct OperationsRoutes: Sendable {
             metrics.linkCacheEntries.set(Double(linkCache.counts.known))
             metrics.linkCacheBytes.set(Double(linkCache.bytes))
             metrics.linkCacheEmptied.set(Double(linkCache.emptied))
+            metrics.linkCacheSynced.set(Double(linkCache.lastSync ?? 0) / 1000)
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],

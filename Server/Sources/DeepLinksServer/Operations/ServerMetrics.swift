@@ -24,6 +24,7 @@ public final class ServerMetrics: Sendable {
     let linkCacheEntries: Gauge
     let linkCacheBytes: Gauge
     let linkCacheEmptied: Gauge
+    let linkCacheSynced: Gauge
     /// Redirects of cached links answered on the event loop, before the router (``CachedRedirects``).
     let cachedRedirects: Counter
 
@@ -77,6 +78,10 @@ public final class ServerMetrics: Sendable {
         linkCacheEmptied = cacheGauge(
             "emptied",
             "Times the link cache was emptied since the server started: the change log unread for half an hour"
+        )
+        linkCacheSynced = cacheGauge(
+            "synced_timestamp_seconds",
+            "When this server last read the change log (0 before the first read); its cache is not used 5 s past it"
         )
         cachedRedirects = counter(
             "redirects_on_event_loop",

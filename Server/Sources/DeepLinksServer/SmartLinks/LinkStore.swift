@@ -114,11 +114,18 @@ struct LinkStore: Sendable {
     /// How long the change log keeps a change (``Pruning``): twice ``LinkCache/forgetAfter``.
     static let changeLogRetention: Int64 = 3_600_000
 
-    /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it.
-    private func changed(_ code: String, on sql: any SQLDatabase) async throws {
-        try await sql.raw(
-            "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: clock.milliseconds()))"
-        ).run()
+    typealias Change = (id: Int64, code: String)
+
+    /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it. Once the edit is
+    /// committed, ``LinkCache/appliedHere(_:now:)`` drops it from this server's.
+    private func changed(_ code: String, on sql: any SQLDatabase) async throws -> Change {
+        let row = try await sql.raw(
+            "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: clock.milliseconds())) RETURNING id"
+        ).first()
+        guard let id = try row?.decode(column: "id", as: Int64.self) else {
+            throw DatabaseError.unreachable(database.url, reason: "the change log's insert returned no id")
+        }
+        return (id: id, code: code)
     }
 
     func find(_ code: String) async throws -> SmartLink? {
@@ -145,18 +152,16 @@ struct LinkStore: Sendable {
     func insert(_ link: SmartLink) async throws -> Bool {
         let now = clock.milliseconds()
         let document = try Self.encode(link)
-        let rows = try await database.transaction { sql in
+        let change = try await database.transaction { sql -> Change? in
             let rows = try await sql.raw(
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
             ).all()
-            if !rows.isEmpty {
-                try await changed(link.code, on: sql)
-                try await events?.enqueue("link.created", try Self.document(link), on: sql)
-            }
-            return rows
+            guard !rows.isEmpty else { return nil }
+            try await events?.enqueue("link.created", try Self.document(link), on: sql)
+            return try await changed(link.code, on: sql)
         }
-        cache.remove(link.code)
-        return rows.count == 1
+        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
+        return change != nil
     }
 
     enum ImportOutcome: String, Sendable {
@@ -167,8 +172,9 @@ struct LinkStore: Sendable {
     /// (`replace`).
     func importBatch(_ links: [SmartLink], replacing: Bool) async throws -> [ImportOutcome] {
         let now = clock.milliseconds()
-        let outcomes = try await database.transaction { sql in
+        let (outcomes, changes) = try await database.transaction { sql in
             var outcomes: [ImportOutcome] = []
+            var changes: [Change] = []
             for link in links {
                 let document = try Self.encode(link)
                 let inserted = try await sql.raw(
@@ -185,13 +191,13 @@ struct LinkStore: Sendable {
                     outcomes.append(.skipped)
                     continue
                 }
-                try await changed(link.code, on: sql)
+                changes.append(try await changed(link.code, on: sql))
                 let type = outcomes.last == .imported ? "link.created" : "link.updated"
                 try await events?.enqueue(type, try Self.document(link), on: sql)
             }
-            return outcomes
+            return (outcomes, changes)
         }
-        for link in links { cache.remove(link.code) }
+        cache.appliedHere(changes, now: clock.milliseconds())
         return outcomes
     }
 
@@ -214,33 +220,29 @@ struct LinkStore: Sendable {
     func update(_ link: SmartLink) async throws -> Bool {
         let document = try Self.encode(link)
         let now = clock.milliseconds()
-        let rows = try await database.transaction { sql in
+        let change = try await database.transaction { sql -> Change? in
             let rows = try await sql.raw(
                 "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
             ).all()
-            if !rows.isEmpty {
-                try await changed(link.code, on: sql)
-                try await events?.enqueue("link.updated", try Self.document(link), on: sql)
-            }
-            return rows
+            guard !rows.isEmpty else { return nil }
+            try await events?.enqueue("link.updated", try Self.document(link), on: sql)
+            return try await changed(link.code, on: sql)
         }
-        cache.remove(link.code)
-        return rows.count == 1
+        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
+        return change != nil
     }
 
     func delete(_ code: String) async throws -> Bool {
-        defer { cache.remove(code) }
-        return try await database.transaction { sql in
+        let change = try await database.transaction { sql -> Change? in
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
             try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
-            let deleted =
-                try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
-            if deleted {
-                try await changed(code, on: sql)
-                try await events?.enqueue("link.deleted", .object(["code": .string(code)]), on: sql)
-            }
-            return deleted
+            guard try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
+            else { return nil }
+            try await events?.enqueue("link.deleted", .object(["code": .string(code)]), on: sql)
+            return try await changed(code, on: sql)
         }
+        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
+        return change != nil
     }
 
     /// A page of links in code order, after `cursor`.
@@ -445,9 +447,21 @@ final class LinkCache: Sendable {
         }
     }
 
-    func remove(_ code: String) {
+    private func remove(_ code: String) {
         known.withLock { $0.remove(code) }
         unknown.withLock { $0.remove(code) }
+    }
+
+    /// Applies this server's own committed `changes` at once: drops their codes (a read begun before the commit
+    /// stores nothing: the generation moves) and remembers their ids, so that the sync does not drop the codes a
+    /// second time when it reads the same changes from the log.
+    func appliedHere(_ changes: [LinkStore.Change], now: Int64) {
+        guard !changes.isEmpty else { return }
+        generations.add(1, ordering: .releasing)
+        for change in changes { remove(change.code) }
+        recentChanges.withLock { recent in
+            for change in changes { recent[change.id] = now }
+        }
     }
 
     /// Applies a read of the change log up to `position`: drops `codes`, or everything when `codes` is nil (the
