@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -269,6 +270,28 @@ import Testing
 }
 
 extension ClickFlushTests {
+    /// `clicks.counted` names the links whose counts were stored: a link deleted between its clicks and the flush
+    /// loses its counts, and the event does not name it.
+    @Test(arguments: TestDatabase.allCases)
+    func clicksOfALinkDeletedBeforeTheFlushAreNotAnnounced(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            let now = world.clock.wallClock.milliseconds()
+            try await Self.addLinks(["kept"], to: world)
+            let events = WebhookEvents(endpoints: ["https://hooks.example.com/in"], clock: world.clock.wallClock)
+            let clicks = ClickCounter(database: world.database, events: events)
+            clicks.count(code: "kept", platform: .iPhone, at: now)
+            clicks.count(code: "kept", platform: .android, at: now)
+            clicks.count(code: "deleted", platform: .iPhone, at: now)
+            try await clicks.flush()
+            let rows = try await world.sql("SELECT body FROM webhook_outbox WHERE event_type = 'clicks.counted'")
+            #expect(rows.count == 1)
+            let body = try #require(rows.first).decode(column: "body", as: String.self)
+            let event = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            let links = (event?["data"] as? [String: Any])?["links"] as? [[String: Any]]
+            #expect(links?.map { "\($0["code"] ?? "")=\($0["clicks"] ?? "")" } == ["kept=2"], "\(body)")
+        }
+    }
+
     /// The background job writes a few keys at once, and many (a thousand or more) once they have waited the
     /// counter's spacing: fewer, larger flushes under load.
     @Test func manyKeysWaitTheSpacingAndAFewAreWrittenAtOnce() async throws {

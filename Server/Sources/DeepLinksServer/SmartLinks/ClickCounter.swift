@@ -169,9 +169,14 @@ final class ClickCounter: Sendable {
                 let clicks = rows[written.clicks..<min(written.clicks + size, rows.count)]
                 let referring = referred[written.referrers..<min(written.referrers + size, referred.count)]
                 try await database.transaction { sql in
-                    if !clicks.isEmpty { try await sql.raw(Self.upsert(clicks, arrays: postgresql)).run() }
+                    let upsert = Self.upsert(clicks, arrays: postgresql, returningCodes: events != nil)
+                    let stored = clicks.isEmpty ? [] : try await sql.raw(upsert).all()
                     if !referring.isEmpty { try await sql.raw(Self.upsert(referring, arrays: postgresql)).run() }
-                    try await enqueueCounted(clicks, on: sql)
+                    try await enqueueCounted(
+                        clicks,
+                        stored: Set(try stored.map { try $0.decode(column: "code", as: String.self) }),
+                        on: sql
+                    )
                 }
                 written = (clicks.endIndex, referring.endIndex)
                 metrics?.clicksFlushed.increment(by: clicks.reduce(0) { $0 + $1.value })
@@ -185,11 +190,18 @@ final class ClickCounter: Sendable {
         }
     }
 
-    /// `clicks.counted` with people's clicks per link, for the webhook endpoints.
-    private func enqueueCounted(_ clicks: ArraySlice<(key: Key, value: Int64)>, on sql: any SQLDatabase) async throws {
+    /// `clicks.counted` with people's clicks per link, for the webhook endpoints: only the links whose counts were
+    /// `stored` (a link deleted since its clicks is not named).
+    private func enqueueCounted(
+        _ clicks: ArraySlice<(key: Key, value: Int64)>,
+        stored: Set<String>,
+        on sql: any SQLDatabase
+    ) async throws {
         guard let events else { return }
         var perLink: [String: Int64] = [:]
-        for (key, count) in clicks where !key.bot { perLink[key.code, default: 0] += count }
+        for (key, count) in clicks where !key.bot && stored.contains(key.code) {
+            perLink[key.code, default: 0] += count
+        }
         guard !perLink.isEmpty else { return }
         let counts = perLink.sorted { $0.key < $1.key }.map { code, clicks in
             JSONValue.object(["code": .string(code), "clicks": .number(Double(clicks))])
@@ -199,8 +211,11 @@ final class ClickCounter: Sendable {
 
     /// Adds `rows` to `link_clicks`: on PostgreSQL its six columns bound as arrays (`unnest`); on SQLite the rows
     /// bound as one JSON array of arrays (`json_each`). Either way the statement's text is the same whatever the
-    /// number of rows, and each column is one bound value, so preparing it costs nothing per row.
-    static func upsert(_ rows: ArraySlice<(key: Key, value: Int64)>, arrays: Bool) -> SQLQueryString {
+    /// number of rows, and each column is one bound value, so preparing it costs nothing per row. With
+    /// `returningCodes`, the statement returns the code of each row it wrote (none for a deleted link).
+    static func upsert(_ rows: ArraySlice<(key: Key, value: Int64)>, arrays: Bool, returningCodes: Bool = false)
+        -> SQLQueryString
+    {
         let counted: SQLQueryString =
             arrays
             ? """
@@ -219,7 +234,8 @@ final class ClickCounter: Sendable {
             WITH counted (code, day, platform, bot, source, clicks) AS (\(counted))
             INSERT INTO link_clicks (code, day, platform, bot, source, clicks)
             SELECT code, day, platform, bot, source, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
-            ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks
+            ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks\
+            \(unsafeRaw: returningCodes ? " RETURNING code" : "")
             """
     }
 
