@@ -21,6 +21,35 @@ import Testing
         await cleanup()
     }
 
+    /// Every connection of the writer's pool and the readers' waits for a lock with SQLite's sleeping handler, 5 s
+    /// at most (SQLiteNIO's own handler retries at once, for ever), and the writer keeps 64 MiB of pages.
+    @Test func everyConnectionWaitsForALockAtMostFiveSeconds() async throws {
+        try await Self.withTable { database, _ in
+            let writer = try await database.withConnection { sql in
+                (
+                    try await sql.raw("PRAGMA busy_timeout").first()?.decode(column: "timeout", as: Int.self),
+                    try await sql.raw("PRAGMA cache_size").first()?.decode(column: "cache_size", as: Int.self)
+                )
+            }
+            #expect(writer.0 == 5_000 && writer.1 == -65_536)
+            let readers = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await database.read { sql in
+                            try await Task.sleep(for: .milliseconds(20))  // held together: several connections
+                            return try await sql.raw("PRAGMA busy_timeout").first()?.decode(
+                                column: "timeout",
+                                as: Int.self
+                            )
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(readers == Array(repeating: 5_000, count: 8))
+        }
+    }
+
     @Test func aLookUpSeesEveryCommittedWriteOfTheWriter() async throws {
         try await Self.withTable { database, lookup in
             #expect(try lookup.text(for: "a") == nil)

@@ -96,12 +96,8 @@ public final class Database: Sendable {
         do {
             try await database.ping()
             if url.kind == .sqlite {
-                try await database.withConnection { sql in
-                    try await sql.raw("PRAGMA journal_mode = WAL").run()
-                    try await sql.raw("PRAGMA busy_timeout = 5000").run()
-                    // 64 MiB of page cache (SQLite's default is 2 MB): a catalogue of links stays in memory.
-                    try await sql.raw("PRAGMA cache_size = -65536").run()
-                }
+                // Kept by the file: every connection, the readers' too, reads and writes through the WAL.
+                try await database.withConnection { sql in try await sql.raw("PRAGMA journal_mode = WAL").run() }
             }
         } catch {
             try? await pool.close()
@@ -170,9 +166,13 @@ public final class Database: Sendable {
     private static func sqlitePool(_ storage: SQLiteConfiguration.Storage, _ eventLoop: any EventLoop, _ logger: Logger)
         -> any ConnectionLeasing
     {
-        let source = SQLiteConnectionSource(
-            configuration: .init(storage: storage, enableForeignKeys: true),
-            threadPool: .singleton
+        // 64 MiB of page cache (SQLite's default is 2 MB): a catalogue of links stays in memory.
+        let source = SQLiteSource(
+            base: SQLiteConnectionSource(
+                configuration: .init(storage: storage, enableForeignKeys: true),
+                threadPool: .singleton
+            ),
+            pragmas: [SQLiteSource.busyTimeout, "PRAGMA cache_size = -65536"]
         )
         return Pool(
             pool: EventLoopConnectionPool(source: source, maxConnections: 1, logger: logger, on: eventLoop),
@@ -183,9 +183,12 @@ public final class Database: Sendable {
     /// The read connections of a SQLite file, spread over the event loops. They read in WAL mode (which the
     /// writer set, and the file keeps), so they take no lock the writer waits for, nor wait for it.
     private static func sqliteReaderPool(path: String, _ logger: Logger) -> any ConnectionLeasing {
-        let source = SQLiteConnectionSource(
-            configuration: .init(storage: .file(path: path), enableForeignKeys: false),
-            threadPool: .singleton
+        let source = SQLiteSource(
+            base: SQLiteConnectionSource(
+                configuration: .init(storage: .file(path: path), enableForeignKeys: false),
+                threadPool: .singleton
+            ),
+            pragmas: [SQLiteSource.busyTimeout]
         )
         let group = MultiThreadedEventLoopGroup.singleton
         let loops = Array(group.makeIterator()).count
@@ -318,6 +321,29 @@ extension Database {
                 RETURNING \(SQLQueryString(columns))
                 """
             ).first()
+        }
+    }
+}
+
+/// SQLiteKit's connections with `pragmas` run on each one as it opens (a pool reopens a connection that failed, so
+/// a setting made once on the first would be lost). SQLiteNIO installs a busy handler that retries at once and for
+/// ever, a thread spinning for as long as another connection holds the lock it needs; ``busyTimeout`` replaces it
+/// with SQLite's own, which sleeps between tries and gives up after 5 s (the request then fails with a 503).
+struct SQLiteSource: ConnectionPoolSource {
+    let base: SQLiteConnectionSource
+    let pragmas: [String]
+
+    static let busyTimeout = "PRAGMA busy_timeout = 5000"
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
+        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+            var ready = eventLoop.makeSucceededVoidFuture()
+            for pragma in pragmas {
+                ready = ready.flatMap { connection.query(pragma).map { _ in } }
+            }
+            return ready.map { connection }.flatMapError { error in
+                connection.close().flatMapThrowing { throw error }
+            }
         }
     }
 }
