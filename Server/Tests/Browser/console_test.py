@@ -8,7 +8,7 @@ the validator's message beside the field, and nothing is written), edits it, rea
 decoded by zbarimg from the screenshot), deletes it after the confirmation page (the short link is then 404);
 a form whose CSRF token was altered is refused and changes nothing; a viewer sees no edit button and is refused
 the edit page and the edit post; an admin creates a scoped key (a viewer's: reads the API, refused a create),
-revokes it (then 401), adds an operator who signs in, and removes them (their session ends); the association page answers "does this URL open the app?" with the matcher's verdict,
+revokes it (then 401), adds an operator who signs in, and removes them (their session ends); an editor uploads another system's export (checked first, nothing written; then imported, a report per row); the association page answers "does this URL open the app?" with the matcher's verdict,
 trace and the manifest's route and parameters; the doctor page names a mail scanner's rewrite. Every page: no CSP violation, no serious axe-core finding.
 Screenshots of each page go to $DEEPLINKS_ARTIFACTS/console (CI keeps them).
 
@@ -178,6 +178,37 @@ def main(binary):
         check(len(editor.driver.find_elements(By.CSS_SELECTOR, "#links tbody a")) == 1, "a search finds the link, in any case")
         editor.open("/console/links?q=autumn")
         check(len(editor.driver.find_elements(By.CSS_SELECTOR, "#links tbody a")) == 0, "a search for another word finds nothing")
+
+        # Another system's export, uploaded: checked first (nothing written), then imported, a report per row.
+        export = os.path.join(server.work, "links-export.csv")
+        with open(export, "w", encoding="utf-8") as file:
+            file.write("code,route,fallback\nimported-a,/post/11,https://links.example.com/a\nimported-b,/post/12,\nbroken,/nowhere,\n")
+        editor.open("/console/links")
+        editor.driver.find_element(By.CSS_SELECTOR, "a[href='/console/import']").click()
+        editor.wait.until(EC.presence_of_element_located((By.ID, "file")))
+        check(editor.driver.find_element(By.ID, "dryRun").is_selected(), "the import form first only checks")
+        editor.driver.find_element(By.ID, "file").send_keys(export)
+        editor.shoot("import-form")
+        editor.submit()
+        editor.wait_text("#import-summary", "Checked only")
+        summary = editor.driver.find_element(By.ID, "import-summary").text
+        check("2 valid, 1 refused." in summary, f"the check's summary ({summary!r})")
+        check("the app has no route for /nowhere" in editor.text(), "the refused row's problem is shown")
+        check(status_of(base + "/imported-a") == 404, "a check writes nothing")
+        editor.shoot("import-checked")
+        editor.open("/console/import")
+        editor.driver.find_element(By.ID, "file").send_keys(export)
+        editor.driver.find_element(By.ID, "dryRun").click()
+        editor.submit()
+        editor.wait_text("#import-summary", "The import is done.")
+        summary = editor.driver.find_element(By.ID, "import-summary").text
+        check("2 imported, 1 refused." in summary, f"the import's summary ({summary!r})")
+        statuses = (status_of(base + "/imported-a"), status_of(base + "/imported-b"), status_of(base + "/broken"))
+        check(statuses == (302, 200, 404), f"imported: a redirects to its fallback, b (none) shows its landing page; the refused row is not a link ({statuses})")
+        editor.shoot("import-report")
+        editor.driver.find_element(By.CSS_SELECTOR, "#import-rows a[href='/console/links/imported-a']").click()
+        editor.wait.until(EC.presence_of_element_located((By.ID, "details")))
+        check(editor.driver.current_url.endswith("/console/links/imported-a"), "the report links each imported link's page")
 
         # --- A viewer -------------------------------------------------------------------------------------
         viewer = Console(server, shots)

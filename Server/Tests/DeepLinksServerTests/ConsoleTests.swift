@@ -269,6 +269,159 @@ import Testing
         }
     }
 
+    /// A `multipart/form-data` body as a browser writes it: each field a part, the file with its name.
+    static func multipart(_ fields: [(name: String, value: String)], file: (name: String, text: String)?) -> String {
+        var body = fields.map {
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\($0.name)\"\r\n\r\n\($0.value)\r\n"
+        }
+        .joined()
+        if let file {
+            body +=
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.name)\"\r\nContent-Type: text/csv\r\n\r\n\(file.text)\r\n"
+        }
+        return body + "--\(boundary)--\r\n"
+    }
+
+    static let boundary = "----deeplinksTestBoundary7MA4YWxk"
+
+    /// The console's import: an export uploaded as a file, checked first (nothing written), then imported; a report
+    /// per row. Editors only, with the form's token; a bad upload says why and writes nothing.
+    @Test(arguments: TestDatabase.allCases)
+    func theConsoleImportsAnUploadedExportAndReportsEachRow(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            let operators = Operators(database: world.database, clock: world.clock.wallClock)
+            let hasher = world.settings().passwordReset.hasher
+            for (email, role) in [("editor@example.com", OperatorRole.editor), ("viewer@example.com", .viewer)] {
+                _ = try await operators.create(email: email, password: Self.password, role: role, hasher: hasher)
+            }
+            try await world.serve(SmartLinkTests.configure) { api in
+                var (editor, _) = try await Self.signIn(api, "editor@example.com")
+                let form = try await api.get("/console/import", headers: editor.headers)
+                #expect(form.status == .ok && form.text.contains(#"enctype="multipart/form-data""#))
+                editor.read(form)
+                var headers = editor.headers
+                headers[.contentType] = "multipart/form-data; boundary=\(Self.boundary)"
+                let csv = "code,route\nimported-a,/post/1\nimported-b,/post/2\nbad-row,/nowhere\nimported-a,/post/3\n"
+                func upload(_ fields: [(name: String, value: String)], _ text: String? = csv) async throws
+                    -> TestResponse
+                {
+                    try await api.post(
+                        "/console/import",
+                        Self.multipart(fields, file: text.map { ("export;1.csv", $0) }),
+                        headers: headers
+                    )
+                }
+                func stored(_ code: String) async throws -> Bool {
+                    try await api.get("/v1/links/\(code)", headers: SmartLinkTests.admin).status == .ok
+                }
+                let choices = [("format", "csv"), ("onConflict", "skip")]
+
+                let checked = try await upload([("csrf", editor.csrf), ("dryRun", "on")] + choices)
+                #expect(checked.status == .ok, "\(checked.text)")
+                #expect(checked.text.contains("Checked only: nothing was written."))
+                #expect(checked.text.contains("2 valid, 2 refused."), "\(checked.text)")
+                #expect(checked.text.contains("<code>export;1.csv</code>"), "the file's name, with its semicolon")
+                #expect(checked.text.contains("the code repeats line 2"))
+                #expect(try await !stored("imported-a"))
+
+                let imported = try await upload([("csrf", editor.csrf)] + choices)
+                #expect(imported.status == .ok && imported.text.contains("2 imported, 2 refused."), "\(imported.text)")
+                let written = (
+                    try await stored("imported-a"), try await stored("imported-b"), try await stored("bad-row")
+                )
+                #expect(written == (true, true, false))
+                let again = try await upload([("csrf", editor.csrf)] + choices)
+                #expect(again.text.contains("2 skipped, 2 refused."), "\(again.text)")
+
+                // Refused, nothing written: no token, a viewer, no file, a file that is not CSV of the format.
+                let other = "code,route\nnever-written,/post/1\n"
+                let forged = try await upload([("csrf", "forged")] + choices, other)
+                #expect(forged.status == .forbidden && forged.text.contains("Form refused"))
+                var (viewer, _) = try await Self.signIn(api, "viewer@example.com")
+                viewer.read(try await api.get("/console/links", headers: viewer.headers))
+                var viewerHeaders = viewer.headers
+                viewerHeaders[.contentType] = headers[.contentType]
+                let denied = try await api.post(
+                    "/console/import",
+                    Self.multipart([("csrf", viewer.csrf)] + choices, file: ("x.csv", other)),
+                    headers: viewerHeaders
+                )
+                #expect(denied.status == .forbidden && denied.text.contains("Not allowed"))
+                let noFile = try await upload([("csrf", editor.csrf)] + choices, nil)
+                #expect(noFile.status == .unprocessableContent && noFile.text.contains("Choose a file to import."))
+                let noHeader = try await upload(
+                    [("csrf", editor.csrf), ("format", "bitly"), ("onConflict", "skip")],
+                    other
+                )
+                #expect(noHeader.status == .unprocessableContent && noHeader.text.contains("cannot be read as bitly"))
+                #expect(noHeader.text.contains(#"<option value="bitly" selected>"#), "the choices are kept")
+                let badChoice = try await upload(
+                    [("csrf", editor.csrf), ("format", "xlsx"), ("onConflict", "skip")],
+                    other
+                )
+                #expect(badChoice.status == .unprocessableContent)
+
+                // Hostile bodies: not multipart, no closing boundary, a field twice.
+                var urlencoded = editor.headers
+                urlencoded[.contentType] = "application/x-www-form-urlencoded"
+                let notMultipart = try await api.post("/console/import", "csrf=\(editor.csrf)", headers: urlencoded)
+                #expect(notMultipart.status == .unsupportedMediaType)
+                let whole = Self.multipart([("csrf", editor.csrf)] + choices, file: ("x.csv", other))
+                let cut = try await api.post("/console/import", String(whole.dropLast(20)), headers: headers)
+                #expect(cut.status == .badRequest && cut.text.contains("closing boundary"), "\(cut.text)")
+                let twice = try await upload([("csrf", editor.csrf), ("csrf", editor.csrf)] + choices, other)
+                #expect(twice.status == .badRequest && twice.text.contains("appears twice"))
+                #expect(try await !stored("never-written"))
+            }
+        }
+    }
+
+    /// `MultipartForm` reads what browsers send and refuses, with a reason, what does not follow the format.
+    @Test func multipartBodiesAreReadOrRefusedWithAReason() throws {
+        func parse(_ text: String, boundary: String = "b0und") throws -> [String: MultipartForm.Part] {
+            try MultipartForm.parse(Array(text.utf8), boundary: boundary)
+        }
+        let parts = try parse(
+            "preamble\r\n--b0und\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nline 1\r\nline 2\r\n"
+                + "--b0und\r\ncontent-disposition: form-data; filename=\"x;y.csv\"; name=file\r\n\r\n\r\n"
+                + "--b0und\r\nContent-Disposition: form-data; name=\"empty\"\r\n\r\n\r\n--b0und--\r\nepilogue"
+        )
+        #expect(parts["a"] == MultipartForm.Part(filename: nil, value: Array("line 1\r\nline 2".utf8)))
+        #expect(parts["file"]?.filename == "x;y.csv" && parts["file"]?.value == [], "a quoted ; is the name's")
+        #expect(parts["empty"]?.text == "" && parts.count == 3)
+
+        #expect(try MultipartForm.boundary("multipart/form-data; boundary=\"a b\"") == "a b")
+        #expect(try MultipartForm.boundary("Multipart/Form-Data;boundary=xyz") == "xyz")
+        let refusals: [(String, String)] = [
+            ("--b0und\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno end", "closing boundary"),
+            ("--b0und\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b0und--", "not a named form-data field"),
+            ("--b0und\r\nContent-Type: text/plain\r\n\r\nx\r\n--b0und--", "no Content-Disposition"),
+            ("--b0undgarbage\r\n\r\nx\r\n--b0und--", "text after a boundary"),
+            ("--b0und\r\nContent-Disposition: form-data; name=\"a\"", "no end to its headers"),
+            ("nothing of the kind", "does not contain its boundary"),
+            (
+                (0...MultipartForm.maxParts).map {
+                    "--b0und\r\nContent-Disposition: form-data; name=\"f\($0)\"\r\n\r\nx\r\n"
+                }
+                .joined() + "--b0und--",
+                "more than 16 fields"
+            ),
+        ]
+        for (body, reason) in refusals {
+            #expect {
+                try parse(body)
+            } throws: { error in
+                (error as? APIError)?.status == .badRequest && "\(error)".contains(reason)
+            }
+        }
+        for type in ["application/x-www-form-urlencoded", "multipart/form-data", nil] as [String?] {
+            #expect(throws: APIError.self, "\(type ?? "none")") { try MultipartForm.boundary(type) }
+        }
+        #expect(throws: APIError.self) {
+            try MultipartForm.boundary("multipart/form-data; boundary=" + String(repeating: "x", count: 71))
+        }
+    }
+
     @Test func signInIsThrottledPerAddress() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve { api in

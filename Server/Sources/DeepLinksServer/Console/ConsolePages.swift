@@ -111,7 +111,9 @@ enum ConsolePages {
                 """
         }.joined(separator: "\n")
         let create =
-            viewer.signedIn.role >= .editor ? #"<p><a class="button" href="/console/links/new">New link</a></p>"# : ""
+            viewer.signedIn.role >= .editor
+            ? #"<p><a class="button" href="/console/links/new">New link</a> <a class="button secondary" href="/console/import">Import links</a></p>"#
+            : ""
         let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
         let more =
             next.map {
@@ -266,6 +268,91 @@ enum ConsolePages {
                 \(field("expiredURL", "After expiry", type: "url"))
                 <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\(HTML.escape($0))" } ?? "/console/links")">Cancel</a></p>
                 </form>
+                """
+        )
+    }
+
+    /// Another system's export to upload (`/console/import`), with `problem` when the last upload could not be read.
+    static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> String {
+        let formats: [(LinkImport.Format, String)] = [
+            (.csv, "This server's CSV (code, route, fallback, ios, ipad, android, desktop, title, description, image)"),
+            (.fdl, "Firebase Dynamic Links export (short link, long link)"), (.dub, "Dub export"),
+            (.bitly, "Bitly export"), (.shlink, "Shlink export"),
+        ]
+        let conflicts: [(LinkImport.Conflict, String)] = [
+            (.skip, "Leave the existing link (the import can be run again)"), (.replace, "Replace it"),
+            (.fail, "Import nothing if any code is taken"),
+        ]
+        func options<T: RawRepresentable>(_ name: String, _ choices: [(T, String)]) -> String
+        where T.RawValue == String {
+            choices.map { value, label in
+                let selected = values[name] == value.rawValue ? " selected" : ""
+                return #"<option value="\#(value.rawValue)"\#(selected)>\#(HTML.escape(label))</option>"#
+            }.joined()
+        }
+        let error = problem.map { #"<p class="error" id="import-error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
+        return page(
+            title: "Import links",
+            viewer: viewer,
+            body: """
+                <h1>Import links</h1>
+                <p>Each row becomes a smart link that keeps its code, checked as a new link is. The whole file is read first;
+                the report says what became of each row.</p>
+                \(error)
+                <form method="post" action="/console/import" enctype="multipart/form-data">
+                \(csrfField(viewer))
+                <label for="file">File (CSV, UTF-8, at most \(SmartLinkRoutes.maxImportSize >> 20) MiB)</label>
+                <input id="file" name="file" type="file" accept=".csv,text/csv" required>
+                <label for="format">Format</label>
+                <select id="format" name="format">\(options("format", formats))</select>
+                <label for="onConflict">When a code is already a link</label>
+                <select id="onConflict" name="onConflict">\(options("onConflict", conflicts))</select>
+                <label class="check"><input type="checkbox" id="dryRun" name="dryRun" value="on"\(values["dryRun"] == "on" ? " checked" : "")> Only check: write nothing</label>
+                <p><button type="submit">Import</button> <a class="button secondary" href="/console/links">Cancel</a></p>
+                </form>
+                """
+        )
+    }
+
+    /// What became of each row of an upload.
+    static func importReport(_ report: SmartLinkRoutes.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
+        -> String
+    {
+        var counts: [String: Int] = [:]
+        for entry in report.entries { counts[entry.status, default: 0] += 1 }
+        let order = ["imported", "replaced", "valid", "skipped", "taken", "refused"]
+        let summary = order.compactMap { status in counts[status].map { "\($0) \(status)" } }.joined(separator: ", ")
+        let outcome =
+            !report.taken.isEmpty
+            ? "Nothing was imported: \(report.taken.count) of the codes are already links, and the import was to fail then."
+            : dryRun
+                ? "Checked only: nothing was written. Upload the file again without “Only check” to import it."
+                : "The import is done."
+        let shown = 1_000
+        let rows = report.entries.prefix(shown).map { entry in
+            let code =
+                entry.code.map { code in
+                    entry.status == "imported" || entry.status == "replaced"
+                        ? #"<a href="/console/links/\#(HTML.escape(code))"><code>\#(HTML.escape(code))</code></a>"#
+                        : "<code>\(HTML.escape(code))</code>"
+                } ?? ""
+            return """
+                <tr class="\(entry.status)"><td class="number">\(entry.line)</td><td>\(code)</td><td>\(entry.status)</td><td>\(entry.problems.map(HTML.escape).joined(separator: "<br>"))</td></tr>
+                """
+        }.joined(separator: "\n")
+        let more =
+            report.entries.count > shown
+            ? "<p>The first \(shown) of \(report.entries.count) rows are shown; the API's report has them all.</p>" : ""
+        return page(
+            title: "Import report",
+            viewer: viewer,
+            body: """
+                <h1>Import of \(file.map { "<code>\(HTML.escape($0))</code>" } ?? "a file")</h1>
+                <p class="notice" role="status" id="import-summary">\(HTML.escape(outcome)) \(HTML.escape(summary.isEmpty ? "The file has no rows." : summary + "."))</p>
+                <table id="import-rows"><thead><tr><th>Line</th><th>Code</th><th>Outcome</th><th>Problems</th></tr></thead>
+                <tbody>\(rows)</tbody></table>
+                \(more)
+                <p><a class="button" href="/console/import">Import another file</a> <a class="button secondary" href="/console/links">Links</a></p>
                 """
         )
     }

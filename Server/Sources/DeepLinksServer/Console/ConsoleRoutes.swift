@@ -236,6 +236,46 @@ struct ConsoleRoutes: Sendable {
                 return Self.redirect("/console/links/\(link.code)")
             }
         }
+        router.get("/console/import") { request, _ -> Response in
+            try await page(request, role: .editor) { viewer in
+                ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))
+            }
+        }
+        // Another system's export, uploaded as a file (multipart: the console has no script to read it).
+        router.post("/console/import") { request, _ -> Response in
+            let form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
+            return try await page(request, role: .editor) { viewer in
+                if let refused = Self.refusal(csrf: form["csrf"]?.text, viewer) { return refused }
+                var values = Self.importDefaults
+                for name in ["format", "onConflict"] { values[name] = form[name]?.text ?? values[name] }
+                values["dryRun"] = form["dryRun"] == nil ? nil : "on"
+                func failure(_ problem: String) -> Response {
+                    ConsolePages.response(
+                        .unprocessableContent,
+                        ConsolePages.importForm(values: values, problem: problem, viewer: viewer)
+                    )
+                }
+                guard let format = LinkImport.Format(rawValue: values["format"] ?? ""),
+                    let conflict = LinkImport.Conflict(rawValue: values["onConflict"] ?? "")
+                else { return failure("Choose a format and what to do with codes that are taken.") }
+                guard let file = form["file"], !file.value.isEmpty else { return failure("Choose a file to import.") }
+                guard let text = file.text else {
+                    return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
+                }
+                let rows: [LinkImport.Row]
+                do {
+                    rows = try LinkImport(policy: policy).rows(text, format: format)
+                } catch {
+                    return failure("The file cannot be read as \(format.rawValue): \(error)")
+                }
+                let dryRun = values["dryRun"] != nil
+                let report = try await links.importing(rows, conflict: conflict, dryRun: dryRun)
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)
+                )
+            }
+        }
         router.get("/console/links/:code") { request, context -> Response in
             try await page(request, role: .viewer) { viewer in
                 guard let link = try await existing(context) else { return notFound(viewer) }
@@ -656,20 +696,27 @@ struct ConsoleRoutes: Sendable {
     ) async throws -> Response {
         let fields = try await FormBody.read(request, context: context)
         return try await page(request, role: role) { viewer in
-            guard let sent = fields["csrf"], SecureBytes.equal(Array(sent.utf8), Array(viewer.csrf.utf8)) else {
-                return ConsolePages.response(
-                    .forbidden,
-                    ConsolePages.message(
-                        title: "Form refused",
-                        viewer: viewer,
-                        text:
-                            "The form expired or came from another site (its CSRF token is missing or wrong): nothing was changed. Reload the page and try again."
-                    )
-                )
-            }
+            if let refused = Self.refusal(csrf: fields["csrf"], viewer) { return refused }
             return try await body(viewer, fields)
         }
     }
+
+    /// The answer to a form whose CSRF token is missing or wrong; nil when it is the session's.
+    static func refusal(csrf sent: String?, _ viewer: ConsolePages.Viewer) -> Response? {
+        if let sent, SecureBytes.equal(Array(sent.utf8), Array(viewer.csrf.utf8)) { return nil }
+        return ConsolePages.response(
+            .forbidden,
+            ConsolePages.message(
+                title: "Form refused",
+                viewer: viewer,
+                text:
+                    "The form expired or came from another site (its CSRF token is missing or wrong): nothing was changed. Reload the page and try again."
+            )
+        )
+    }
+
+    /// The import form as it first shows: this server's CSV, taken codes skipped, checked without writing.
+    static let importDefaults = ["format": "csv", "onConflict": "skip", "dryRun": "on"]
 
     /// The token a session's forms carry: an HMAC of the session token, so nothing more is stored.
     static func csrf(_ session: String) -> String {
