@@ -119,7 +119,7 @@ def main(binary):
               f"the session cookie is Secure, HttpOnly, SameSite=Strict ({cookie})")
 
         # A route the app has no screen for: refused beside the field, nothing written.
-        editor.open("/console/links/new")
+        editor.open("/console/new")
         editor.fill("code", "spring-sale")
         editor.fill("route", "/nowhere/at/all")
         editor.fill("destinations-fallback", "https://links.example.com/sale")
@@ -303,7 +303,7 @@ def main(binary):
         consoles.append(newcomer)
         newcomer.sign_in("new@example.com")
         newcomer.wait.until(EC.presence_of_element_located((By.ID, "links")))
-        check(newcomer.driver.find_elements(By.CSS_SELECTOR, "a[href='/console/links/new']") != [], "the added editor signs in and may create links")
+        check(newcomer.driver.find_elements(By.CSS_SELECTOR, "a[href='/console/new']") != [], "the added editor signs in and may create links")
         admin.driver.find_element(By.CSS_SELECTOR, "#operators button[aria-label='Remove new@example.com']").click()
         admin.wait_text("main", "new@example.com", present=False)
         newcomer.open("/console/links")

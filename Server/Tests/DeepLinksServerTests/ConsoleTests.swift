@@ -211,17 +211,24 @@ import Testing
                 for token in ["", "forged", ConsoleRoutes.csrf("another-session")] {
                     var sent = fields
                     if !token.isEmpty { sent["csrf"] = token }
-                    let answer = try await api.post("/console/links/new", editor.form(sent), headers: headers)
+                    let answer = try await api.post("/console/new", editor.form(sent), headers: headers)
                     #expect(answer.status == .forbidden && answer.text.contains("Form refused"))
                 }
                 #expect(try await api.get("/v1/links/from-console", headers: SmartLinkTests.admin).status == .notFound)
 
                 var good = fields
                 good["csrf"] = editor.csrf
-                let made = try await api.post("/console/links/new", editor.form(good), headers: headers)
+                let made = try await api.post("/console/new", editor.form(good), headers: headers)
                 #expect(made.status == .seeOther && made.headers[.location] == "/console/links/from-console")
                 let stored = try await api.get("/v1/links/from-console", headers: SmartLinkTests.admin)
                 #expect(stored.object["route"] as? String == "/post/3" && stored.object["passQuery"] as? Bool == true)
+                // Any code has its page: the console's own pages are not under /console/links/.
+                for code in ["new", "import"] {
+                    let body = #"{"code": "\#(code)", "route": "/post/1"}"#
+                    #expect(try await api.post("/v1/links", body, headers: SmartLinkTests.admin).status == .created)
+                    let page = try await api.get("/console/links/\(code)", headers: editor.headers)
+                    #expect(page.status == .ok && page.text.contains(#"id="details""#), "the link \(code)'s page")
+                }
 
                 // The validator's problems, each beside its field; nothing written.
                 var bad = good
@@ -229,7 +236,7 @@ import Testing
                 bad["route"] = "/nowhere"
                 bad["destinations.ios"] = "http://links.example.com/x"
                 bad["expiresAt"] = "tomorrow"
-                let refused = try await api.post("/console/links/new", editor.form(bad), headers: headers)
+                let refused = try await api.post("/console/new", editor.form(bad), headers: headers)
                 #expect(refused.status == .unprocessableContent)
                 for id in ["route-error", "destinations-ios-error", "expiresAt-error"] {
                     #expect(refused.text.contains(#"id="\#(id)""#), "\(id) shown")
@@ -251,12 +258,12 @@ import Testing
                 #expect(try await api.get("/v1/links/from-console", headers: SmartLinkTests.admin).status == .ok)
 
                 // Hostile bodies: not a form, a repeated field, too large.
-                let json = try await api.post("/console/links/new", "{}", headers: editor.headers)
+                let json = try await api.post("/console/new", "{}", headers: editor.headers)
                 #expect(json.status == .unsupportedMediaType)
-                let twice = try await api.post("/console/links/new", "csrf=a&csrf=b", headers: headers)
+                let twice = try await api.post("/console/new", "csrf=a&csrf=b", headers: headers)
                 #expect(twice.status == .badRequest)
                 let huge = try await api.post(
-                    "/console/links/new",
+                    "/console/new",
                     "route=" + String(repeating: "a", count: 70_000),
                     headers: headers
                 )

@@ -112,7 +112,7 @@ enum ConsolePages {
         }.joined(separator: "\n")
         let create =
             viewer.signedIn.role >= .editor
-            ? #"<p><a class="button" href="/console/links/new">New link</a> <a class="button secondary" href="/console/import">Import links</a></p>"#
+            ? #"<p><a class="button" href="/console/new">New link</a> <a class="button secondary" href="/console/import">Import links</a></p>"#
             : ""
         let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
         let more =
@@ -235,7 +235,7 @@ enum ConsolePages {
             <select id="app" name="app">\(policy.apps.map { "<option value=\"\(HTML.escape($0.bundleID))\"\(values["app"] == $0.bundleID ? " selected" : "")>\(HTML.escape($0.displayName))</option>" }.joined())</select>
             \(problems["app"].map { "<p class=\"error\">\($0.map(HTML.escape).joined(separator: "<br>"))</p>" } ?? "")
             """ : ""
-        let action = code.map { "/console/links/\(HTML.escape($0))/edit" } ?? "/console/links/new"
+        let action = code.map { "/console/links/\(HTML.escape($0))/edit" } ?? "/console/new"
         let codeField =
             code == nil
             ? field("code", "Code", help: "3 to 64 letters, digits, - or _; left empty, an unguessable code is made")

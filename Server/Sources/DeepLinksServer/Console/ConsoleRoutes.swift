@@ -208,7 +208,7 @@ struct ConsoleRoutes: Sendable {
                 )
             }
         }
-        router.get("/console/links/new") { request, _ -> Response in
+        router.get("/console/new") { request, _ -> Response in
             try await page(request, role: .editor) { viewer in
                 ConsolePages.response(
                     .ok,
@@ -222,7 +222,7 @@ struct ConsoleRoutes: Sendable {
                 )
             }
         }
-        router.post("/console/links/new") { request, context -> Response in
+        router.post("/console/new") { request, context -> Response in
             try await form(request, context, role: .editor) { viewer, fields in
                 var values = fields
                 if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
