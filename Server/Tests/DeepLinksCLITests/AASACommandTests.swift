@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite struct AASACommandTests {
     static let app = "ABCDE12345.com.example.app"
 
@@ -156,8 +160,10 @@ import Testing
             try contents.write(to: url, atomically: true, encoding: .utf8)
         }
 
+        /// Ends the server with SIGKILL: the test process runs its children with SIGTERM blocked (it is inherited
+        /// across exec), so `terminate()` left every one of them running.
         deinit {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             try? FileManager.default.removeItem(at: folder)
         }
     }

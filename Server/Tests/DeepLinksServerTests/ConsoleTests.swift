@@ -354,6 +354,14 @@ import Testing
                     headers: viewerHeaders
                 )
                 #expect(denied.status == .forbidden && denied.text.contains("Not allowed"))
+                var stranger: HTTPFields = [:]
+                stranger[.contentType] = headers[.contentType]
+                let unsigned = try await api.post(
+                    "/console/import",
+                    Self.multipart(choices, file: ("x.csv", other)),
+                    headers: stranger
+                )
+                #expect(unsigned.status == .seeOther && unsigned.headers[.location] == "/console/sign-in")
                 let noFile = try await upload([("csrf", editor.csrf)] + choices, nil)
                 #expect(noFile.status == .unprocessableContent && noFile.text.contains("Choose a file to import."))
                 let noHeader = try await upload(

@@ -241,10 +241,11 @@ struct ConsoleRoutes: Sendable {
                 ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))
             }
         }
-        // Another system's export, uploaded as a file (multipart: the console has no script to read it).
+        // Another system's export, uploaded as a file (multipart: the console has no script to read it). Its
+        // megabytes are read for a signed-in editor only.
         router.post("/console/import") { request, _ -> Response in
-            let form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
-            return try await page(request, role: .editor) { viewer in
+            try await page(request, role: .editor) { viewer in
+                let form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
                 if let refused = Self.refusal(csrf: form["csrf"]?.text, viewer) { return refused }
                 var values = Self.importDefaults
                 for name in ["format", "onConflict"] { values[name] = form[name]?.text ?? values[name] }

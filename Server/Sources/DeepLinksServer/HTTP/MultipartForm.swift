@@ -87,7 +87,7 @@ enum MultipartForm {
             let field = line.split(separator: ":", maxSplits: 1)
             guard field.count == 2, field[0].lowercased() == "content-disposition" else { continue }
             let items = parameters(field[1])
-            guard items.first?.name.lowercased() == "form-data",
+            guard items.first?.name == "form-data",
                 let name = items.first(where: { $0.name == "name" })?.value,
                 !name.isEmpty
             else { throw APIError.malformed("a part is not a named form-data field") }
