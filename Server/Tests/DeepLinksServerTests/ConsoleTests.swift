@@ -339,6 +339,23 @@ import Testing
                 #expect(written == (true, true, false))
                 let again = try await upload([("csrf", editor.csrf)] + choices)
                 #expect(again.text.contains("2 skipped, 2 refused."), "\(again.text)")
+                // Columns the file names otherwise, as field=column pairs; a pair that is not one, or names no
+                // column, says so and keeps what was typed.
+                let renamed = "slug,path\nrenamed-c,/post/4\n"
+                let mapped = try await upload(
+                    [("csrf", editor.csrf), ("columns", "code=slug, route = path")] + choices,
+                    renamed
+                )
+                #expect(mapped.text.contains("1 imported."), "\(mapped.text)")
+                #expect(try await stored("renamed-c"))
+                for (columns, reason) in [
+                    ("code slug", "write each as field=column"),
+                    ("code=slug, route=where", "no column &#39;where&#39; in the header row"),
+                ] {
+                    let refused = try await upload([("csrf", editor.csrf), ("columns", columns)] + choices, renamed)
+                    #expect(refused.status == .unprocessableContent && refused.text.contains(reason), "\(refused.text)")
+                    #expect(refused.text.contains(#"value="\#(columns)""#), "the columns typed are kept")
+                }
 
                 // Refused, nothing written: no token, a viewer, no file, a file that is not CSV of the format.
                 let other = "code,route\nnever-written,/post/1\n"

@@ -142,6 +142,19 @@ import Testing
                     let refused = try await api.post("/v1/links/import?\(query)", body, headers: Self.csv)
                     #expect(refused.status == .badRequest && refused.object["parameter"] as? String == parameter)
                 }
+                // A column override naming no field of the format, or no column of the file: refused, nothing written.
+                for (query, reason) in [
+                    ("column.cod=slug", "the csv format has no field 'cod'"),
+                    ("column.title=Headline", "no column 'Headline' in the header row (named for 'title')"),
+                ] {
+                    let refused = try await api.post(
+                        "/v1/links/import?column.code=slug&\(query)",
+                        own,
+                        headers: Self.csv
+                    )
+                    #expect(refused.status == .badRequest)
+                    #expect((refused.object["reason"] as? String)?.contains(reason) == true, "\(refused.text)")
+                }
                 let unclosed = try await api.post("/v1/links/import", "code,route\n\"x,/post/1\n", headers: Self.csv)
                 #expect(unclosed.status == .badRequest)
                 #expect((unclosed.object["reason"] as? String)?.contains("a quoted field is not closed") == true)

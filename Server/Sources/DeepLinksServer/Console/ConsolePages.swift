@@ -275,10 +275,11 @@ enum ConsolePages {
     /// Another system's export to upload (`/console/import`), with `problem` when the last upload could not be read.
     static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> String {
         let formats: [(LinkImport.Format, String)] = [
-            (.csv, "This server's CSV (code, route, fallback, ios, ipad, android, desktop, title, description, image)"),
-            (.fdl, "Firebase Dynamic Links export (short link, long link)"), (.dub, "Dub export"),
+            (.csv, "This server's CSV"), (.fdl, "Firebase Dynamic Links export"), (.dub, "Dub export"),
             (.bitly, "Bitly export"), (.shlink, "Shlink export"),
-        ]
+        ].map { format, name in
+            (format, "\(name) (fields: \(LinkImport.fields(format).map(\.0).joined(separator: ", ")))")
+        }
         let conflicts: [(LinkImport.Conflict, String)] = [
             (.skip, "Leave the existing link (the import can be run again)"), (.replace, "Replace it"),
             (.fail, "Import nothing if any code is taken"),
@@ -305,6 +306,9 @@ enum ConsolePages {
                 <input id="file" name="file" type="file" accept=".csv,text/csv" required>
                 <label for="format">Format</label>
                 <select id="format" name="format">\(options("format", formats))</select>
+                <label for="columns">Columns the file names otherwise (optional)</label>
+                <input id="columns" name="columns" type="text" value="\(HTML.escape(values["columns"] ?? ""))" aria-describedby="columns-help">
+                <p class="help" id="columns-help">field=column, separated by commas: <code>code=slug, url=Destination</code></p>
                 <label for="onConflict">When a code is already a link</label>
                 <select id="onConflict" name="onConflict">\(options("onConflict", conflicts))</select>
                 <label class="check"><input type="checkbox" id="dryRun" name="dryRun" value="on"\(values["dryRun"] == "on" ? " checked" : "")> Only check: write nothing</label>

@@ -248,7 +248,7 @@ struct ConsoleRoutes: Sendable {
                 let form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
                 if let refused = Self.refusal(csrf: form["csrf"]?.text, viewer) { return refused }
                 var values = Self.importDefaults
-                for name in ["format", "onConflict"] { values[name] = form[name]?.text ?? values[name] }
+                for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
                 values["dryRun"] = form["dryRun"] == nil ? nil : "on"
                 func failure(_ problem: String) -> Response {
                     ConsolePages.response(
@@ -259,13 +259,24 @@ struct ConsoleRoutes: Sendable {
                 guard let format = LinkImport.Format(rawValue: values["format"] ?? ""),
                     let conflict = LinkImport.Conflict(rawValue: values["onConflict"] ?? "")
                 else { return failure("Choose a format and what to do with codes that are taken.") }
+                // `field=column` pairs, as the API's `column.FIELD=NAME`.
+                var columns: [String: String] = [:]
+                for pair in (values["columns"] ?? "").split(whereSeparator: { $0 == "," || $0.isNewline }) {
+                    let text = pair.trimmingCharacters(in: .whitespaces)
+                    guard !text.isEmpty else { continue }
+                    let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                        return failure("Columns: write each as field=column, separated by commas (not “\(text)”).")
+                    }
+                    columns[parts[0]] = parts[1]
+                }
                 guard let file = form["file"], !file.value.isEmpty else { return failure("Choose a file to import.") }
                 guard let text = file.text else {
                     return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
                 }
                 let rows: [LinkImport.Row]
                 do {
-                    rows = try LinkImport(policy: policy).rows(text, format: format)
+                    rows = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
                 } catch {
                     return failure("The file cannot be read as \(format.rawValue): \(error)")
                 }

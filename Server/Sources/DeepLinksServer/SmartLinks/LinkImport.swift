@@ -50,6 +50,19 @@ struct LinkImport: Sendable {
             return wanted.lazy.compactMap { names.firstIndex(of: $0) }.first
         }
         let fields = Self.fields(format)
+        // An override names a field of the format and a column of the file, or the import stops (a typo would
+        // otherwise leave the field empty in every row).
+        for (field, name) in overrides.sorted(by: { $0.key < $1.key }) {
+            guard fields.contains(where: { $0.0 == field }) else {
+                throw Malformed(
+                    description:
+                        "the \(format.rawValue) format has no field '\(field)' (its fields: \(fields.map(\.0).joined(separator: ", ")))"
+                )
+            }
+            guard names.contains(Self.normalized(name)) else {
+                throw Malformed(description: "no column '\(name)' in the header row (named for '\(field)')")
+            }
+        }
         var indexes: [String: Int] = [:]
         for (field, candidates) in fields {
             if let index = column(field, candidates) { indexes[field] = index }
