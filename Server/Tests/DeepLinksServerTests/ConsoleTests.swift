@@ -403,6 +403,9 @@ import Testing
                 #expect(cut.status == .badRequest && cut.text.contains("closing boundary"), "\(cut.text)")
                 let twice = try await upload([("csrf", editor.csrf), ("csrf", editor.csrf)] + choices, other)
                 #expect(twice.status == .badRequest && twice.text.contains("appears twice"))
+                let large = "code,route\n" + String(repeating: "never-written,/post/1\n", count: 400_000)  // 8.8 MB
+                let tooLarge = try await upload([("csrf", editor.csrf)] + choices, large)
+                #expect(tooLarge.status == .contentTooLarge && tooLarge.text.contains("The file is larger than 8 MiB"))
                 #expect(try await !stored("never-written"))
             }
         }

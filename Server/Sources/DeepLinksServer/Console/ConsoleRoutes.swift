@@ -4,6 +4,7 @@ import DeepLinks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The web console (`/console`): operators sign in with a console role (``OperatorRole``) and manage links, read
 /// their counts and QR codes, check the association files and URLs against them, ask the link doctor why a link
@@ -245,7 +246,20 @@ struct ConsoleRoutes: Sendable {
         // megabytes are read for a signed-in editor only.
         router.post("/console/import") { request, _ -> Response in
             try await page(request, role: .editor) { viewer in
-                let form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
+                let form: [String: MultipartForm.Part]
+                do {
+                    form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
+                } catch is NIOTooManyBytesError {
+                    return ConsolePages.response(
+                        .contentTooLarge,
+                        ConsolePages.importForm(
+                            values: Self.importDefaults,
+                            problem:
+                                "The file is larger than \(SmartLinkRoutes.maxImportSize >> 20) MiB: split it into smaller files and import each.",
+                            viewer: viewer
+                        )
+                    )
+                }
                 if let refused = Self.refusal(csrf: form["csrf"]?.text, viewer) { return refused }
                 var values = Self.importDefaults
                 for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
