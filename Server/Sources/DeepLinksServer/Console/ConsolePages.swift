@@ -322,8 +322,7 @@ enum ConsolePages {
     static func importReport(_ report: SmartLinkRoutes.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
         -> String
     {
-        var counts: [String: Int] = [:]
-        for entry in report.entries { counts[entry.status, default: 0] += 1 }
+        let counts = report.counts
         let order = ["imported", "replaced", "valid", "skipped", "taken", "refused"]
         let summary = order.compactMap { status in counts[status].map { "\($0) \(status)" } }.joined(separator: ", ")
         let outcome =

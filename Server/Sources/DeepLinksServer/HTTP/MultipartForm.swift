@@ -28,25 +28,19 @@ enum MultipartForm {
 
     /// The `boundary` parameter of a `multipart/form-data` content type.
     static func boundary(_ contentType: String?) throws -> String {
-        let parameters = (contentType ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parameters.first?.lowercased() == "multipart/form-data" else {
+        let items = parameters(Substring(contentType ?? ""))
+        guard items.first?.name == "multipart/form-data" else {
             throw APIError(
                 status: .unsupportedMediaType,
                 code: "unsupported_media_type",
                 fields: ["reason": .string("send the form as multipart/form-data")]
             )
         }
-        for parameter in parameters.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            let value =
-                pair[1].count >= 2 && pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"")
-                ? String(pair[1].dropFirst().dropLast()) : pair[1]
-            // RFC 2046: 1 to 70 characters.
-            guard (1...70).contains(value.utf8.count), !value.contains("\r"), !value.contains("\n") else { break }
-            return value
-        }
-        throw APIError.malformed("the multipart body has no valid boundary (1 to 70 characters)")
+        // RFC 2046: 1 to 70 characters.
+        guard let value = items.first(where: { $0.name == "boundary" })?.value, (1...70).contains(value.utf8.count),
+            !value.contains("\r"), !value.contains("\n")
+        else { throw APIError.malformed("the multipart body has no valid boundary (1 to 70 characters)") }
+        return value
     }
 
     static func parse(_ body: [UInt8], boundary: String) throws -> [String: Part] {
@@ -96,7 +90,8 @@ enum MultipartForm {
         throw APIError.malformed("a part has no Content-Disposition header")
     }
 
-    /// `form-data; name="a"; filename="b;c.csv"` as (name, value) items, values unquoted. Browsers write a quote
+    /// `form-data; name="a"; filename="b;c.csv"` (or a content type and its parameters) as (name, value) items,
+    /// names lower-cased, values unquoted. Browsers write a quote
     /// in a name or file name as `%22` (HTML's form submission), so a quoted value holds no quote.
     private static func parameters(_ text: Substring) -> [(name: String, value: String?)] {
         var pieces: [String] = []

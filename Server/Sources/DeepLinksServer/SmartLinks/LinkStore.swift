@@ -152,16 +152,16 @@ struct LinkStore: Sendable {
     func insert(_ link: SmartLink) async throws -> Bool {
         let now = clock.milliseconds()
         let document = try Self.encode(link)
-        let change = try await database.transaction { sql -> Change? in
+        let changes = try await database.transaction { sql -> [Change] in
             let rows = try await sql.raw(
                 "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
             ).all()
-            guard !rows.isEmpty else { return nil }
+            guard !rows.isEmpty else { return [] }
             try await events?.enqueue("link.created", try Self.document(link), on: sql)
-            return try await changed(link.code, on: sql)
+            return [try await changed(link.code, on: sql)]
         }
-        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
-        return change != nil
+        cache.appliedHere(changes, now: clock.milliseconds())
+        return !changes.isEmpty
     }
 
     enum ImportOutcome: String, Sendable {
@@ -220,29 +220,29 @@ struct LinkStore: Sendable {
     func update(_ link: SmartLink) async throws -> Bool {
         let document = try Self.encode(link)
         let now = clock.milliseconds()
-        let change = try await database.transaction { sql -> Change? in
+        let changes = try await database.transaction { sql -> [Change] in
             let rows = try await sql.raw(
                 "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
             ).all()
-            guard !rows.isEmpty else { return nil }
+            guard !rows.isEmpty else { return [] }
             try await events?.enqueue("link.updated", try Self.document(link), on: sql)
-            return try await changed(link.code, on: sql)
+            return [try await changed(link.code, on: sql)]
         }
-        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
-        return change != nil
+        cache.appliedHere(changes, now: clock.milliseconds())
+        return !changes.isEmpty
     }
 
     func delete(_ code: String) async throws -> Bool {
-        let change = try await database.transaction { sql -> Change? in
+        let changes = try await database.transaction { sql -> [Change] in
             try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
             try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
             guard try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
-            else { return nil }
+            else { return [] }
             try await events?.enqueue("link.deleted", .object(["code": .string(code)]), on: sql)
-            return try await changed(code, on: sql)
+            return [try await changed(code, on: sql)]
         }
-        cache.appliedHere(change.map { [$0] } ?? [], now: clock.milliseconds())
-        return change != nil
+        cache.appliedHere(changes, now: clock.milliseconds())
+        return !changes.isEmpty
     }
 
     /// A page of links in code order, after `cursor`.

@@ -244,9 +244,11 @@ struct SmartLinkRoutes: Sendable {
         /// Codes already links, when the import was to fail on them (nothing was written).
         var taken: [String] = []
 
+        /// How many rows ended with each status.
+        var counts: [String: Int] { entries.reduce(into: [:]) { $0[$1.status, default: 0] += 1 } }
+
         func json(dryRun: Bool) -> [String: JSONValue] {
-            var counts: [String: Int] = [:]
-            for entry in entries { counts[entry.status, default: 0] += 1 }
+            let counts = counts
             var body: [String: JSONValue] = ["dryRun": .bool(dryRun)]
             // On a dry run, a row that would be imported is `valid`.
             for status in ["imported", "replaced", "skipped", "refused"] + (dryRun ? ["valid"] : []) {
