@@ -454,7 +454,10 @@ struct URLParser {
                 "a value is \(decoded.count) bytes, over the limit of \(limits.maxValueLength)"
             )
         }
-        guard let string = String(validating: decoded, as: UTF8.self) else {
+        // `String(decoding:as:)` repairs invalid UTF-8 with U+FFFD, so the bytes come back unchanged only when they
+        // were valid. (`String(validating:as:)` says the same in one call, but only from iOS 18 and macOS 15.)
+        let string = String(decoding: decoded, as: UTF8.self)
+        guard string.utf8.elementsEqual(decoded) else {
             throw URLDiagnostic(.invalidUTF8, component, at: start, "the decoded bytes are not UTF-8")
         }
         return string

@@ -251,6 +251,14 @@ where DelegateType: NSObject, DelegateType: UIApplicationDelegate {
 // MARK: Links and the app's life cycle
 
 extension View {
+    /// Newer than the package's iOS 16: the availability gate's MustFail case `OnChangeInitial` uses it.
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
+    nonisolated public func onChange<V>(
+        of value: V,
+        initial: Bool = false,
+        _ action: @escaping (_ oldValue: V, _ newValue: V) -> Void
+    ) -> some View where V: Equatable { _Modified(self) }
+
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, visionOS 1.0, *)
     nonisolated public func onOpenURL(perform action: @escaping (URL) -> ()) -> some View { _Modified(self) }
 
