@@ -5,7 +5,7 @@ Python's standard library only: its own SQLite users table, its own password has
 sessions. It implements what external accounts ask of a backend (see the DeepLinksServer article "Use your
 own accounts"):
 
-- the two hooks the server calls, each signed (`Deeplinks-Signature: t=...,n=...,v1=...`):
+- the two hooks the server calls, each signed (`Deeplinks-Signature: t=...,n=...,v2=...`):
   `POST /deeplinks/lookup {"email"}` -> `{"subject"}` or 404, and
   `POST /deeplinks/password {"subject","password","endSessions"}` -> 204, or 422 `{"reasons":[...]}`;
 - the backend-initiated way in: `POST /forgot {"email"}` asks the server for a link (`POST /v1/reset-links`),
@@ -66,13 +66,15 @@ def password_matches(password, stored):
     return hmac.compare_digest(hash_password(password, salt), stored)
 
 
-def verify_signature(header, body):
-    """The server's signature: a timestamp near ours, a nonce never seen, an HMAC under one of our secrets."""
+def verify_signature(header, body, purpose):
+    """The server's signature: a timestamp near ours, a nonce never seen, an HMAC under one of our secrets of
+    "{t}.{n}.{purpose}.{body}", where the purpose is "hook:NAME" for POST /deeplinks/NAME (so a signature made
+    for another hook, or for a webhook, is refused)."""
     fields = {}
     signatures = []
     for part in (header or "").split(","):
         name, _, value = part.partition("=")
-        if name == "v1":
+        if name == "v2":
             signatures.append(value)
         else:
             fields[name] = value
@@ -84,7 +86,7 @@ def verify_signature(header, body):
     now = time.time()
     if abs(now - stamp) > REPLAY_WINDOW:
         return False
-    signed = f"{stamp}.{nonce}.".encode() + body
+    signed = f"{stamp}.{nonce}.{purpose}.".encode() + body
     expected = [hmac.new(secret, signed, hashlib.sha256).hexdigest() for secret in HOOK_SECRETS]
     if not any(hmac.compare_digest(given, wanted) for given in signatures for wanted in expected):
         return False
@@ -159,7 +161,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.startswith("/deeplinks/"):
-            if not verify_signature(self.headers.get("Deeplinks-Signature"), raw):
+            purpose = "hook:" + self.path[len("/deeplinks/"):].split("?")[0]
+            if not verify_signature(self.headers.get("Deeplinks-Signature"), raw, purpose):
                 with lock:
                     stats["refused_signatures"] += 1
                 return self.answer(401, {"error": "bad_signature"})

@@ -59,12 +59,12 @@ def link_in(path):
     return re.search(r"https://links\.example\.com/reset-password#token=[A-Za-z0-9_-]+", text).group(0)
 
 
-def signed(body, secret=HOOK_SECRET, nonce=None, stamp=None):
+def signed(body, secret=HOOK_SECRET, nonce=None, stamp=None, purpose="hook:lookup"):
     stamp = stamp or int(time.time())
     nonce = nonce or secrets.token_urlsafe(16)
     key = base64.b64decode(secret.split(":", 1)[1])
-    mac = hmac.new(key, f"{stamp}.{nonce}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={stamp},n={nonce},v1={mac}"
+    mac = hmac.new(key, f"{stamp}.{nonce}.{purpose}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={stamp},n={nonce},v2={mac}"
 
 
 def post_raw(url, body, signature):
@@ -172,6 +172,10 @@ def main(binary):
               "the backend refuses a wrong signature")
         check(post_raw(backend + "/deeplinks/lookup", body, signed(body, stamp=int(time.time()) - 3600)) == 401,
               "the backend refuses an old timestamp")
+        # Signed for another purpose (a webhook event, another hook): the same secret, refused.
+        for purpose in ("webhook", "hook:password"):
+            check(post_raw(backend + "/deeplinks/lookup", body, signed(body, purpose=purpose)) == 401,
+                  f"the backend refuses a signature made for {purpose}")
         signature = signed(body)
         check(post_raw(backend + "/deeplinks/lookup", body, signature) == 200, "a signed lookup is answered")
         check(post_raw(backend + "/deeplinks/lookup", body, signature) == 401, "the same request replayed is refused")

@@ -82,7 +82,7 @@ public enum DeepLinksApplication {
         guard !settings.webhooks.isEmpty else { return nil }
         for endpoint in settings.webhooks {
             if let problem = ExternalAccounts.backendProblem(endpoint, carrying: "events name links and their clicks") {
-                throw ConfigurationError(setting: "webhook \(endpoint)", reason: problem)
+                throw ConfigurationError(setting: "webhook \(WebhookSender.redacted(endpoint))", reason: problem)
             }
         }
         guard let secrets = settings.hookSecrets else {

@@ -7,7 +7,7 @@ struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
         abstract: "Add, list or remove console operators (viewer, editor or admin).",
-        subcommands: [Create.self, List.self, Remove.self]
+        subcommands: [Create.self, List.self, SetRole.self, Remove.self, Unlock.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -58,7 +58,9 @@ struct AccountsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an operator and end their sessions.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an operator: end their sessions and revoke the API keys they made."
+        )
 
         @OptionGroup var options: ServerOptions
         @Argument(help: "The operator's email address.") var email: String
@@ -66,8 +68,51 @@ struct AccountsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 try await withOperators(options) { operators in
-                    try await operators.remove(email: email)
+                    try await operators.remove(email: email, by: "cli")
                     print("removed \(email)")
+                }
+            }
+        }
+    }
+}
+
+extension AccountsCommand {
+    struct SetRole: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "role",
+            abstract: "Give an operator another role; lowering it lowers the API keys they made to it."
+        )
+
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The operator's email address.") var email: String
+        @Argument(help: "viewer, editor or admin.") var role: String
+
+        func run() async throws {
+            try await reportingFailures {
+                guard let role = OperatorRole(rawValue: role) else {
+                    throw ValidationError("the role is viewer, editor or admin")
+                }
+                try await withOperators(options) { operators in
+                    try await operators.setRole(email: email, to: role, by: "cli")
+                    print("\(email) is now \(role.rawValue); their API keys are at most \(role.rawValue)")
+                }
+            }
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let an operator sign in from a new browser at once after wrong passwords for their address."
+        )
+
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The operator's email address.") var email: String
+
+        func run() async throws {
+            try await reportingFailures {
+                try await withOperators(options) { operators in
+                    try await operators.unlock(email: email)
+                    print("\(email) may sign in again from any browser (browsers they signed in from never lock)")
                 }
             }
         }
@@ -136,7 +181,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 try await withOperators(options) { operators in
-                    try await operators.revokeKey(id: id)
+                    try await operators.revokeKey(id: id, by: "cli")
                     print("revoked key \(id)")
                 }
             }

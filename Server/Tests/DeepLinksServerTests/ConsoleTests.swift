@@ -305,6 +305,7 @@ import Testing
                 var (editor, _) = try await Self.signIn(api, "editor@example.com")
                 let form = try await api.get("/console/import", headers: editor.headers)
                 #expect(form.status == .ok && form.text.contains(#"enctype="multipart/form-data""#))
+                #expect(form.text.contains(#"action="/console/import?csrf="#))
                 editor.read(form)
                 var headers = editor.headers
                 headers[.contentType] = "multipart/form-data; boundary=\(Self.boundary)"
@@ -312,8 +313,10 @@ import Testing
                 func upload(_ fields: [(name: String, value: String)], _ text: String? = csv) async throws
                     -> TestResponse
                 {
-                    try await api.post(
-                        "/console/import",
+                    // The form's token travels in its action (checked before the body is read), as the page writes it.
+                    let csrf = fields.first { $0.name == "csrf" }.map { "?csrf=\($0.value)" } ?? ""
+                    return try await api.post(
+                        "/console/import\(csrf)",
                         Self.multipart(fields, file: text.map { ("export;1.csv", $0) }),
                         headers: headers
                     )
@@ -366,7 +369,7 @@ import Testing
                 var viewerHeaders = viewer.headers
                 viewerHeaders[.contentType] = headers[.contentType]
                 let denied = try await api.post(
-                    "/console/import",
+                    "/console/import?csrf=\(viewer.csrf)",
                     Self.multipart([("csrf", viewer.csrf)] + choices, file: ("x.csv", other)),
                     headers: viewerHeaders
                 )
@@ -396,10 +399,18 @@ import Testing
                 // Hostile bodies: not multipart, no closing boundary, a field twice.
                 var urlencoded = editor.headers
                 urlencoded[.contentType] = "application/x-www-form-urlencoded"
-                let notMultipart = try await api.post("/console/import", "csrf=\(editor.csrf)", headers: urlencoded)
+                let notMultipart = try await api.post(
+                    "/console/import?csrf=\(editor.csrf)",
+                    "csrf=\(editor.csrf)",
+                    headers: urlencoded
+                )
                 #expect(notMultipart.status == .unsupportedMediaType)
                 let whole = Self.multipart([("csrf", editor.csrf)] + choices, file: ("x.csv", other))
-                let cut = try await api.post("/console/import", String(whole.dropLast(20)), headers: headers)
+                let cut = try await api.post(
+                    "/console/import?csrf=\(editor.csrf)",
+                    String(whole.dropLast(20)),
+                    headers: headers
+                )
                 #expect(cut.status == .badRequest && cut.text.contains("closing boundary"), "\(cut.text)")
                 let twice = try await upload([("csrf", editor.csrf), ("csrf", editor.csrf)] + choices, other)
                 #expect(twice.status == .badRequest && twice.text.contains("appears twice"))

@@ -17,6 +17,25 @@ import Testing
         #expect(throws: LinkImport.Malformed.self) { try LinkImport.parseCSV("a,b\n\"open,2\n") }
     }
 
+    /// A crafted file is refused as it is read, with the reason: 8 MiB of commas, a row too many, a huge cell.
+    @Test func anImportsRowsColumnsAndCellsAreBounded() throws {
+        func reason(_ text: String) -> String {
+            do {
+                _ = try LinkImport.parseCSV(text)
+                return "read"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(reason(String(repeating: ",", count: 8 << 20)).contains("more than 100 columns"))
+        #expect(reason(String(repeating: ",", count: 99) + "\n") == "read")
+        #expect(
+            reason("code\n" + String(repeating: "x\n", count: LinkImport.maxRows)).contains("more than 100000 rows")
+        )
+        #expect(reason("code\n" + String(repeating: "x\n", count: LinkImport.maxRows - 1)) == "read")
+        #expect(reason("code\n\"" + String(repeating: "a", count: 20_000) + "\"\n").contains("a cell is longer"))
+    }
+
     @Test func aShortLinksCodeIsItsLastPathSegment() {
         #expect(LinkImport.lastSegment("https://demo.page.link/Abc1") == "Abc1")
         #expect(LinkImport.lastSegment("bit.ly/3xYz") == nil, "no scheme: not read as a URL")

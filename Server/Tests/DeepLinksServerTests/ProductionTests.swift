@@ -336,6 +336,22 @@ import Testing
         headers[TrustedProxies.forwardedFor] = "203.0.113.9, 10.0.0.2"
         let peer = try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 1)
         #expect(proxies.clientAddress(peer: peer, headers: headers) == "203.0.113.9")
+
+        // Hops as proxies write them, with a port or in brackets; anything else is the client's claim: an unknown
+        // client, never the trusted proxy itself (which reads /metrics and shares no bucket with strangers).
+        for (hop, address) in [
+            ("203.0.113.9:41234", "203.0.113.9"), ("[2001:db8::1]", "2001:db8::1"),
+            ("[2001:db8::1]:443", "2001:db8::1"), ("garbage", TrustedProxies.unknownClient),
+            ("203.0.113.9:port", TrustedProxies.unknownClient), ("[10.0.0.2]", TrustedProxies.unknownClient),
+            ("2001:db8::1:443", "2001:db8::1:443"), ("127.0.0.1:80", "127.0.0.1"),
+        ] {
+            headers[TrustedProxies.forwardedFor] = "\(hop), 10.0.0.2"
+            let seen = proxies.clientAddress(peer: peer, headers: headers)
+            #expect(seen == address, "\(hop)")
+        }
+        headers[TrustedProxies.forwardedFor] = "garbage"
+        #expect(proxies.clientAddress(peer: peer, headers: headers) == TrustedProxies.unknownClient)
+        #expect(!proxies.trusts(TrustedProxies.unknownClient))
     }
 
     @Test func addressesThatWouldReadAsAnotherRecipientAreRefused() throws {
@@ -575,6 +591,14 @@ import Testing
                 #expect(try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "10.2.3.4"]).status == .ok)
                 let outside = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "203.0.113.5"])
                 #expect(outside.status == .forbidden)
+                // A hop that is no address is not the proxy's own request.
+                for claim in ["garbage", "203.0.113.5:99999", "[::1"] {
+                    let claimed = try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: claim])
+                    #expect(claimed.status == .forbidden, "\(claim)")
+                }
+                #expect(
+                    try await api.get("/metrics", headers: [TrustedProxies.forwardedFor: "10.2.3.4:5555"]).status == .ok
+                )
                 #expect(outside.headers[.strictTransportSecurity] == "max-age=31536000")
                 #expect(try await api.get("/healthz").headers[.strictTransportSecurity] == "max-age=31536000")
             }

@@ -181,6 +181,17 @@ import FoundationNetworking
                     try await api.get("/nope4", headers: other).status == .notFound,
                     "another client is not slowed down"
                 )
+                // The app's resolve endpoint is as public: the same bucket, the same refusal, the same cache.
+                let refusedResolve = try await api.get("/v1/links/nope5/resolve", headers: flooder)
+                #expect(refusedResolve.status == .tooManyRequests && refusedResolve.headers[.retryAfter] != nil)
+                #expect(refusedResolve.object["error"] as? String == "too_many_requests")
+                #expect(try await api.get("/v1/links/summer/resolve", headers: flooder).status == .ok, "cached")
+                let third: HTTPFields = [.init("X-Forwarded-For")!: "192.0.2.44"]
+                var statuses: [HTTPResponse.Status] = []
+                for code in ["nope6", "nope7", "nope8", "nope9"] {
+                    statuses.append(try await api.get("/v1/links/\(code)/resolve", headers: third).status)
+                }
+                #expect(statuses == [.notFound, .notFound, .notFound, .tooManyRequests], "\(statuses)")
             }
         }
     }

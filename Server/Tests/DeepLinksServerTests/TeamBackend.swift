@@ -72,20 +72,20 @@ final class TeamBackend: Sendable {
 
     /// Whether `header` signs `body` under one of the secrets within five minutes of now, with a nonce seen
     /// for the first time.
-    func accepts(_ header: String?, body: [UInt8]) -> Bool {
+    func accepts(_ header: String?, body: [UInt8], hook: String) -> Bool {
         guard let header else { return false }
         let parts = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
         guard let stamp = parts.first(where: { $0.first == "t" })?.last, let seconds = Int64(stamp),
             abs(Int64(Date().timeIntervalSince1970) - seconds) <= 300,
             let nonce = parts.first(where: { $0.first == "n" })?.last
         else { return false }
-        let signed = Array("\(stamp).\(nonce).".utf8) + body
+        let signed = Array("\(stamp).\(nonce).hook:\(hook).".utf8) + body
         let expected = secrets.map { secret in
             HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: secret.bytes)).map {
                 String(format: "%02x", $0)
             }.joined()
         }
-        let given = parts.filter { $0.first == "v1" }.compactMap(\.last)
+        let given = parts.filter { $0.first == "v2" }.compactMap(\.last)
         guard given.contains(where: expected.contains) else { return false }
         return state.withLock { $0.seenNonces.insert(nonce).inserted }
     }
@@ -95,7 +95,8 @@ final class TeamBackend: Sendable {
         let router = Router()
         router.post("/deeplinks/lookup") { request, context -> Response in
             let bytes = Array(buffer: try await request.body.collect(upTo: 65536))
-            guard self.accepts(request.headers[HTTPField.Name("Deeplinks-Signature")!], body: bytes) else {
+            guard self.accepts(request.headers[HTTPField.Name("Deeplinks-Signature")!], body: bytes, hook: "lookup")
+            else {
                 self.state.withLock { $0.refusedSignatures += 1 }
                 return Response(status: .unauthorized)
             }
@@ -122,7 +123,8 @@ final class TeamBackend: Sendable {
         }
         router.post("/deeplinks/password") { request, context -> Response in
             let bytes = Array(buffer: try await request.body.collect(upTo: 65536))
-            guard self.accepts(request.headers[HTTPField.Name("Deeplinks-Signature")!], body: bytes) else {
+            guard self.accepts(request.headers[HTTPField.Name("Deeplinks-Signature")!], body: bytes, hook: "password")
+            else {
                 self.state.withLock { $0.refusedSignatures += 1 }
                 return Response(status: .unauthorized)
             }

@@ -104,7 +104,7 @@ import Testing
         let type: String
     }
 
-    /// Checks the signature header as a receiver would: `t`, `n` and an HMAC-SHA-256 of `"{t}.{n}.{body}"`.
+    /// Checks the signature header as a receiver would: `t`, `n` and an HMAC-SHA-256 of `"{t}.{n}.webhook.{body}"`.
     static func verify(_ request: [String: Any]) -> Bool {
         guard let headers = request["headers"] as? [String: String], let body = request["body"] as? String,
             let header = headers["deeplinks-signature"]
@@ -118,11 +118,11 @@ import Testing
             abs(seconds - Int64(Date().timeIntervalSince1970)) < 300, n == headers["deeplinks-delivery"]
         else { return false }
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array("\(t).\(n).\(body)".utf8),
+            for: Array("\(t).\(n).webhook.\(body)".utf8),
             using: SymmetricKey(data: secret)
         )
         let expected = mac.map { String(format: "%02x", $0) }.joined()
-        return fields["v1"]?.contains(expected) == true
+        return fields["v2"]?.contains(expected) == true
     }
 
     static func configure(_ receiver: String) -> (inout ServerSettings) -> Void {
@@ -194,7 +194,8 @@ import Testing
 
     @Test func aFailedDeliveryIsRetriedAndAnEventOutlivesARestart() async throws {
         let port = try Receiver.freePort()
-        let endpoint = "http://127.0.0.1:\(port)/hooks"
+        // The path is the secret of many receivers (Slack's /services/T0/B0/SECRET): never in a log line.
+        let endpoint = "http://127.0.0.1:\(port)/hooks/T0/B0/s3cretPathToken"
         try await ResetWorld.with(.sqlite, external: false) { world in
             // No receiver yet: the first attempt fails, and the server stops with the event queued.
             try await world.serve(Self.configure(endpoint)) { api in
@@ -238,13 +239,40 @@ import Testing
                 let ids = requests.compactMap { ($0["headers"] as? [String: String])?["deeplinks-delivery"] }
                 #expect(ids == [event["id"] as? String, event["id"] as? String], "the same delivery id on the retry")
             }
+            let logs = world.logs.lines.withLock { $0 }
+            #expect(logs.contains { $0.contains("webhook not delivered") && $0.contains("http://127.0.0.1:\(port)/…") })
+            #expect(!logs.contains { $0.contains("s3cretPathToken") }, "the endpoint's path is not logged")
         }
+    }
+
+    /// The purpose is signed: a webhook receiver holds no signature that the team backend's hooks accept, and a
+    /// signature for one hook is not one for another.
+    @Test func aSignatureIsBoundToItsPurpose() {
+        let body = Array(#"{"email":"ada@example.com"}"#.utf8)
+        func mac(_ purpose: String) -> String {
+            AccountsBackend.signature(body, at: 1_800_000_000, nonce: "n0", purpose: purpose, secrets: Self.secrets)
+        }
+        #expect(Set(["webhook", "hook:lookup", "hook:password"].map(mac)).count == 3)
+        let expected = HMAC<SHA256>.authenticationCode(
+            for: Array("1800000000.n0.hook:lookup.".utf8) + body,
+            using: SymmetricKey(data: Self.secret)
+        ).map { String(format: "%02x", $0) }.joined()
+        #expect(mac("hook:lookup") == "t=1800000000,n=n0,v2=\(expected)")
     }
 
     @Test func anEndpointOverPlainHTTPElsewhereOrWithoutSecretsIsRefusedAtStart() async throws {
         try await ResetWorld.with(.sqlite, external: false) { world in
-            await #expect(throws: ConfigurationError.self) {
-                try await world.serve(Self.configure("http://hooks.example.com/in")) { _ in }
+            // A name is never loopback, whatever it starts with; an error names the host, not the path.
+            for refused in ["http://hooks.example.com/in", "http://127.attacker.example/hook/s3cret", "http://127.1/x"]
+            {
+                await #expect {
+                    try await world.serve(Self.configure(refused)) { _ in }
+                } throws: { error in
+                    "\(error)".contains("plain http") && !"\(error)".contains("s3cret")
+                }
+            }
+            for loopback in ["http://127.0.0.2:9/in", "http://[::1]:9/in", "http://localhost:9/in"] {
+                try await world.serve(Self.configure(loopback)) { _ in }
             }
             await #expect(throws: ConfigurationError.self) {
                 try await world.serve({ settings in

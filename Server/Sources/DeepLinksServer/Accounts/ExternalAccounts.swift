@@ -24,6 +24,18 @@ public struct ExternalAccounts: Sendable, Equatable {
         self.timeoutSeconds = timeoutSeconds
     }
 
+    /// Whether a URL's host is this machine: `localhost`, or an address in 127.0.0.0/8 or `[::1]`, parsed as an
+    /// address (`127.attacker.example` is a name, and a name other than `localhost` is never loopback).
+    static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" { return true }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        switch IPAddress(bare) {
+        case .v4(let bytes): return bytes[0] == 127
+        case .v6(let bytes): return bytes == Array(repeating: 0, count: 15) + [1]
+        case nil: return false
+        }
+    }
+
     /// What is wrong with a backend address, or nil: hooks carry passwords, so they travel over HTTPS except
     /// to this machine.
     /// - Parameter carrying: what the calls carry, for the reason plain http is refused.
@@ -34,8 +46,7 @@ public struct ExternalAccounts: Sendable, Equatable {
         switch parts.scheme {
         case "https": return nil
         case "http":
-            let loopback = host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
-            return loopback
+            return isLoopback(host)
                 ? nil : "uses plain http to \(host): \(carrying), use https (http is for loopback)"
         default: return "is not an http(s) address"
         }
@@ -98,11 +109,15 @@ struct AccountsBackend: Sendable {
         }
     }
 
-    /// The signature header's value for `body` sent at `seconds`.
-    static func signature(_ body: [UInt8], at seconds: Int64, nonce: String, secrets: SecretKeys) -> String {
-        let signed = Array("\(seconds).\(nonce).".utf8) + body
+    /// The signature header's value for `body` sent at `seconds` for `purpose`: `hook:NAME` for the account hook
+    /// `/deeplinks/NAME`, `webhook` for a webhook event. The purpose is signed, so a signature made for one cannot be
+    /// replayed to another (a webhook receiver holds webhook signatures, never a hook's).
+    static func signature(_ body: [UInt8], at seconds: Int64, nonce: String, purpose: String, secrets: SecretKeys)
+        -> String
+    {
+        let signed = Array("\(seconds).\(nonce).\(purpose).".utf8) + body
         let macs = secrets.keys.map { key in
-            "v1=" + Hex.encode(HMAC<SHA256>.authenticationCode(for: signed, using: key.key))
+            "v2=" + Hex.encode(HMAC<SHA256>.authenticationCode(for: signed, using: key.key))
         }
         return (["t=\(seconds)", "n=\(nonce)"] + macs).joined(separator: ",")
     }
@@ -124,6 +139,7 @@ struct AccountsBackend: Sendable {
                 body,
                 at: Int64(Date().timeIntervalSince1970),
                 nonce: Base64URL.encode(SecureBytes.random(count: 16)),
+                purpose: "hook:\(hook)",
                 secrets: secrets
             )
         )

@@ -300,8 +300,7 @@ enum ConsolePages {
                 <p>Each row becomes a smart link that keeps its code, checked as a new link is. The whole file is read first;
                 the report says what became of each row.</p>
                 \(error)
-                <form method="post" action="/console/import" enctype="multipart/form-data">
-                \(csrfField(viewer))
+                <form method="post" action="/console/import?csrf=\(formEncoded(viewer.csrf))" enctype="multipart/form-data">
                 <label for="file">File (CSV, UTF-8, at most \(SmartLinkRoutes.maxImportSize >> 20) MiB)</label>
                 <input id="file" name="file" type="file" accept=".csv,text/csv" required>
                 <label for="format">Format</label>
@@ -465,9 +464,10 @@ enum ConsolePages {
         referrer: String,
         userAgent: String,
         report: LinkDoctor.Report?,
+        problem: String? = nil,
         viewer: Viewer
     ) -> String {
-        var answer = ""
+        var answer = problem.map { #"<p class="error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
         if let report {
             let findings = report.findings.map {
                 "<li><code>\(HTML.escape($0.code))</code>: \(HTML.escape($0.message))</li>"
@@ -507,16 +507,19 @@ enum ConsolePages {
     static func keys(
         _ keys: [Operators.APIKey],
         operators: [Operators.Operator],
+        audit: [Operators.AuditEvent],
         created: (name: String, secret: String)?,
         error: String?,
         viewer: Viewer
     ) -> String {
         let rows = keys.map { key in
-            let state =
+            var state =
                 key.revokedAt.map { "revoked \(formatted($0))" }
                     ?? """
                     <form method="post" action="/console/keys/\(key.id)/revoke" class="inline">\(csrfField(viewer))<button class="secondary" type="submit" aria-label="Revoke \(HTML.escape(key.name))">Revoke</button></form>
                     """
+            // Revoked or lowered because its operator was removed or lowered: say so.
+            if let note = key.note { state += #" <span class="help">\#(HTML.escape(note))</span>"# }
             return """
                 <tr><td>\(HTML.escape(key.name))</td><td>\(key.role.rawValue)</td><td><code>\(HTML.escape(key.prefix))…</code></td><td>\(formatted(key.createdAt))\(key.createdBy.map { " by \(HTML.escape($0))" } ?? "")</td><td>\(key.lastUsedAt.map { formatted($0) } ?? "never")</td><td>\(state)</td></tr>
                 """
@@ -533,9 +536,21 @@ enum ConsolePages {
                 : """
                 <form method="post" action="/console/operators/remove" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(HTML.escape(person.email))"><button class="secondary" type="submit" aria-label="Remove \(HTML.escape(person.email))">Remove</button></form>
                 """
-            return "<tr><td>\(HTML.escape(person.email))</td><td>\(person.role.rawValue)</td><td>\(remove)</td></tr>"
+            let options = OperatorRole.allCases.map {
+                "<option\($0 == person.role ? " selected" : "")>\($0.rawValue)</option>"
+            }.joined()
+            let role =
+                person.id == viewer.signedIn.id
+                ? person.role.rawValue
+                : """
+                <form method="post" action="/console/operators/role" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(HTML.escape(person.email))"><select name="role" aria-label="Role of \(HTML.escape(person.email))">\(options)</select> <button class="secondary" type="submit">Set role</button></form>
+                """
+            return "<tr><td>\(HTML.escape(person.email))</td><td>\(role)</td><td>\(remove)</td></tr>"
         }.joined()
         let roles = OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" }.joined()
+        let events = audit.map { event in
+            "<tr><td>\(formatted(event.at))</td><td>\(HTML.escape(event.actor))</td><td>\(HTML.escape(event.event))</td><td>\(HTML.escape(event.detail))</td></tr>"
+        }.joined()
         return page(
             title: "API keys and operators",
             viewer: viewer,
@@ -560,7 +575,9 @@ enum ConsolePages {
                 <label for="operator-password">First password (tell them to keep it secret)</label><input id="operator-password" name="password" type="password" autocomplete="new-password" required>
                 <p><button type="submit">Add operator</button></p>
                 </form>
-                <p class="help">Also with <code>deeplinks accounts create|list|remove</code>. Removing an operator ends their sessions.</p>
+                <p class="help">Also with <code>deeplinks accounts create|list|role|remove|unlock</code>. A key belongs to the operator who made it: removing an operator ends their sessions and revokes their keys; lowering their role lowers their keys to it. The last admin cannot be removed or demoted.</p>
+                <h2>Recent changes</h2>
+                <table id="audit"><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th></th></tr></thead><tbody>\(events)</tbody></table>
                 """
         )
     }

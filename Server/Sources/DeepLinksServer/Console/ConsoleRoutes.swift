@@ -28,6 +28,8 @@ struct ConsoleRoutes: Sendable {
     let clock: WallClock
     let networkLimiter: SharedRateLimiter
     let addressLimiter: SharedRateLimiter
+    /// Per operator: what makes the server fetch or parse much (a link-doctor diagnosis, an import).
+    let costlyLimiter: SharedRateLimiter
 
     init(
         operators: Operators,
@@ -57,14 +59,22 @@ struct ConsoleRoutes: Sendable {
         )
         addressLimiter = SharedRateLimiter(
             database: operators.database,
-            name: "console-sign-in-address",
+            name: Operators.signInAddressBucket,
             capacity: 5,
             perMinute: 2
+        )
+        costlyLimiter = SharedRateLimiter(
+            database: operators.database,
+            name: "console-costly",
+            capacity: 30,
+            perMinute: 10
         )
     }
 
     static let sessionCookie = "deeplinks_console"
     static let signInCookie = "deeplinks_console_sign_in"
+    /// A browser an operator signed in from (``Operators/rememberDevice(of:)``): 256 random bits, 90 days.
+    static let deviceCookie = "deeplinks_console_device"
     /// Links per page of the list.
     static let pageSize = 50
 
@@ -88,6 +98,23 @@ struct ConsoleRoutes: Sendable {
                     String((query[Substring(name)] ?? "").prefix(8192)).trimmingCharacters(in: .whitespaces)
                 }
                 let (url, referrer, agent) = (field("url"), field("referrer"), field("userAgent"))
+                // Each diagnosis fetches up to three files: throttled per operator, as imports are.
+                if !url.isEmpty,
+                    let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds())
+                {
+                    return ConsolePages.response(
+                        .tooManyRequests,
+                        ConsolePages.doctor(
+                            url: url,
+                            referrer: referrer,
+                            userAgent: agent,
+                            report: nil,
+                            problem: "Too many diagnoses and imports: try again in \(wait) seconds.",
+                            viewer: viewer
+                        ),
+                        headers: [.retryAfter: String(wait)]
+                    )
+                }
                 let report =
                     url.isEmpty
                     ? nil
@@ -132,9 +159,17 @@ struct ConsoleRoutes: Sendable {
             let email = form["email"] ?? ""
             let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
             let now = clock.milliseconds()
-            let normalized = (try? EmailAddress(email).normalized) ?? email.lowercased()
+            // The client's network carries the brute-force limit, right password or not. The address's bucket is
+            // for the browsers its operator never signed in from; one they did (its device cookie) has a bucket of
+            // its own, so a stranger's wrong passwords never lock the owner out there. A right password gives its
+            // token back: only wrong ones empty a bucket.
+            let device = Self.cookie(Self.deviceCookie, request)
+            var bucket = Operators.normalized(email)
+            if let device, try await operators.isDevice(device, of: email) {
+                bucket = "device:\(Operators.digest(device))"
+            }
             var wait = try await networkLimiter.take(ClientNetwork.key(address), now: now)
-            if wait == nil { wait = try await addressLimiter.take(normalized, now: now) }
+            if wait == nil { wait = try await addressLimiter.take(bucket, now: now) }
             if let wait {
                 var response = signInPage(
                     .tooManyRequests,
@@ -152,10 +187,21 @@ struct ConsoleRoutes: Sendable {
             else {
                 return signInPage(.unauthorized, email: email, next: next, error: "The email or the password is wrong.")
             }
+            try await addressLimiter.give(bucket, now: now)
             let token = try await operators.startSession(signedIn)
             var response = Self.redirect(next ?? "/console/links")
             response.headers.append(HTTPField(name: .setCookie, value: Self.setCookie(Self.sessionCookie, token)))
             response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.signInCookie)))
+            if bucket == Operators.normalized(email) {
+                let remembered = try await operators.rememberDevice(of: signedIn)
+                response.headers.append(
+                    HTTPField(
+                        name: .setCookie,
+                        value: Self.setCookie(Self.deviceCookie, remembered)
+                            + "; Max-Age=\(Operators.deviceLifetimeMilliseconds / 1000)"
+                    )
+                )
+            }
             return response
         }
         router.post("/console/sign-out") { request, context -> Response in
@@ -195,7 +241,14 @@ struct ConsoleRoutes: Sendable {
                     after: query["after"].map(String.init),
                     limit: Self.pageSize
                 )
-                let notice = query["deleted"].map { "The link \($0) was deleted." }
+                // Only what the server did: a code (base64url, no sentence fits in one) that was a link a moment
+                // ago and is none now, looked up; never text from the query.
+                var notice: String?
+                if let deleted = query["deleted"].map(String.init), SmartLinkValidator.isCode(deleted),
+                    try await store.wasDeleted(deleted, withinMilliseconds: 600_000)
+                {
+                    notice = "The link \(deleted) was deleted."
+                }
                 return ConsolePages.response(
                     .ok,
                     ConsolePages.links(
@@ -243,9 +296,24 @@ struct ConsoleRoutes: Sendable {
             }
         }
         // Another system's export, uploaded as a file (multipart: the console has no script to read it). Its
-        // megabytes are read for a signed-in editor only.
+        // megabytes are read for a signed-in editor only, and only once the form's CSRF token (in the form's
+        // action, so it is known before the body is) is right.
         router.post("/console/import") { request, _ -> Response in
             try await page(request, role: .editor) { viewer in
+                if let refused = Self.refusal(csrf: request.uri.queryParameters["csrf"].map(String.init), viewer) {
+                    return refused
+                }
+                if let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds()) {
+                    return ConsolePages.response(
+                        .tooManyRequests,
+                        ConsolePages.importForm(
+                            values: Self.importDefaults,
+                            problem: "Too many imports and diagnoses: try again in \(wait) seconds.",
+                            viewer: viewer
+                        ),
+                        headers: [.retryAfter: String(wait)]
+                    )
+                }
                 let form: [String: MultipartForm.Part]
                 do {
                     form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
@@ -260,7 +328,6 @@ struct ConsoleRoutes: Sendable {
                         )
                     )
                 }
-                if let refused = Self.refusal(csrf: form["csrf"]?.text, viewer) { return refused }
                 var values = Self.importDefaults
                 for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
                 values["dryRun"] = form["dryRun"] == nil ? nil : "on"
@@ -551,7 +618,8 @@ struct ConsoleRoutes: Sendable {
                     let (key, secret) = try await operators.createKey(
                         name: fields["name"] ?? "",
                         role: role,
-                        createdBy: viewer.signedIn.email
+                        createdBy: viewer.signedIn.email,
+                        ownerID: viewer.signedIn.id
                     )
                     return try await keysPage(.created, viewer: viewer, created: (key.name, secret))
                 } catch let failure as Operators.Failure {
@@ -565,7 +633,7 @@ struct ConsoleRoutes: Sendable {
                     return try await keysPage(.notFound, viewer: viewer, error: "\(Operators.Failure.noSuchKey)")
                 }
                 do {
-                    try await operators.revokeKey(id: id)
+                    try await operators.revokeKey(id: id, by: viewer.signedIn.email)
                 } catch let failure as Operators.Failure {
                     return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
                 }
@@ -586,7 +654,8 @@ struct ConsoleRoutes: Sendable {
                             email: fields["email"] ?? "",
                             password: fields["password"] ?? "",
                             role: role,
-                            hasher: hasher
+                            hasher: hasher,
+                            by: viewer.signedIn.email
                         )
                     }
                 } catch let failure as Operators.Failure {
@@ -597,7 +666,7 @@ struct ConsoleRoutes: Sendable {
         }
         router.post("/console/operators/remove") { request, context -> Response in
             try await form(request, context, role: .admin) { viewer, fields in
-                let email = fields["email"] ?? ""
+                let email = Operators.normalized(fields["email"] ?? "")
                 guard email != viewer.signedIn.email else {
                     return try await keysPage(
                         .unprocessableContent,
@@ -606,9 +675,39 @@ struct ConsoleRoutes: Sendable {
                     )
                 }
                 do {
-                    try await operators.remove(email: email)
+                    try await operators.remove(email: email, by: viewer.signedIn.email)
                 } catch let failure as Operators.Failure {
-                    return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
+                    return try await keysPage(
+                        failure == .lastAdmin ? .conflict : .notFound,
+                        viewer: viewer,
+                        error: "\(failure)"
+                    )
+                }
+                return Self.redirect("/console/keys")
+            }
+        }
+        // A new role for an operator; lowering it lowers their keys. An admin does not change their own role.
+        router.post("/console/operators/role") { request, context -> Response in
+            try await form(request, context, role: .admin) { viewer, fields in
+                let email = Operators.normalized(fields["email"] ?? "")
+                guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
+                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
+                }
+                guard email != viewer.signedIn.email else {
+                    return try await keysPage(
+                        .unprocessableContent,
+                        viewer: viewer,
+                        error: "You cannot change your own role."
+                    )
+                }
+                do {
+                    try await operators.setRole(email: email, to: role, by: viewer.signedIn.email)
+                } catch let failure as Operators.Failure {
+                    return try await keysPage(
+                        failure == .lastAdmin ? .conflict : .notFound,
+                        viewer: viewer,
+                        error: "\(failure)"
+                    )
                 }
                 return Self.redirect("/console/keys")
             }
@@ -626,6 +725,7 @@ struct ConsoleRoutes: Sendable {
             ConsolePages.keys(
                 try await operators.keys(),
                 operators: try await operators.list(),
+                audit: try await operators.auditEvents(limit: 20),
                 created: created,
                 error: error,
                 viewer: viewer
@@ -643,6 +743,7 @@ struct ConsoleRoutes: Sendable {
             if let by = key.createdBy { object["createdBy"] = .string(by) }
             if let used = key.lastUsedAt { object["lastUsedAt"] = .number(Double(used)) }
             if let revoked = key.revokedAt { object["revokedAt"] = .number(Double(revoked)) }
+            if let note = key.note { object["note"] = .string(note) }
             return .object(object)
         }
         router.get("/v1/keys") { request, _ -> Response in
@@ -650,7 +751,8 @@ struct ConsoleRoutes: Sendable {
             return JSONResponse.make(.ok, ["keys": .array(try await operators.keys().map(json))])
         }
         router.post("/v1/keys") { request, context -> Response in
-            try await access.require(.admin, request, api: "keys")
+            // A key made with an operator's key is that operator's too (removing them revokes both).
+            let holder = try await access.require(.admin, request, api: "keys")
             let body = try await JSONBody.read(request, context: context)
             guard let role = OperatorRole(rawValue: try body.string("role")) else {
                 throw APIError.malformed("'role' is viewer, editor or admin")
@@ -659,7 +761,8 @@ struct ConsoleRoutes: Sendable {
                 let (key, secret) = try await operators.createKey(
                     name: try body.string("name"),
                     role: role,
-                    createdBy: "api"
+                    createdBy: holder?.operatorEmail ?? "api",
+                    ownerID: holder?.operatorID
                 )
                 guard case .object(var object) = json(key) else { fatalError("a key is an object") }
                 object["key"] = .string(secret)
@@ -669,12 +772,12 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.delete("/v1/keys/:id") { request, context -> Response in
-            try await access.require(.admin, request, api: "keys")
+            let holder = try await access.require(.admin, request, api: "keys")
             guard let id = Int64(try context.parameters.require("id")) else {
                 throw APIError(status: .notFound, code: "no_such_key")
             }
             do {
-                try await operators.revokeKey(id: id)
+                try await operators.revokeKey(id: id, by: holder?.operatorEmail ?? "api")
             } catch Operators.Failure.noSuchKey {
                 throw APIError(status: .notFound, code: "no_such_key")
             }

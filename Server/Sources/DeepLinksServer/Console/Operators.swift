@@ -54,6 +54,7 @@ public struct Operators: Sendable {
         case noSuchOperator
         case noSuchKey
         case invalidName
+        case lastAdmin
 
         public var description: String {
             switch self {
@@ -63,6 +64,7 @@ public struct Operators: Sendable {
             case .noSuchOperator: "no operator has this address"
             case .noSuchKey: "no API key has this id"
             case .invalidName: "a key's name is 1 to 80 printable characters"
+            case .lastAdmin: "this is the last admin: make another operator an admin first"
             }
         }
     }
@@ -70,9 +72,13 @@ public struct Operators: Sendable {
     // MARK: Operators
 
     /// Adds an operator; the password must pass the reset journey's policy.
-    public func create(email submitted: String, password: String, role: OperatorRole, hasher: PasswordHasher)
-        async throws -> Operator
-    {
+    public func create(
+        email submitted: String,
+        password: String,
+        role: OperatorRole,
+        hasher: PasswordHasher,
+        by actor: String = "cli"
+    ) async throws -> Operator {
         let email: EmailAddress
         do {
             email = try EmailAddress(submitted)
@@ -92,6 +98,15 @@ public struct Operators: Sendable {
             ).first()
         }
         guard let id = try row?.decode(column: "id", as: Int64.self) else { throw Failure.taken }
+        try await database.withConnection { sql in
+            try await Self.audit(
+                sql,
+                clock.milliseconds(),
+                actor,
+                "operator.added",
+                "\(email.normalized) (\(role.rawValue))"
+            )
+        }
         return Operator(id: id, email: email.normalized, role: role)
     }
 
@@ -101,18 +116,126 @@ public struct Operators: Sendable {
         }.map(Self.operatorRow)
     }
 
-    /// Removes an operator and ends their sessions.
-    public func remove(email submitted: String) async throws {
-        let email = (try? EmailAddress(submitted).normalized) ?? submitted
-        let removed = try await database.transaction { sql in
-            guard
-                let row = try await sql.raw("DELETE FROM operators WHERE email = \(bind: email) RETURNING id").first()
-            else { return false }
-            let id = try row.decode(column: "id", as: Int64.self)
-            try await sql.raw("DELETE FROM console_sessions WHERE operator_id = \(bind: id)").run()
-            return true
+    /// Removes an operator: ends their sessions, forgets their sign-in devices and revokes every API key they made
+    /// (a key belongs to whoever made it). The last admin is never removed. `by` is who did it, for the audit.
+    public func remove(email submitted: String, by actor: String) async throws {
+        let email = Self.normalized(submitted)
+        let now = clock.milliseconds()
+        try await database.transaction { sql in
+            guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
+            if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
+            try await sql.raw("DELETE FROM operators WHERE id = \(bind: target.id)").run()
+            try await sql.raw("DELETE FROM console_sessions WHERE operator_id = \(bind: target.id)").run()
+            try await sql.raw("DELETE FROM operator_devices WHERE operator_id = \(bind: target.id)").run()
+            let note = "revoked: \(email) was removed by \(actor)"
+            let revoked = try await sql.raw(
+                """
+                UPDATE api_keys SET revoked_at = \(bind: now), note = \(bind: note)
+                WHERE operator_id = \(bind: target.id) AND revoked_at IS NULL RETURNING prefix
+                """
+            ).all().map { try $0.decode(column: "prefix", as: String.self) }
+            try await Self.audit(sql, now, actor, "operator.removed", "\(email) (\(target.role.rawValue))")
+            for prefix in revoked.sorted() {
+                try await Self.audit(sql, now, actor, "key.revoked", "\(prefix)… of \(email): its operator was removed")
+            }
         }
-        guard removed else { throw Failure.noSuchOperator }
+    }
+
+    /// Gives an operator another role. Lowering it lowers their API keys to the new role (a key never does more
+    /// than its operator may); the last admin is never demoted.
+    public func setRole(email submitted: String, to role: OperatorRole, by actor: String) async throws {
+        let email = Self.normalized(submitted)
+        let now = clock.milliseconds()
+        try await database.transaction { sql in
+            guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
+            guard target.role != role else { return }
+            if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
+            try await sql.raw("UPDATE operators SET role = \(bind: role.rawValue) WHERE id = \(bind: target.id)").run()
+            try await Self.audit(
+                sql,
+                now,
+                actor,
+                "operator.role",
+                "\(email): \(target.role.rawValue) → \(role.rawValue)"
+            )
+            for higher in OperatorRole.allCases where higher > role {
+                let note = "lowered from \(higher.rawValue): \(email) became \(role.rawValue) (\(actor))"
+                let lowered = try await sql.raw(
+                    """
+                    UPDATE api_keys SET role = \(bind: role.rawValue), note = \(bind: note)
+                    WHERE operator_id = \(bind: target.id) AND revoked_at IS NULL AND role = \(bind: higher.rawValue)
+                    RETURNING prefix
+                    """
+                ).all().map { try $0.decode(column: "prefix", as: String.self) }
+                for prefix in lowered.sorted() {
+                    try await Self.audit(
+                        sql,
+                        now,
+                        actor,
+                        "key.lowered",
+                        "\(prefix)… of \(email): \(higher.rawValue) → \(role.rawValue), its operator's role"
+                    )
+                }
+            }
+        }
+    }
+
+    /// An address as operators are stored: normalized where it is an address at all.
+    static func normalized(_ submitted: String) -> String {
+        (try? EmailAddress(submitted).normalized) ?? submitted.lowercased()
+    }
+
+    private static func operatorNamed(_ email: String, _ sql: any SQLDatabase) async throws -> Operator? {
+        try await sql.raw("SELECT id, email, role FROM operators WHERE email = \(bind: email)").first()
+            .map(operatorRow)
+    }
+
+    private static func requireAnotherAdmin(than id: Int64, _ sql: any SQLDatabase) async throws {
+        let other = try await sql.raw(
+            "SELECT id FROM operators WHERE role = \(bind: OperatorRole.admin.rawValue) AND id <> \(bind: id)"
+        ).first()
+        guard other != nil else { throw Failure.lastAdmin }
+    }
+
+    // MARK: Audit
+
+    /// One line of the console's audit: who (`actor`, an operator's address, `cli` or `api`) did what.
+    public struct AuditEvent: Sendable, Equatable {
+        public let at: Int64
+        public let actor: String
+        public let event: String
+        public let detail: String
+    }
+
+    static func audit(
+        _ sql: any SQLDatabase,
+        _ now: Int64,
+        _ actor: String,
+        _ event: String,
+        _ detail: String
+    ) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO console_audit (at, actor, event, detail)
+            VALUES (\(bind: now), \(bind: actor), \(bind: event), \(bind: detail))
+            """
+        ).run()
+    }
+
+    /// The newest events first.
+    public func auditEvents(limit: Int = 50) async throws -> [AuditEvent] {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT at, actor, event, detail FROM console_audit ORDER BY id DESC LIMIT \(bind: limit)"
+            ).all()
+        }.map { row in
+            AuditEvent(
+                at: try row.decode(column: "at", as: Int64.self),
+                actor: try row.decode(column: "actor", as: String.self),
+                event: try row.decode(column: "event", as: String.self),
+                detail: try row.decode(column: "detail", as: String.self)
+            )
+        }
     }
 
     /// A hash every failed sign-in verifies against when the address is unknown, so that the time taken does not
@@ -149,6 +272,55 @@ public struct Operators: Sendable {
             email: try row.decode(column: "email", as: String.self),
             role: OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer
         )
+    }
+
+    // MARK: Sign-in devices
+
+    /// A browser an operator signed in from keeps a device cookie this long; its sign-ins are throttled on their own
+    /// bucket, so a stranger's wrong passwords for the address never lock it out.
+    static let deviceLifetimeMilliseconds: Int64 = 90 * 86_400_000
+
+    /// A new device token for the browser `signedIn` just signed in from (stored as its hash only).
+    func rememberDevice(of signedIn: Operator) async throws -> String {
+        let token = Base64URL.encode(SecureBytes.random(count: 32))
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO operator_devices (token_hash, operator_id, created_at)
+                VALUES (\(bind: Self.digest(token)), \(bind: signedIn.id), \(bind: clock.milliseconds()))
+                """
+            ).run()
+        }
+        return token
+    }
+
+    /// Whether `token` is a live device cookie of the operator with this address.
+    func isDevice(_ token: String, of submitted: String) async throws -> Bool {
+        guard token.utf8.count < 100 else { return false }
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT 1 AS known FROM operator_devices d JOIN operators o ON o.id = d.operator_id
+                WHERE d.token_hash = \(bind: Self.digest(token)) AND o.email = \(bind: Self.normalized(submitted))
+                  AND d.created_at > \(bind: clock.milliseconds() - Self.deviceLifetimeMilliseconds)
+                """
+            ).first()
+        }
+        return row != nil
+    }
+
+    /// The name of the per-address sign-in bucket (``SharedRateLimiter``), which only wrong passwords from browsers
+    /// the operator never signed in from take from.
+    static let signInAddressBucket = "console-sign-in-address"
+
+    /// `deeplinks accounts unlock`: refills the sign-in bucket of an address, so that its owner can sign in from a
+    /// new browser at once after a stranger's wrong passwords emptied it.
+    public func unlock(email submitted: String) async throws {
+        let email = Self.normalized(submitted)
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM rate_limits WHERE key = \(bind: "\(Self.signInAddressBucket):\(email)")")
+                .run()
+        }
     }
 
     // MARK: Sessions
@@ -206,13 +378,27 @@ public struct Operators: Sendable {
         public let createdBy: String?
         public let lastUsedAt: Int64?
         public let revokedAt: Int64?
+        /// Why the key was revoked or lowered by a change to its operator, if it was.
+        public let note: String?
+    }
+
+    /// Who a live key speaks for: its id, its role now (never above its operator's), and its operator, if an
+    /// operator made it (keys made by `deeplinks keys create` or with `DEEPLINKS_ADMIN_KEY` have none).
+    struct KeyHolder: Sendable, Equatable {
+        let keyID: Int64
+        let role: OperatorRole
+        let operatorID: Int64?
+        let operatorEmail: String?
     }
 
     /// The marker every scoped key starts with (secret scanners can look for it).
     static let keyPrefix = "dlk_"
 
-    /// A new key with `role`: the key itself is returned once, here, and never stored.
-    public func createKey(name: String, role: OperatorRole, createdBy: String?) async throws -> (APIKey, String) {
+    /// A new key with `role`, owned by the operator `ownerID` when an operator made it: the key itself is returned
+    /// once, here, and never stored.
+    public func createKey(name: String, role: OperatorRole, createdBy: String?, ownerID: Int64? = nil)
+        async throws -> (APIKey, String)
+    {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard (1...80).contains(name.count),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -223,8 +409,8 @@ public struct Operators: Sendable {
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 """
-                INSERT INTO api_keys (name, role, prefix, key_hash, created_at, created_by)
-                VALUES (\(bind: name), \(bind: role.rawValue), \(bind: prefix), \(bind: Self.digest(secret)), \(bind: now), \(bind: createdBy))
+                INSERT INTO api_keys (name, role, prefix, key_hash, created_at, created_by, operator_id)
+                VALUES (\(bind: name), \(bind: role.rawValue), \(bind: prefix), \(bind: Self.digest(secret)), \(bind: now), \(bind: createdBy), \(bind: ownerID))
                 RETURNING id
                 """
             ).first()
@@ -239,7 +425,8 @@ public struct Operators: Sendable {
                 createdAt: now,
                 createdBy: createdBy,
                 lastUsedAt: nil,
-                revokedAt: nil
+                revokedAt: nil,
+                note: nil
             ), secret
         )
     }
@@ -247,7 +434,7 @@ public struct Operators: Sendable {
     public func keys() async throws -> [APIKey] {
         let rows = try await database.withConnection { sql in
             try await sql.raw(
-                "SELECT id, name, role, prefix, created_at, created_by, last_used_at, revoked_at FROM api_keys ORDER BY id"
+                "SELECT id, name, role, prefix, created_at, created_by, last_used_at, revoked_at, note FROM api_keys ORDER BY id"
             ).all()
         }
         return try rows.map { row in
@@ -259,42 +446,66 @@ public struct Operators: Sendable {
                 createdAt: try row.decode(column: "created_at", as: Int64.self),
                 createdBy: try row.decode(column: "created_by", as: String?.self),
                 lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
-                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self)
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
+                note: try row.decode(column: "note", as: String?.self)
             )
         }
     }
 
-    /// Revokes a key at once, on every server (each request reads the key's row).
-    public func revokeKey(id: Int64) async throws {
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(bind: clock.milliseconds()))
-                WHERE id = \(bind: id) RETURNING id
-                """
-            ).first()
+    /// Revokes a key at once, on every server (each request reads the key's row). `by` is who did it, for the audit.
+    public func revokeKey(id: Int64, by actor: String) async throws {
+        let now = clock.milliseconds()
+        try await database.transaction { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(bind: now))
+                    WHERE id = \(bind: id) RETURNING prefix
+                    """
+                ).first()
+            else { throw Failure.noSuchKey }
+            try await Self.audit(
+                sql,
+                now,
+                actor,
+                "key.revoked",
+                "\(try row.decode(column: "prefix", as: String.self))…"
+            )
         }
-        guard row != nil else { throw Failure.noSuchKey }
     }
 
-    /// The role of a live key, noting its use (at most once a minute, so a busy key is not a write per request).
-    func role(ofKey secret: String) async throws -> (id: Int64, role: OperatorRole)? {
+    /// Who a live key speaks for, noting its use (at most once a minute, so a busy key is not a write per request).
+    /// A key whose operator is gone answers nil even if its revocation was missed; its role is never above its
+    /// operator's current one.
+    func holder(ofKey secret: String) async throws -> KeyHolder? {
         guard secret.hasPrefix(Self.keyPrefix), secret.utf8.count < 100 else { return nil }
         let now = clock.milliseconds()
         let row = try await database.withConnection { sql in
             try await sql.raw(
-                "SELECT id, role, last_used_at FROM api_keys WHERE key_hash = \(bind: Self.digest(secret)) AND revoked_at IS NULL"
+                """
+                SELECT k.id, k.role, k.last_used_at, k.operator_id, o.role AS operator_role, o.email AS operator_email
+                FROM api_keys k LEFT JOIN operators o ON o.id = k.operator_id
+                WHERE k.key_hash = \(bind: Self.digest(secret)) AND k.revoked_at IS NULL
+                """
             ).first()
         }
-        guard let row, let role = OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) else {
+        guard let row, var role = OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) else {
             return nil
         }
+        let operatorID = try row.decode(column: "operator_id", as: Int64?.self)
+        let operatorEmail = try row.decode(column: "operator_email", as: String?.self)
+        if operatorID != nil {
+            guard let owner = OperatorRole(rawValue: try row.decode(column: "operator_role", as: String?.self) ?? "")
+            else { return nil }
+            role = min(role, owner)
+        }
         let id = try row.decode(column: "id", as: Int64.self)
-        if let last = try row.decode(column: "last_used_at", as: Int64?.self), now - last < 60_000 { return (id, role) }
+        let holder = KeyHolder(keyID: id, role: role, operatorID: operatorID, operatorEmail: operatorEmail)
+        if let last = try row.decode(column: "last_used_at", as: Int64?.self), now - last < 60_000 { return holder }
         try await database.withConnection { sql in
             try await sql.raw("UPDATE api_keys SET last_used_at = \(bind: now) WHERE id = \(bind: id)").run()
         }
-        return (id, role)
+        return holder
     }
 
     static func digest(_ secret: String) -> String {

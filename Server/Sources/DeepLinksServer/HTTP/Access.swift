@@ -10,12 +10,14 @@ struct Access: Sendable {
 
     /// Throws 401 without a live key, 403 when the key's role is below `role`, and 503 when the request
     /// carries no scoped key and no admin key is configured (the API is off).
-    func require(_ role: OperatorRole, _ request: Request, api: String) async throws {
+    /// Returns who the scoped key speaks for; nil for the configured admin key.
+    @discardableResult
+    func require(_ role: OperatorRole, _ request: Request, api: String) async throws -> Operators.KeyHolder? {
         let key = AccountRoutes.bearer(request)
         if let key, key.hasPrefix(Operators.keyPrefix) {
-            guard let granted = try await operators.role(ofKey: key) else { throw APIError.unauthorized }
+            guard let granted = try await operators.holder(ofKey: key) else { throw APIError.unauthorized }
             guard granted.role >= role else { throw Self.forbidden(has: granted.role, needs: role) }
-            return
+            return granted
         }
         guard settings.adminKeyDigest != nil else {
             throw APIError(
@@ -29,6 +31,7 @@ struct Access: Sendable {
             )
         }
         guard let key, settings.isAdmin(key) else { throw APIError.unauthorized }
+        return nil
     }
 
     static func forbidden(has: OperatorRole, needs: OperatorRole) -> APIError {

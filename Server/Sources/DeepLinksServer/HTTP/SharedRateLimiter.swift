@@ -37,6 +37,17 @@ struct SharedRateLimiter: Sendable {
         }
     }
 
+    /// Gives back a token taken from the bucket of `key` (never above its capacity): for an attempt that turned
+    /// out to be no threat, such as a right password.
+    func give(_ key: String, now: Int64) async throws {
+        let least: SQLQueryString = database.kind == .sqlite ? "MIN" : "LEAST"
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE rate_limits SET tokens = \(least)(\(bind: Double(capacity)), tokens + 1) WHERE key = \(bind: "\(name):\(key)")"
+            ).run()
+        }
+    }
+
     /// Takes a token from the bucket of `key`, or throws 429 with `Retry-After`.
     func admit(_ key: String, now: Int64) async throws {
         if let wait = try await take(key, now: now) { throw APIError.tooManyRequests(retryAfter: wait) }

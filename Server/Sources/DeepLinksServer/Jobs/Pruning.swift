@@ -30,6 +30,8 @@ final class Pruning: Sendable {
         let day: Int64 = 86_400_000
         let statements: [SQLQueryString] = [
             "DELETE FROM audit_events WHERE at < \(bind: now - 90 * day)",
+            "DELETE FROM console_audit WHERE at < \(bind: now - 365 * day)",
+            "DELETE FROM operator_devices WHERE created_at < \(bind: now - Operators.deviceLifetimeMilliseconds)",
             "DELETE FROM mail_outbox WHERE created_at < \(bind: now - 7 * day) AND (sent_at IS NOT NULL OR sealed_message = '')",
             "DELETE FROM password_resets WHERE expires_at < \(bind: now)",
             "DELETE FROM deferred_links WHERE expires_at <= \(bind: now)",

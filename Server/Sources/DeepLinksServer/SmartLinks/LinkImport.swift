@@ -225,19 +225,47 @@ struct LinkImport: Sendable {
         String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
     }
 
+    /// The most rows (header included), columns and bytes of a cell an import reads: more than any export of the
+    /// services it reads writes, and few enough that a crafted file (8 MiB of commas) is refused as it is read,
+    /// before it costs memory.
+    static let maxRows = 100_000
+    static let maxColumns = 100
+    static let maxCellBytes = 16_384
+
     /// RFC 4180 CSV: fields separated by commas, quoted with `"` (a quote doubled inside), lines ended by CRLF or
-    /// LF; a byte-order mark is ignored.
+    /// LF; a byte-order mark is ignored. Refuses a file over ``maxRows``, ``maxColumns`` or ``maxCellBytes``.
     static func parseCSV(_ text: String) throws(Malformed) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var field = ""
+        var fieldBytes = 0
         var quoted = false
         var line = 1
         var characters = text.unicodeScalars.makeIterator()
         var pending = characters.next()
         if pending == "\u{FEFF}" { pending = characters.next() }
+        func endField() throws(Malformed) {
+            guard row.count < maxColumns else {
+                throw Malformed(description: "line \(line): more than \(maxColumns) columns")
+            }
+            row.append(field)
+            field = ""
+            fieldBytes = 0
+        }
+        func endRow() throws(Malformed) {
+            try endField()
+            guard rows.count < maxRows else {
+                throw Malformed(description: "more than \(maxRows) rows: split the file and import each part")
+            }
+            rows.append(row)
+            row = []
+        }
         while let character = pending {
             pending = characters.next()
+            fieldBytes += 1
+            guard fieldBytes <= maxCellBytes else {
+                throw Malformed(description: "line \(line): a cell is longer than \(maxCellBytes) characters")
+            }
             if quoted {
                 if character == "\"" {
                     if pending == "\"" {
@@ -254,24 +282,16 @@ struct LinkImport: Sendable {
             }
             switch character {
             case "\"" where field.isEmpty: quoted = true
-            case ",":
-                row.append(field)
-                field = ""
+            case ",": try endField()
             case "\r" where pending == "\n": continue
             case "\n", "\r":
-                row.append(field)
-                rows.append(row)
-                row = []
-                field = ""
+                try endRow()
                 line += 1
             default: field.unicodeScalars.append(character)
             }
         }
         if quoted { throw Malformed(description: "line \(line): a quoted field is not closed") }
-        if !field.isEmpty || !row.isEmpty {
-            row.append(field)
-            rows.append(row)
-        }
+        if !field.isEmpty || !row.isEmpty { try endRow() }
         return rows
     }
 }

@@ -116,6 +116,18 @@ struct LinkStore: Sendable {
 
     typealias Change = (id: Int64, code: String)
 
+    /// Whether `code` is no link now but was one within `window` (the change log says so): the console's notice
+    /// of a deletion names only such a code.
+    func wasDeleted(_ code: String, withinMilliseconds window: Int64) async throws -> Bool {
+        guard try await find(code) == nil else { return false }
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT id FROM link_changes WHERE code = \(bind: code) AND at > \(bind: clock.milliseconds() - window)"
+            ).first()
+        }
+        return row != nil
+    }
+
     /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it. Once the edit is
     /// committed, ``LinkCache/appliedHere(_:now:)`` drops it from this server's.
     private func changed(_ code: String, on sql: any SQLDatabase) async throws -> Change {

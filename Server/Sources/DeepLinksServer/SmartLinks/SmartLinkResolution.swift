@@ -12,19 +12,9 @@ extension SmartLinkRoutes {
 
     func resolve(_ request: Request, context: AppRequestContext, counting: Bool) async throws -> Response {
         let code = try context.parameters.require("code")
-        // The client's network, read only when the cache does not know the code (hits stay cheap).
-        func client() -> String {
-            ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
-        }
         let found: SmartLink?
         do {
-            found =
-                SmartLinkValidator.isCode(code)
-                ? try await store.resolve(code) {
-                    if let wait = unknownCodes.wait(client(), now: clock.milliseconds()) {
-                        throw TooManyUnknownCodes(wait: wait)
-                    }
-                } : nil
+            found = try await lookup(code, request, context)
         } catch let refused as TooManyUnknownCodes {
             // Held before it is answered: a client that floods made-up codes over many connections gets a few
             // answers a second on each instead of taking the CPU from the links people open.
@@ -39,10 +29,7 @@ extension SmartLinkRoutes {
             response.headers[.retryAfter] = String(refused.wait)
             return response
         }
-        guard let link = found else {
-            _ = unknownCodes.take(client(), now: clock.milliseconds())
-            return fallback.notFound(request)
-        }
+        guard let link = found else { return fallback.notFound(request) }
         // Not nil: only a redirect may be refused.
         return respond(link, code: code, request: request, counting: counting)!
     }
@@ -170,8 +157,27 @@ extension SmartLinkRoutes {
         return kept.isEmpty ? nil : kept
     }
 
-    private struct TooManyUnknownCodes: Error {
+    struct TooManyUnknownCodes: Error {
         let wait: Int
+    }
+
+    /// The link of `code` through the cache, for `/{code}` and `/v1/links/{code}/resolve` alike: a client whose
+    /// made-up codes emptied its bucket (``SmartLinkSettings/unknownCodeBurst``) is refused before the database is
+    /// read, and a code that is no link takes a token from it.
+    func lookup(_ code: String, _ request: Request, _ context: AppRequestContext) async throws -> SmartLink? {
+        // The client's network, read only when the cache does not know the code (hits stay cheap).
+        func client() -> String {
+            ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
+        }
+        let found =
+            SmartLinkValidator.isCode(code)
+            ? try await store.resolve(code) {
+                if let wait = unknownCodes.wait(client(), now: clock.milliseconds()) {
+                    throw TooManyUnknownCodes(wait: wait)
+                }
+            } : nil
+        if found == nil { _ = unknownCodes.take(client(), now: clock.milliseconds()) }
+        return found
     }
 
     /// What `link` does for the request's client, with the in-app browser it was opened in, if any (stored

@@ -153,8 +153,18 @@ struct SmartLinkRoutes: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
-        router.get("/v1/links/:code/resolve") { _, context -> Response in
-            let link = try await existing(context)
+        // Through the cache and the made-up-code throttle, as `/{code}`: it is as public.
+        router.get("/v1/links/:code/resolve") { request, context -> Response in
+            let link: SmartLink
+            do {
+                guard let found = try await lookup(try context.parameters.require("code"), request, context) else {
+                    throw APIError(status: .notFound, code: "no_such_link")
+                }
+                link = found
+            } catch let refused as TooManyUnknownCodes {
+                try? await Task.sleep(for: Self.refusalDelay)
+                throw APIError.tooManyRequests(retryAfter: refused.wait)
+            }
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
                 throw APIError(status: .gone, code: "link_expired")
             }

@@ -334,5 +334,37 @@ public struct Migration: Sendable {
                 """
             ).run()
         },
+        // A key belongs to the operator who made it (removing them revokes it, lowering their role lowers it, and
+        // the note says why); the browsers an operator signed in from (their sign-ins skip the per-address lockout);
+        // what admins did in the console.
+        Migration(version: 12, name: "operator-owned keys, sign-in devices, console audit") { sql, kind in
+            let id = kind == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+            for statement in [
+                "ALTER TABLE api_keys ADD COLUMN operator_id BIGINT",
+                "ALTER TABLE api_keys ADD COLUMN note TEXT",
+                "UPDATE api_keys SET operator_id = (SELECT id FROM operators WHERE operators.email = api_keys.created_by)",
+                "CREATE INDEX api_keys_operator ON api_keys(operator_id)",
+                """
+                CREATE TABLE operator_devices (
+                    token_hash TEXT PRIMARY KEY,
+                    operator_id BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX operator_devices_operator ON operator_devices(operator_id)",
+                """
+                CREATE TABLE console_audit (
+                    id \(id),
+                    at BIGINT NOT NULL,
+                    actor TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX console_audit_at ON console_audit(at)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

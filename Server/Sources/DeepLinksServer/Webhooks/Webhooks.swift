@@ -107,6 +107,7 @@ struct WebhookSender: Sendable {
                 body,
                 at: Int64(Date().timeIntervalSince1970),
                 nonce: event.eventID,
+                purpose: "webhook",
                 secrets: secrets
             )
         )
@@ -131,10 +132,22 @@ struct WebhookSender: Sendable {
         logger.warning(
             "webhook not delivered",
             metadata: [
-                "event": "\(event.type)", "endpoint": "\(event.endpoint)", "attempt": "\(event.attempts)",
+                "event": "\(event.type)", "endpoint": "\(Self.redacted(event.endpoint))",
+                "attempt": "\(event.attempts)",
                 "reason": "\(failure)", "retry": "\(givingUp ? "never (retried for a day)" : "in \(delay / 1000) s")",
             ]
         )
+    }
+
+    /// An endpoint as logs and errors show it: scheme, host and port, never the path, which often is the secret
+    /// (`https://hooks.slack.com/services/T0/B0/SECRET` is `https://hooks.slack.com/…`).
+    static func redacted(_ endpoint: String) -> String {
+        guard let url = URL(string: endpoint), let scheme = url.scheme, let host = url.host else {
+            return "(an address)"
+        }
+        let port = url.port.map { ":\($0)" } ?? ""
+        let path = url.path.isEmpty || url.path == "/" ? "" : "/…"
+        return "\(scheme)://\(host)\(port)\(path)"
     }
 
     private func finish(_ id: Int64, sentAt: Int64?, next: Int64, error: String?) async throws {
