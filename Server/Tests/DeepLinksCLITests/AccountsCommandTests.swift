@@ -42,6 +42,11 @@ import Testing
         #expect(none.status != 0 && none.stderr.contains("standard input"))
 
         #expect(try CommandRunner.run(["accounts", "list"] + database).stdout == "ana@example.com\teditor\n")
+        let lowered = try CommandRunner.run(["accounts", "role", "ANA@example.com", "viewer"] + database)
+        #expect(lowered.status == 0 && lowered.stdout.contains("now viewer"), "\(lowered.stderr)")
+        #expect(try CommandRunner.run(["accounts", "list"] + database).stdout == "ana@example.com\tviewer\n")
+        let unlocked = try CommandRunner.run(["accounts", "unlock", "ana@example.com"] + database)
+        #expect(unlocked.status == 0 && unlocked.stdout.contains("may sign in again"))
         #expect(try CommandRunner.run(["accounts", "remove", "ana@example.com"] + database).status == 0)
         let gone = try CommandRunner.run(["accounts", "remove", "ana@example.com"] + database)
         #expect(gone.status == 1 && gone.stderr == "error: no operator has this address\n")
