@@ -107,7 +107,7 @@ enum ConsolePages {
             let link = row.link
             let expiry = link.expiresAt.map { formatted($0) } ?? ""
             return """
-                <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td><code>\(HTML.escape(link.route))</code></td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
+                <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td>\(link.route.map { "<code>\(HTML.escape($0))</code>" } ?? "web link")</td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
                 """
         }.joined(separator: "\n")
         let create =
@@ -160,7 +160,7 @@ enum ConsolePages {
             "<tr><td>\($0.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\($0.value)</td></tr>"
         }.joined()
         let fields: [(String, String?)] = [
-            ("App", link.app ?? policy.primary.bundleID), ("Route", link.route),
+            ("App", link.app ?? policy.primary.bundleID), ("Route", link.route ?? "none: a web link, every platform goes to its web address"),
             ("iOS", link.destinations.ios), ("iPad", link.destinations.ipad),
             ("Android", link.destinations.android), ("Desktop", link.destinations.desktop),
             ("Fallback", link.destinations.fallback), ("Preview title", link.preview.title),
@@ -274,12 +274,14 @@ enum ConsolePages {
 
     /// Another system's export to upload (`/console/import`), with `problem` when the last upload could not be read.
     static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> String {
-        let formats: [(LinkImport.Format, String)] = [
-            (.csv, "This server's CSV"), (.fdl, "Firebase Dynamic Links export"), (.dub, "Dub export"),
-            (.bitly, "Bitly export"), (.shlink, "Shlink export"),
-        ].map { format, name in
-            (format, "\(name) (fields: \(LinkImport.fields(format).map(\.0).joined(separator: ", ")))")
-        }
+        let formats: [(LinkImport.Format, String)] =
+            [(.auto, "Tell from the header row")]
+            + [
+                (.csv, "This server's CSV"), (.fdl, "Firebase Dynamic Links (Google Takeout)"), (.dub, "Dub export"),
+                (.bitly, "Bitly export"), (.shlink, "Shlink export"),
+            ].map { format, name in
+                (format, "\(name) (fields: \(LinkImport.fields(format).map(\.0).joined(separator: ", ")))")
+            }
         let conflicts: [(LinkImport.Conflict, String)] = [
             (.skip, "Leave the existing link (the import can be run again)"), (.replace, "Replace it"),
             (.fail, "Import nothing if any code is taken"),
@@ -350,7 +352,7 @@ enum ConsolePages {
             viewer: viewer,
             body: """
                 <h1>Import of \(file.map { "<code>\(HTML.escape($0))</code>" } ?? "a file")</h1>
-                <p class="notice" role="status" id="import-summary">\(HTML.escape(outcome)) \(HTML.escape(summary.isEmpty ? "The file has no rows." : summary + "."))</p>
+                <p class="notice" role="status" id="import-summary">\(HTML.escape(outcome)) \(HTML.escape(summary.isEmpty ? "The file has no rows." : summary + "."))\(report.format.map { " Read as \($0.rawValue)." } ?? "")</p>
                 <table id="import-rows"><thead><tr><th>Line</th><th>Code</th><th>Outcome</th><th>Problems</th></tr></thead>
                 <tbody>\(rows)</tbody></table>
                 \(more)
@@ -362,7 +364,7 @@ enum ConsolePages {
     /// The form's texts for a stored link.
     static func formValues(_ link: SmartLink) -> [String: String] {
         var values: [String: String] = [
-            "code": link.code, "route": link.route, "app": link.app ?? "",
+            "code": link.code, "route": link.route ?? "", "app": link.app ?? "",
             "destinations.ios": link.destinations.ios ?? "", "destinations.ipad": link.destinations.ipad ?? "",
             "destinations.android": link.destinations.android ?? "",
             "destinations.desktop": link.destinations.desktop ?? "",

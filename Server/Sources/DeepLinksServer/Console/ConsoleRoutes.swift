@@ -355,14 +355,15 @@ struct ConsoleRoutes: Sendable {
                 guard let text = file.text else {
                     return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
                 }
-                let rows: [LinkImport.Row]
+                let read: (format: LinkImport.Format, rows: [LinkImport.Row])
                 do {
-                    rows = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
+                    read = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
                 } catch {
                     return failure("The file cannot be read as \(format.rawValue): \(error)")
                 }
                 let dryRun = values["dryRun"] != nil
-                let report = try await links.importing(rows, conflict: conflict, dryRun: dryRun)
+                var report = try await links.importing(read.rows, conflict: conflict, dryRun: dryRun)
+                report.format = read.format
                 return ConsolePages.response(
                     .ok,
                     ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)
@@ -482,7 +483,8 @@ struct ConsoleRoutes: Sendable {
             return value
         }
         var problems: [String: [String]] = [:]
-        var link = SmartLink(code: text("code") ?? "", route: text("route") ?? "")
+        // No route: a web link (its fallback is where every platform goes).
+        var link = SmartLink(code: text("code") ?? "", route: text("route"))
         link.app = text("app").flatMap { $0 == policy.primary.bundleID ? nil : $0 }
         link.destinations = .init(
             ios: text("destinations.ios"),
@@ -845,7 +847,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// The import form as it first shows: this server's CSV, taken codes skipped, checked without writing.
-    static let importDefaults = ["format": "csv", "onConflict": "skip", "dryRun": "on"]
+    static let importDefaults = ["format": "auto", "onConflict": "skip", "dryRun": "on"]
 
     /// The token a session's forms carry: an HMAC of the session token, so nothing more is stored.
     static func csrf(_ session: String) -> String {

@@ -230,7 +230,7 @@ public struct LinkDoctor: Sendable {
         }
         do {
             if let link = try await shortLinks(code) {
-                report.route = "short link \(code) → \(link.route)"
+                report.route = "short link \(code) → \(link.route ?? "web link to \(link.destinations.fallback ?? "")")"
             } else {
                 report.findings.append(
                     Finding(

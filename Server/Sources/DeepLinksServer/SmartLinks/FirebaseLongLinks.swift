@@ -4,53 +4,83 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-extension SmartLinkRoutes {
-    /// A Firebase Dynamic Links long link as a link of its own: `link` is the app destination (on one of
-    /// the apps' domains), `ifl`, `ipfl`, `afl` and `ofl` the iOS, iPad, Android and other fallbacks, `st`,
-    /// `sd` and `si` the preview; `ibi` (or else `apn`) picks the app among the configured ones, and `isi`
-    /// and `apn` must then be that app's. Destinations pass the same allowlist as stored links; nothing is
-    /// counted (there is no code to count under).
-    func firebaseLongLink(_ request: Request) throws -> Response {
-        let query = request.uri.queryParameters
-        // Hummingbird percent-decodes each value once (and leaves `+` alone).
-        func value(_ name: String) -> String? { query[Substring(name)].map(String.init) }
-        guard let target = value("link"),
-            let parts = try? URLParts(parsing: target, limits: SmartLinkValidator.destinationLimits),
-            parts.isWebURL, let host = parts.host,
-            policy.apps.contains(where: { $0.domains.contains(host) })
-        else {
-            return SmartLinkPages.html(.notFound, SmartLinkPages.notFound)
+/// Firebase Dynamic Links' parameters, read one way for a long link opened here (`/?link=...&ibi=...`) and for a
+/// row of a Takeout export, whose columns are the same parameters: `link` is the deep link, `ifl`, `ipfl`, `afl` and
+/// `ofl` the iOS, iPad, Android and other fallbacks, `st`, `sd` and `si` the preview; `ibi` (or else `apn`) picks
+/// the app among the configured ones, and `isi` and `apn` must then be that app's. A `link` on the app's domain
+/// that a route matches opens the app there; any other on an allowed host makes a web link. The other parameters
+/// (`amv`, `imv`, `ius`, `ipbi`, `efr`, `utm_*`, iTunes Connect's) have no equivalent here and are ignored.
+struct FirebaseParameters: Sendable {
+    static let names = ["link", "ibi", "isi", "apn", "ifl", "ipfl", "afl", "ofl", "st", "sd", "si"]
+
+    let values: [String: String]
+
+    init(values: [String: String]) {
+        self.values = values
+    }
+
+    /// The parameters of a long link, each percent-decoded once (`+` stays a plus sign).
+    init?(longLink: String) {
+        guard let parts = try? URLParts(parsing: longLink, limits: SmartLinkValidator.destinationLimits) else {
+            return nil
         }
+        var values: [String: String] = [:]
+        _ = URLParts.rewritingItems(parts.query ?? "") { name, pair in
+            if let name, let equals = pair.firstIndex(of: "="),
+                let decoded = try? PercentEncoding.decode(pair[pair.index(after: equals)...])
+            {
+                values[name] = decoded
+            }
+            return nil
+        }
+        self.values = values
+    }
+
+    /// The link these parameters describe under `code`, with every problem; nil when there is no `link` to go to.
+    func link(code: String, policy: LinkPolicy) -> (link: SmartLink?, problems: [String]) {
+        guard let target = values["link"] else { return (nil, ["link: missing (the deep link)"]) }
         var problems: [String] = []
-        let bundle = value("ibi")
-        let package = value("apn")
+        let host = (try? URLParts(parsing: target, limits: SmartLinkValidator.destinationLimits))?.host
+        let bundle = values["ibi"]
+        let package = values["apn"]
         let app =
             bundle.map { id in policy.apps.first { $0.bundleID == id } }
             ?? package.flatMap { id in policy.apps.first { $0.android?.packageName == id } }
-            ?? policy.apps.first { $0.domains.contains(host) }
-        if app == nil { problems.append("ibi: not the bundle ID of a configured app") }
-        if let store = value("isi"), store != app?.appStoreID {
-            problems.append("isi: not the App Store ID of the app")
+            ?? policy.apps.first { host != nil && $0.domains.contains(host!) } ?? policy.primary
+        if let bundle, app == nil { problems.append("ibi: \(bundle) is not a configured app") }
+        if let store = values["isi"], let app, store != app.appStoreID {
+            problems.append("isi: \(store) is not the App Store ID of \(app.bundleID)")
         }
-        if let package, package != app?.android?.packageName {
-            problems.append("apn: not the Android package of the app")
+        if let package, let app, package != app.android?.packageName {
+            problems.append("apn: \(package) is not the Android package of \(app.bundleID)")
         }
-        if let app, !app.domains.contains(host) { problems.append("link: \(host) is not a domain of \(app.bundleID)") }
-        var link = SmartLink(
-            code: "fdl",
-            route: (parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? "")
-        )
-        if let app, app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
+        var link = policy.link(code: code, destination: target, app: app)
         link.destinations = .init(
-            ios: value("ifl"),
-            ipad: value("ipfl"),
-            android: value("afl"),
-            desktop: value("ofl"),
+            ios: values["ifl"],
+            ipad: values["ipfl"],
+            android: values["afl"],
+            desktop: values["ofl"],
             fallback: target
         )
-        link.preview = .init(title: value("st"), description: value("sd"), image: value("si"))
+        link.preview = .init(title: values["st"], description: values["sd"], image: values["si"])
+        return (link, problems)
+    }
+}
+
+extension SmartLinkRoutes {
+    /// A Firebase Dynamic Links long link as a link of its own (``FirebaseParameters``). Destinations pass the same
+    /// allowlist as stored links; nothing is counted (there is no code to count under).
+    func firebaseLongLink(_ request: Request) throws -> Response {
+        // Hummingbird percent-decodes each value once (and leaves `+` alone).
+        var values: [String: String] = [:]
+        for name in FirebaseParameters.names {
+            if let value = request.uri.queryParameters[Substring(name)] { values[name] = String(value) }
+        }
+        guard let target = values["link"] else { return SmartLinkPages.html(.notFound, SmartLinkPages.notFound) }
+        let read = FirebaseParameters(values: values).link(code: "fdl", policy: policy)
+        guard var link = read.link else { return SmartLinkPages.html(.notFound, SmartLinkPages.notFound) }
         link.passQuery = false
-        problems += policy.validator.problems(link)
+        let problems = read.problems + policy.validator.problems(link)
         guard problems.isEmpty else {
             return SmartLinkPages.html(
                 .badRequest,

@@ -4,18 +4,31 @@ import Foundation
 /// Links from another system's export (`POST /v1/links/import`): each CSV row becomes a smart link that keeps its
 /// code, checked like an API create, and the report says, per row, what became of it.
 ///
-/// Formats, by their header rows (names compared without case, spaces, `_` or `-`; `columns` overrides a field's
-/// column by name):
-/// - `csv`: this server's fields: `code`, `route`, `fallback` (or `url`), `ios`, `ipad`, `android`, `desktop`,
-///   `title`, `description`, `image`.
-/// - `fdl`: a Firebase Dynamic Links export: the short link (its last path segment is the code) and the long link,
-///   read like a long link opened here (`link`, `ibi`, `isi`, `apn`, `ifl`, `ipfl`, `afl`, `ofl`, `st`, `sd`, `si`).
-/// - `dub`, `bitly`, `shlink`: their CSV exports (dub's `key` and `url`; Bitly's `link` and `long_url`; Shlink's
-///   `Short code` and `Long URL`); the slug is kept. A destination on one of the app's domains becomes the link's
-///   route and web fallback; a destination elsewhere is refused, since a smart link opens a route of the app.
+/// The formats, as their exporters write them (header names compared without case, spaces, `_`, `-`, `?` or
+/// parentheses; a label ending in a parenthesised parameter, `Deep link (link)`, is that parameter; `columns`
+/// overrides a field's column by name). `auto` tells the format from the header row.
+/// - `csv`: this server's own (`GET /v1/links/export` writes it): `code`, `app`, `route`, `ios`, `ipad`,
+///   `android`, `desktop`, `fallback` (or `url`), `title`, `description`, `image`, `passQuery`, `expiresAt`,
+///   `expiredURL`. A row without a route is a web link.
+/// - `fdl`: Firebase Dynamic Links from Google Takeout: `short_link` and one column per long-link parameter (`link`,
+///   `ibi`, `isi`, `apn`, `ifl`, `ipfl`, `afl`, `ofl`, `st`, `sd`, `si`, ..., `archived`), or the guide's labels
+///   (`Short link`, `Deep link (link)`, ...); an older export with a long-link column is read too. A row means what
+///   the same parameters mean in a long link opened here (``FirebaseParameters``).
+/// - `dub`: `Short link` (the code is its path), `Destination URL`, and the columns the user ticked (`Archived`);
+///   dub's API shape (`key`, `url`) too.
+/// - `bitly`: the dashboard's `Bitlink` (with or without a scheme), `Long URL`, `Title`; or the API's `link` (or
+///   `id`), `long_url`, `title`, `archived`.
+/// - `shlink`: the web client's `shortCode`, `longUrl`, `title`, or shlink-importer's `Short code`, `Long URL`.
+///
+/// A destination on one of the app's domains that a route matches opens the app there; any other destination on
+/// an allowed host makes a web link. A code this server cannot serve is refused with the validator's reason, never
+/// rewritten; an archived row is skipped with the reason `archived`.
 struct LinkImport: Sendable {
     enum Format: String, Sendable, CaseIterable {
-        case csv, fdl, dub, bitly, shlink
+        case auto, csv, fdl, dub, bitly, shlink
+
+        /// The formats a file can be in (`auto` is a choice, not a format).
+        static var concrete: [Format] { allCases.filter { $0 != .auto } }
     }
 
     /// What to do with a code that is already a link: leave it (`skip`, so an import can be re-run), overwrite it,
@@ -30,6 +43,8 @@ struct LinkImport: Sendable {
         let code: String?
         let link: SmartLink?
         let problems: [String]
+        /// Why the row is left out without being wrong (`archived`).
+        var skipped: String? = nil
     }
 
     struct Malformed: Error, CustomStringConvertible {
@@ -38,13 +53,16 @@ struct LinkImport: Sendable {
 
     let policy: LinkPolicy
 
-    /// The rows of `text` as links, each checked; the problems of a row that cannot be one.
-    func rows(_ text: String, format: Format, columns overrides: [String: String] = [:]) throws(Malformed) -> [Row] {
+    /// The rows of `text` as links, each checked, with the format they were read as (`auto`: told from the header).
+    func rows(_ text: String, format requested: Format, columns overrides: [String: String] = [:])
+        throws(Malformed) -> (format: Format, rows: [Row])
+    {
         let table = try Self.parseCSV(text)
         guard let header = table.first else {
             throw Malformed(description: "the file is empty: a header row is needed")
         }
         let names = header.map(Self.normalized)
+        let format = requested == .auto ? try Self.detect(names) : requested
         func column(_ field: String, _ candidates: [String]) -> Int? {
             let wanted = overrides[field].map { [Self.normalized($0)] } ?? candidates
             return wanted.lazy.compactMap { names.firstIndex(of: $0) }.first
@@ -67,34 +85,70 @@ struct LinkImport: Sendable {
         for (field, candidates) in fields {
             if let index = column(field, candidates) { indexes[field] = index }
         }
-        for field in Self.required(format) where indexes[field] == nil {
-            let names = (overrides[field].map { [$0] } ?? fields.first { $0.0 == field }?.1 ?? []).joined(
-                separator: ", "
-            )
+        for alternatives in Self.required(format) where !alternatives.contains(where: { indexes[$0] != nil }) {
+            let looked = alternatives.flatMap { field in
+                overrides[field].map { [$0] } ?? fields.first { $0.0 == field }?.1 ?? []
+            }
             throw Malformed(
-                description: "no column for '\(field)' (looked for: \(names); name one with --column \(field)=NAME)"
+                description:
+                    "no column for '\(alternatives[0])' in the \(format.rawValue) format (looked for: \(looked.joined(separator: ", ")); name one with --column \(alternatives[0])=NAME)"
             )
         }
-        return table.dropFirst().enumerated().compactMap { offset, cells in
+        let rows = table.dropFirst().enumerated().compactMap { offset, cells -> Row? in
             guard cells.contains(where: { !$0.isEmpty }) else { return nil }  // a blank line
             func value(_ field: String) -> String? {
                 guard let index = indexes[field], index < cells.count else { return nil }
-                let text = cells[index].trimmingCharacters(in: .whitespaces)
+                var text = cells[index].trimmingCharacters(in: .whitespaces)
+                // A spreadsheet's formula guard (dub writes `'=...` for a value that starts with = + - @).
+                if text.hasPrefix("'"), let next = text.dropFirst().first, "=+-@".contains(next) {
+                    text.removeFirst()
+                }
                 return text.isEmpty ? nil : text
             }
             return row(line: offset + 2, format: format, value)
         }
+        return (format, rows)
+    }
+
+    /// The format whose header this is, by the columns only its exporter writes together.
+    static func detect(_ names: [String]) throws(Malformed) -> Format {
+        let has = Set(names)
+        func all(_ wanted: String...) -> Bool { wanted.allSatisfy(has.contains) }
+        if all("shortlink", "destinationurl") || all("domain", "key", "url") { return .dub }
+        if all("shortlink", "link") || (has.contains("shortdynamiclink") && has.contains("longdynamiclink"))
+            || all("shortlink", "longlink")
+        {
+            return .fdl
+        }
+        if all("bitlink", "longurl") || all("link", "longurl") || all("id", "longurl") { return .bitly }
+        if all("shortcode", "longurl") { return .shlink }
+        if has.contains("code"), has.contains("route") || has.contains("fallback") || has.contains("url") { return .csv }
+        throw Malformed(
+            description:
+                "the header row is none of the formats read (this server's csv, Firebase Dynamic Links' Takeout, dub, Bitly, Shlink): name the format with --format and the columns with --column"
+        )
     }
 
     private func row(line: Int, format: Format, _ value: (String) -> String?) -> Row {
-        var problems: [String] = []
+        let code: String?
+        switch format {
+        case .csv: code = value("code")
+        case .fdl, .dub: code = value("short").flatMap(Self.shortCode) ?? value("code")
+        case .bitly: code = value("short").flatMap(Self.shortCode)
+        case .shlink, .auto: code = value("code")
+        }
+        guard let code else {
+            return Row(line: line, code: nil, link: nil, problems: ["no short code (a domain's root link has none)"])
+        }
+        if let archived = value("archived"), ["true", "yes", "1"].contains(archived.lowercased()) {
+            return Row(line: line, code: code, link: nil, problems: [], skipped: "archived")
+        }
         var link: SmartLink
+        var problems: [String] = []
         switch format {
         case .csv:
-            guard let code = value("code"), let route = value("route") else {
-                return Row(line: line, code: value("code"), link: nil, problems: ["code and route are required"])
-            }
-            link = SmartLink(code: code, route: route)
+            link = SmartLink(code: code, route: value("route"))
+            link.app = value("app")
             link.destinations = .init(
                 ios: value("ios"),
                 ipad: value("ipad"),
@@ -102,60 +156,39 @@ struct LinkImport: Sendable {
                 desktop: value("desktop"),
                 fallback: value("fallback")
             )
+            if let text = value("passquery") {
+                guard let flag = ["true": true, "false": false][text.lowercased()] else {
+                    return Row(line: line, code: code, link: nil, problems: ["passQuery: true or false"])
+                }
+                link.passQuery = flag
+            }
+            if let text = value("expiresat") {
+                guard let expiry = Int64(text) else {
+                    return Row(line: line, code: code, link: nil, problems: ["expiresAt: milliseconds since 1970"])
+                }
+                link.expiresAt = expiry
+            }
+            link.expiredURL = value("expiredurl")
         case .fdl:
-            guard let short = value("short"), let code = Self.lastSegment(short) else {
-                return Row(line: line, code: nil, link: nil, problems: ["short link: missing, or without a code"])
-            }
-            guard let long = value("long"),
-                let parts = try? URLParts(parsing: long, limits: SmartLinkValidator.destinationLimits)
-            else {
-                return Row(line: line, code: code, link: nil, problems: ["long link: missing, or not a URL"])
-            }
-            var items: [String: String] = [:]
-            _ = URLParts.rewritingItems(parts.query ?? "") { name, pair in
-                if let name, let equals = pair.firstIndex(of: "="),
-                    let decoded = try? PercentEncoding.decode(pair[pair.index(after: equals)...])
-                {
-                    items[name] = decoded
+            // Takeout's columns are the long link's parameters; an older export has the long link whole.
+            var parameters: [String: String] = [:]
+            if value("link") == nil, let long = value("long") {
+                guard let parsed = FirebaseParameters(longLink: long) else {
+                    return Row(line: line, code: code, link: nil, problems: ["long link: not a URL"])
                 }
-                return nil
+                parameters = parsed.values
+            } else {
+                for name in FirebaseParameters.names { parameters[name] = value(name) }
             }
-            guard let target = items["link"] else {
-                return Row(line: line, code: code, link: nil, problems: ["long link: no 'link' parameter"])
-            }
-            switch route(of: target) {
-            case .success(let route): link = SmartLink(code: code, route: route)
-            case .failure(let problem): return Row(line: line, code: code, link: nil, problems: [problem.description])
-            }
-            if let bundle = items["ibi"] {
-                guard let app = policy.apps.first(where: { $0.bundleID == bundle }) else {
-                    return Row(line: line, code: code, link: nil, problems: ["ibi: \(bundle) is not a configured app"])
-                }
-                if app.bundleID != policy.primary.bundleID { link.app = app.bundleID }
-                if let store = items["isi"], store != app.appStoreID {
-                    problems.append("isi: \(store) is not the App Store ID of \(bundle)")
-                }
-            }
-            link.destinations = .init(
-                ios: items["ifl"],
-                ipad: items["ipfl"],
-                android: items["afl"],
-                desktop: items["ofl"],
-                fallback: target
-            )
-            link.preview = .init(title: items["st"], description: items["sd"], image: items["si"])
-        case .dub, .bitly, .shlink:
-            guard let code = value("code").flatMap({ format == .bitly ? Self.lastSegment($0) : $0 }) else {
-                return Row(line: line, code: nil, link: nil, problems: ["no short code"])
-            }
+            let read = FirebaseParameters(values: parameters).link(code: code, policy: policy)
+            guard let found = read.link else { return Row(line: line, code: code, link: nil, problems: read.problems) }
+            link = found
+            problems = read.problems
+        case .dub, .bitly, .shlink, .auto:
             guard let url = value("url") else {
                 return Row(line: line, code: code, link: nil, problems: ["no destination"])
             }
-            switch route(of: url) {
-            case .success(let route): link = SmartLink(code: code, route: route)
-            case .failure(let problem): return Row(line: line, code: code, link: nil, problems: [problem.description])
-            }
-            link.destinations.fallback = url
+            link = policy.link(code: code, destination: url)
         }
         if format != .fdl {
             link.preview = .init(title: value("title"), description: value("description"), image: value("image"))
@@ -164,28 +197,15 @@ struct LinkImport: Sendable {
         return Row(line: line, code: link.code, link: problems.isEmpty ? link : nil, problems: problems)
     }
 
-    /// The app route of a web URL on one of the app's domains (its path and query).
-    private func route(of url: String) -> Result<String, Malformed> {
-        guard let parts = try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits), parts.isWebURL,
-            let host = parts.host
-        else { return .failure(Malformed(description: "\(url): not an http(s) URL")) }
-        guard policy.apps.contains(where: { $0.domains.contains(host) }) else {
-            return .failure(
-                Malformed(
-                    description:
-                        "\(host) is not a domain of the app: a smart link opens a route of the app (import it with the csv format and a route)"
-                )
-            )
-        }
-        return .success((parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? ""))
-    }
-
-    /// The code of a short link: its last path segment (`https://example.page.link/abc` → `abc`); a text that
-    /// is no URL is the code itself.
-    static func lastSegment(_ text: String) -> String? {
-        guard text.contains("/") else { return text }
-        guard let parts = try? URLParts(parsing: text, limits: SmartLinkValidator.destinationLimits) else { return nil }
-        return parts.path.split(separator: "/").last.map(String.init)
+    /// The code of a short link: its path without the first `/` (`https://example.page.link/abc` → `abc`;
+    /// `bit.ly/abc`, written without a scheme, too); a text that is no URL is the code itself. Kept as written:
+    /// a path this server cannot serve as a code (`a/b`, unicode) is refused by the validator, never rewritten.
+    static func shortCode(_ text: String) -> String? {
+        guard text.contains("/") || text.contains(".") else { return text }
+        let url = text.contains("://") ? text : "https://" + text
+        guard let parts = try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits) else { return nil }
+        let path = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
+        return path.isEmpty ? nil : path
     }
 
     /// Each field with the header names it is looked for under, normalized.
@@ -194,35 +214,51 @@ struct LinkImport: Sendable {
             ("title", ["title"]), ("description", ["description"]), ("image", ["image"]),
         ]
         switch format {
-        case .csv:
+        case .csv, .auto:
             return [
-                ("code", ["code"]), ("route", ["route"]), ("fallback", ["fallback", "url"]), ("ios", ["ios"]),
-                ("ipad", ["ipad"]), ("android", ["android"]), ("desktop", ["desktop"]),
+                ("code", ["code"]), ("app", ["app"]), ("route", ["route"]), ("fallback", ["fallback", "url"]),
+                ("ios", ["ios"]), ("ipad", ["ipad"]), ("android", ["android"]), ("desktop", ["desktop"]),
+                ("passquery", ["passquery"]), ("expiresat", ["expiresat"]), ("expiredurl", ["expiredurl"]),
             ] + preview
         case .fdl:
             return [
                 ("short", ["shortlink", "shortdynamiclink", "short"]),
                 ("long", ["longlink", "longdynamiclink", "long"]),
-            ]
+                ("archived", ["archived"]),
+            ] + FirebaseParameters.names.map { ($0, [$0]) }
         case .dub:
-            return [("code", ["key", "slug", "shortkey"]), ("url", ["url", "destinationurl", "longurl"])] + preview
+            return [
+                ("short", ["shortlink"]), ("code", ["key", "slug", "shortkey"]),
+                ("url", ["destinationurl", "url"]), ("archived", ["archived"]),
+            ] + preview
         case .bitly:
-            return [("code", ["link", "bitlink", "shortlink", "customlink"]), ("url", ["longurl", "url"])] + preview
+            return [
+                ("short", ["bitlink", "link", "id", "customlink"]), ("url", ["longurl"]), ("archived", ["archived"]),
+            ] + preview
         case .shlink:
-            return [("code", ["shortcode", "slug"]), ("url", ["longurl", "url"])] + preview
+            return [("code", ["shortcode"]), ("url", ["longurl"])] + preview
         }
     }
 
-    static func required(_ format: Format) -> [String] {
+    /// The fields a file of the format must have, each as its alternatives.
+    static func required(_ format: Format) -> [[String]] {
         switch format {
-        case .csv: ["code", "route"]
-        case .fdl: ["short", "long"]
-        case .dub, .bitly, .shlink: ["code", "url"]
+        case .csv, .auto: [["code"], ["route", "fallback"]]
+        case .fdl: [["short"], ["link", "long"]]
+        case .dub: [["short", "code"], ["url"]]
+        case .bitly: [["short"], ["url"]]
+        case .shlink: [["code"], ["url"]]
         }
     }
 
+    /// A header name as compared: lower-cased letters and digits only; a label that ends in a parenthesised
+    /// parameter (`Android fallback link (afl)`) is that parameter.
     static func normalized(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
+        var name = name.trimmingCharacters(in: .whitespaces)
+        if name.hasSuffix(")"), let open = name.lastIndex(of: "(") {
+            name = String(name[name.index(after: open)..<name.index(before: name.endIndex)])
+        }
+        return String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
     }
 
     /// The most rows (header included), columns and bytes of a cell an import reads: more than any export of the

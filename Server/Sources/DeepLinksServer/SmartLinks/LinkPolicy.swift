@@ -45,7 +45,28 @@ struct LinkPolicy: Sendable {
     func shortURL(_ code: String) -> String { "https://\(linkDomain)/\(code)" }
     /// The short link a QR code holds: tagged so that its scans are counted apart (source "qr").
     func qrURL(_ code: String) -> String { shortURL(code) + "?" + SmartLinkRoutes.qrTag }
-    func appURL(_ link: SmartLink) -> String { "https://\(app(for: link).domains[0])\(link.route)" }
+    /// The link `code` makes of a destination URL from another service: on one of the app's domains (of `app`, when
+    /// named) and matched by its route table, a link that opens the app there with the URL as its web fallback;
+    /// otherwise a web link to the URL. Either is then checked by the validator (https, allowed host, ...).
+    func link(code: String, destination url: String, app named: AppConfiguration? = nil) -> SmartLink {
+        var web = SmartLink(code: code, route: nil)
+        web.destinations.fallback = url
+        guard let parts = try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits), parts.isWebURL,
+            let host = parts.host,
+            let app = named.flatMap({ $0.domains.contains(host) ? $0 : nil }) ?? apps.first(where: { $0.domains.contains(host) })
+        else { return web }
+        var routed = web
+        routed.route = (parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? "")
+        if app.bundleID != primary.bundleID { routed.app = app.bundleID }
+        let matched = !validator.problems(routed).contains { $0.hasPrefix("route:") }
+        return matched ? routed : web
+    }
+
+    /// The universal link of the link's route; a web link's web address.
+    func appURL(_ link: SmartLink) -> String {
+        guard let route = link.route else { return link.destinations.fallback ?? shortURL(link.code) }
+        return "https://\(app(for: link).domains[0])\(route)"
+    }
 
     enum Decision: Equatable {
         /// Open Graph HTML for a preview fetcher.
@@ -62,6 +83,7 @@ struct LinkPolicy: Sendable {
     ///   hands neither universal links nor `intent://` URLs to apps: it gets the landing page.
     func decision(_ link: SmartLink, platform: ClientPlatform, inAppBrowser: Bool = false) -> Decision {
         let fallback = link.destinations.fallback
+        guard let route = link.route else { return webDecision(link, platform: platform) }
         switch platform {
         case .previewBot:
             return .preview
@@ -77,7 +99,7 @@ struct LinkPolicy: Sendable {
             if let android = app.android {
                 // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
                 // The intent's own fragment carries its parameters: the route's fragment cannot come along.
-                let path = link.route.prefix { $0 != "#" }
+                let path = route.prefix { $0 != "#" }
                 var intent = "intent://\(app.domains[0])\(path)#Intent;scheme=https;package=\(android.packageName);"
                 if let web { intent += "S.browser_fallback_url=\(PercentEncoding.encode(web));" }
                 return .redirect(intent + "end")
@@ -87,6 +109,26 @@ struct LinkPolicy: Sendable {
             return (link.destinations.desktop ?? fallback).map { .redirect($0) } ?? .landing(web: nil)
         case .macOrIPad:
             return .probe
+        }
+    }
+
+    /// A web link's answer: a redirect on every platform, in-app browsers included (a web page opens there as
+    /// well as anywhere), to the platform's own destination or else the link's web address; Open Graph for preview
+    /// fetchers. Never the landing page: there is no app to offer. A Mac or iPad agent without a hint is asked
+    /// (the probe) only when the link sends iPads and desktops to different pages.
+    private func webDecision(_ link: SmartLink, platform: ClientPlatform) -> Decision {
+        let destinations = link.destinations
+        let web = destinations.fallback ?? shortURL(link.code)
+        switch platform {
+        case .previewBot: return .preview
+        case .iPhone: return .redirect(destinations.ios ?? web)
+        case .iPad: return .redirect(destinations.ipad ?? destinations.ios ?? web)
+        case .android: return .redirect(destinations.android ?? web)
+        case .desktop: return .redirect(destinations.desktop ?? web)
+        case .macOrIPad:
+            let iPad = destinations.ipad ?? destinations.ios ?? web
+            let desktop = destinations.desktop ?? web
+            return iPad == desktop ? .redirect(desktop) : .probe
         }
     }
 

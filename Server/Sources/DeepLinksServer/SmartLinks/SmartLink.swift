@@ -4,12 +4,17 @@ import Foundation
 
 /// A short link: a code on the link domain, the app route it opens, and where each platform goes without
 /// the app. Stored as one JSON document per code, so adding a field needs no migration.
+///
+/// A link without a route is a **web link**: its `destinations.fallback` (required then) is a page on an allowed
+/// host, the team's shop or help centre, and every platform is sent there (or to its own destination), counted,
+/// QR-coded and previewed like any link; it never offers the app.
 public struct SmartLink: Sendable, Codable, Equatable {
     public var code: String
     /// The bundle ID of the app the link opens, when the configuration has several; nil: the primary app.
     public var app: String?
-    /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against its route manifest.
-    public var route: String
+    /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against its route manifest;
+    /// nil for a web link.
+    public var route: String?
     public var destinations = Destinations()
     public var preview = Preview()
     /// Whether the query of a click (utm_* and the rest) is added to the destination.
@@ -22,12 +27,12 @@ public struct SmartLink: Sendable, Codable, Equatable {
         case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL
     }
 
-    /// Only `code` and `route` are required; the rest has defaults.
+    /// Only `code` is required (and a route or a fallback: ``SmartLinkValidator``); the rest has defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(String.self, forKey: .code)
         app = try container.decodeIfPresent(String.self, forKey: .app)
-        route = try container.decode(String.self, forKey: .route)
+        route = try container.decodeIfPresent(String.self, forKey: .route)
         destinations = try container.decodeIfPresent(Destinations.self, forKey: .destinations) ?? Destinations()
         preview = try container.decodeIfPresent(Preview.self, forKey: .preview) ?? Preview()
         passQuery = try container.decodeIfPresent(Bool.self, forKey: .passQuery) ?? true
@@ -35,7 +40,7 @@ public struct SmartLink: Sendable, Codable, Equatable {
         expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
     }
 
-    public init(code: String, route: String) {
+    public init(code: String, route: String?) {
         self.code = code
         self.route = route
     }
@@ -102,12 +107,18 @@ struct SmartLinkValidator: Sendable {
         if !Self.isCode(link.code) || link.code.lowercased() == resetCode {
             problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
         }
-        if !link.route.hasPrefix("/") {
-            problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
-        } else if let (manifest, host) = manifests[link.app ?? primary] {
-            if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(link.route)") {
-                problems.append("route: the app has no route for \(link.route) (\(rejection))")
+        if let route = link.route {
+            if !route.hasPrefix("/") {
+                problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
+            } else if let (manifest, host) = manifests[link.app ?? primary] {
+                if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(route)") {
+                    problems.append("route: the app has no route for \(route) (\(rejection))")
+                }
             }
+        } else if link.destinations.fallback == nil {
+            problems.append(
+                "route: a path starting with '/' (the app's destination, as /post/10), or no route and a destinations.fallback (a web link)"
+            )
         }
         if let app = link.app, manifests[app] == nil {
             problems.append(

@@ -209,18 +209,21 @@ enum SmartLinkPages {
         }
         let inApp = InAppBrowser.allCases.map(\.rawValue).joined(separator: ", ")
         rows.append(
-            "<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>"
+            link.route == nil
+                ? "<tr><th>any platform in an in-app browser (\(inApp))</th><td>the same 302 as its platform: a web page opens there too</td></tr>"
+                : "<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>"
         )
         var checks: [String] = []
         let app = routes.app(for: link)
-        for (label, url) in [("the short link", routes.shortURL(link.code)), ("Open in the app", routes.appURL(link))] {
+        let opened = link.route == nil ? [] : [("Open in the app", routes.appURL(link))]
+        for (label, url) in [("the short link", routes.shortURL(link.code))] + opened {
             let decision = routes.opens(app, url)
             let verdict =
                 decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
             checks.append("<li>\(label) <code>\(HTML.escape(url))</code>: iOS \(verdict)</li>")
         }
         let landing = routes.settings.landingDomain ?? routes.linkDomain
-        if landing == routes.linkDomain {
+        if landing == routes.linkDomain, link.route != nil {
             checks.append(
                 "<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>"
             )
@@ -234,7 +237,7 @@ enum SmartLinkPages {
             title: "Link \(link.code): decisions",
             body: """
                 <h1>Link <code>\(HTML.escape(link.code))</code></h1>
-                <p>Opens <code>\(HTML.escape(link.route))</code> in \(HTML.escape(app.displayName)) (<code>\(HTML.escape(app.bundleID))</code>).</p>
+                <p>\(link.route.map { "Opens <code>\(HTML.escape($0))</code> in \(HTML.escape(app.displayName)) (<code>\(HTML.escape(app.bundleID))</code>)." } ?? "A web link: it never offers the app; each platform goes to its destination, else <code>\(HTML.escape(link.destinations.fallback ?? ""))</code>.")</p>
                 <table>\(rows.joined())</table>
                 <ul>\(checks.joined())</ul>
                 """

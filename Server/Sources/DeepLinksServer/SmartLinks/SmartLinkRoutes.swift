@@ -114,7 +114,7 @@ struct SmartLinkRoutes: Sendable {
                 }
                 return value
             }
-            let format: LinkImport.Format = try choice("format", .csv)
+            let format: LinkImport.Format = try choice("format", .auto)
             let conflict: LinkImport.Conflict = try choice("onConflict", .skip)
             let dryRun = query["dryRun"] == "true" || query["dryRun"] == "1"
             // `column.code=slug`: the column a field is read from.
@@ -123,13 +123,14 @@ struct SmartLinkRoutes: Sendable {
                 columns[String(name.dropFirst("column.".count))] = String(value)
             }
             let body = try await request.body.collect(upTo: Self.maxImportSize)
-            let rows: [LinkImport.Row]
+            let read: (format: LinkImport.Format, rows: [LinkImport.Row])
             do {
-                rows = try LinkImport(policy: policy).rows(String(buffer: body), format: format, columns: columns)
+                read = try LinkImport(policy: policy).rows(String(buffer: body), format: format, columns: columns)
             } catch {
                 throw APIError.malformed("\(error)")
             }
-            let report = try await importing(rows, conflict: conflict, dryRun: dryRun)
+            var report = try await importing(read.rows, conflict: conflict, dryRun: dryRun)
+            report.format = read.format
             return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
         }
         // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
@@ -168,7 +169,10 @@ struct SmartLinkRoutes: Sendable {
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
                 throw APIError(status: .gone, code: "link_expired")
             }
-            return JSONResponse.make(.ok, ["route": .string(link.route), "url": .string(policy.appURL(link))])
+            // A web link has no route: its url is the web address, for the app to open in a browser.
+            var answer: [String: JSONValue] = ["url": .string(policy.appURL(link))]
+            if let route = link.route { answer["route"] = .string(route) }
+            return JSONResponse.make(.ok, answer)
         }
         // Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
         router.post("/v1/links/:code/deferred") { request, context -> Response in
@@ -197,10 +201,9 @@ struct SmartLinkRoutes: Sendable {
             guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
                 throw APIError(status: .gone, code: "deferred_link_gone")
             }
-            return JSONResponse.make(
-                .ok,
-                ["code": .string(link.code), "route": .string(link.route), "url": .string(policy.appURL(link))]
-            )
+            var answer: [String: JSONValue] = ["code": .string(link.code), "url": .string(policy.appURL(link))]
+            if let route = link.route { answer["route"] = .string(route) }
+            return JSONResponse.make(.ok, answer)
         }
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
         let robots =
@@ -253,6 +256,8 @@ struct SmartLinkRoutes: Sendable {
         var entries: [(line: Int, code: String?, status: String, problems: [String])] = []
         /// Codes already links, when the import was to fail on them (nothing was written).
         var taken: [String] = []
+        /// The format the rows were read as (told from the header when the request said `auto`).
+        var format: LinkImport.Format?
 
         /// How many rows ended with each status.
         var counts: [String: Int] { entries.reduce(into: [:]) { $0[$1.status, default: 0] += 1 } }
@@ -260,6 +265,7 @@ struct SmartLinkRoutes: Sendable {
         func json(dryRun: Bool) -> [String: JSONValue] {
             let counts = counts
             var body: [String: JSONValue] = ["dryRun": .bool(dryRun)]
+            if let format { body["format"] = .string(format.rawValue) }
             // On a dry run, a row that would be imported is `valid`.
             for status in ["imported", "replaced", "skipped", "refused"] + (dryRun ? ["valid"] : []) {
                 body[status] = .number(Double(counts[status] ?? 0))
@@ -283,7 +289,8 @@ struct SmartLinkRoutes: Sendable {
     }
 
     /// Writes the valid rows in transactions of 500 (none on a dry run), after refusing a code that repeats an
-    /// earlier row's; with `fail`, writes nothing when any code is taken.
+    /// earlier valid row's (the first row of a code that imports wins; a refused or skipped row claims nothing);
+    /// with `fail`, writes nothing when any code is taken.
     func importing(_ rows: [LinkImport.Row], conflict: LinkImport.Conflict, dryRun: Bool) async throws
         -> ImportReport
     {
@@ -295,11 +302,15 @@ struct SmartLinkRoutes: Sendable {
                 report.entries.append((row.line, link.code, "refused", ["the code repeats line \(first)"]))
                 continue
             }
-            if let code = row.code { seen[code] = seen[code] ?? row.line }
+            if let reason = row.skipped {
+                report.entries.append((row.line, row.code, "skipped", [reason]))
+                continue
+            }
             guard let link = row.link else {
                 report.entries.append((row.line, row.code, "refused", row.problems))
                 continue
             }
+            seen[link.code] = row.line
             valid.append((report.entries.count, link))
             report.entries.append((row.line, link.code, dryRun ? "valid" : "imported", []))
         }
