@@ -36,11 +36,12 @@ import Testing
         #expect(reason("code\n\"" + String(repeating: "a", count: 20_000) + "\"\n").contains("a cell is longer"))
     }
 
-    @Test func aShortLinksCodeIsItsLastPathSegment() {
-        #expect(LinkImport.lastSegment("https://demo.page.link/Abc1") == "Abc1")
-        #expect(LinkImport.lastSegment("bit.ly/3xYz") == nil, "no scheme: not read as a URL")
-        #expect(LinkImport.lastSegment("3xYz") == "3xYz")
-        #expect(LinkImport.lastSegment("https://bit.ly/") == nil)
+    @Test func aShortLinksCodeIsItsPath() {
+        #expect(LinkImport.shortCode("https://demo.page.link/Abc1") == "Abc1")
+        #expect(LinkImport.shortCode("bit.ly/3xYz") == "3xYz", "Bitly's dashboard writes no scheme")
+        #expect(LinkImport.shortCode("3xYz") == "3xYz")
+        #expect(LinkImport.shortCode("https://bit.ly/") == nil, "a domain's root has no code")
+        #expect(LinkImport.shortCode("https://dub.sh/a/b") == "a/b", "kept as written, for the validator to refuse")
     }
 
     static let fdl = """
@@ -72,7 +73,7 @@ import Testing
                 let rows = try #require(report.object["rows"] as? [[String: Any]])
                 #expect(rows.map { $0["line"] as? Int } == [2, 3, 4])
                 #expect(
-                    (rows[1]["problems"] as? [String])?.first?.contains("evil.example.net is not a domain of the app")
+                    (rows[1]["problems"] as? [String])?.first?.contains("evil.example.net is not on the destination allowlist")
                         == true
                 )
                 #expect(

@@ -125,9 +125,12 @@ import FoundationNetworking
                         "\(body): \(response.text)"
                     )
                 }
+                // No route and no web address: neither an app link nor a web link.
+                let neither = try await api.post("/v1/links", #"{"code":"x1y2z3"}"#, headers: Self.admin)
+                #expect(neither.status == .unprocessableContent)
+                #expect(neither.text.contains("or no route and a destinations.fallback (a web link)"))
                 for malformed in [
-                    #"{"code":"x1y2z3"}"#, #"{"code":5,"route":"/post/1"}"#, #"{"route":"/post/1","route":"/post/2"}"#,
-                    "[]",
+                    #"{"code":5,"route":"/post/1"}"#, #"{"route":"/post/1","route":"/post/2"}"#, "[]",
                 ] {
                     #expect(
                         try await api.post("/v1/links", malformed, headers: Self.admin).status == .badRequest,
@@ -538,11 +541,13 @@ import FoundationNetworking
                 )
                 #expect(openRedirect.status == .badRequest)
                 #expect(openRedirect.headers[.location] == nil)
+                // A deep link off the app's domains is a web link: on a host not allowed, refused with the reason.
                 let foreign = try await api.get(
                     "/?link=https%3A%2F%2Fevil.example%2Fpost%2F1",
                     headers: [.userAgent: SmartLinkTests.desktop]
                 )
-                #expect(foreign.status == .notFound)
+                #expect(foreign.status == .badRequest && foreign.headers[.location] == nil)
+                #expect(foreign.text.contains("evil.example is not on the destination allowlist"))
             }
         }
     }

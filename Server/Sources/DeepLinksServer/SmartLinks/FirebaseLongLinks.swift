@@ -54,6 +54,10 @@ struct FirebaseParameters: Sendable {
         if let package, let app, package != app.android?.packageName {
             problems.append("apn: \(package) is not the Android package of \(app.bundleID)")
         }
+        // A deep link on another configured app's domain than the one ibi/apn names is a mistake, not a web link.
+        if let app, let host, !app.domains.contains(host), policy.apps.contains(where: { $0.domains.contains(host) }) {
+            problems.append("link: \(host) is not a domain of \(app.bundleID)")
+        }
         var link = policy.link(code: code, destination: target, app: app)
         link.destinations = .init(
             ios: values["ifl"],

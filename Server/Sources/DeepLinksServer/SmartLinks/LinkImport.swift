@@ -62,7 +62,12 @@ struct LinkImport: Sendable {
             throw Malformed(description: "the file is empty: a header row is needed")
         }
         let names = header.map(Self.normalized)
-        let format = requested == .auto ? try Self.detect(names) : requested
+        // A column the request names for a field (of any format) counts as that field's when the format is told
+        // from the header.
+        let known = Set(Format.concrete.flatMap { Self.fields($0).map(\.0) })
+        let named = overrides.filter { known.contains($0.key) }.sorted { $0.key < $1.key }
+        let renamed = names.map { name in named.first { Self.normalized($0.value) == name }?.key ?? name }
+        let format = requested == .auto ? try Self.detect(renamed) : requested
         func column(_ field: String, _ candidates: [String]) -> Int? {
             let wanted = overrides[field].map { [Self.normalized($0)] } ?? candidates
             return wanted.lazy.compactMap { names.firstIndex(of: $0) }.first
@@ -245,7 +250,7 @@ struct LinkImport: Sendable {
         switch format {
         case .csv, .auto: [["code"], ["route", "fallback"]]
         case .fdl: [["short"], ["link", "long"]]
-        case .dub: [["short", "code"], ["url"]]
+        case .dub: [["code", "short"], ["url"]]
         case .bitly: [["short"], ["url"]]
         case .shlink: [["code"], ["url"]]
         }
