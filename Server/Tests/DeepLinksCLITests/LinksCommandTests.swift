@@ -40,7 +40,12 @@ import Testing
             environment: environment
         )
         #expect(real.stdout.contains("line 2\tspring\timported\n"), "\(real.stdout)")
-        #expect(real.stdout.contains("line 3\taway\trefused: elsewhere.example.net is not a domain of the app"))
+        #expect(
+            real.stdout.contains(
+                "line 3\taway\trefused: destinations.fallback: elsewhere.example.net is not on the destination allowlist"
+            ),
+            "\(real.stdout)"
+        )
 
         let onlyGood = folder.appendingPathComponent("good.csv")
         try Data("code,route\nautumn,/post/4\n".utf8).write(to: onlyGood)
@@ -49,7 +54,7 @@ import Testing
             environment: environment
         )
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
-        #expect(good.stdout.hasSuffix("1 imported, 0 replaced, 0 skipped, 0 refused\n"))
+        #expect(good.stdout.hasSuffix("1 imported, 0 replaced, 0 skipped, 0 refused; read as csv\n"), "\(good.stdout)")
 
         let noKey = try await CommandRunner.runAside(["links", "import", onlyGood.path, "--server", address])
         #expect(noKey.status == 2)
@@ -70,5 +75,66 @@ import Testing
             environment: environment
         )
         #expect(missing.status == 2 && missing.stderr.contains("cannot read"))
+
+        // The server from DEEPLINKS_SERVER_URL, named when it cannot be reached.
+        var fromEnvironment = environment
+        fromEnvironment["DEEPLINKS_SERVER_URL"] = address
+        #expect(
+            try await CommandRunner.runAside(["links", "import", onlyGood.path], environment: fromEnvironment).status
+                == 0
+        )
+        fromEnvironment["DEEPLINKS_SERVER_URL"] = "http://127.0.0.1:1"
+        let unreachable = try await CommandRunner.runAside(
+            ["links", "import", onlyGood.path],
+            environment: fromEnvironment
+        )
+        #expect(
+            unreachable.status == 2
+                && unreachable.stderr.contains("cannot reach http://127.0.0.1:1 (DEEPLINKS_SERVER_URL)")
+        )
+
+        // Batches: each reported, rows numbered as in the file (the header is 1), a quoted line break kept within
+        // its row; a run after an interruption goes on after the last batch that finished.
+        let many = folder.appendingPathComponent("many.csv")
+        let text =
+            "\u{FEFF}code,route,title\r\nbb1,/post/1,\"two\r\nlines\"\r\nbb2,/post/2,\r\nbb3,/post/3,\"three, with a comma\"\r\n"
+            + "bb4,/nowhere,\r\nbb5,/post/5,"
+        try Data(text.utf8).write(to: many)
+        let batched = try await CommandRunner.runAside(
+            ["links", "import", many.path, "--batch-size", "2", "--server", address],
+            environment: environment
+        )
+        #expect(batched.status == 1, "bb1 and bb4 are refused")
+        for expected in [
+            "batch of rows 1-2: 1 imported, 0 replaced, 0 skipped, 1 refused", "line 2\tbb1\trefused: preview.title",
+            "line 3\tbb2\timported", "line 5\tbb4\trefused", "line 6\tbb5\timported",
+            "3 imported, 0 replaced, 0 skipped, 2 refused",
+        ] {
+            #expect(batched.stdout.contains(expected), "\(expected): \(batched.stdout)")
+        }
+        let stopped = URL(fileURLWithPath: many.path + ".import-progress")
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: stopped)) as? [String: Any]
+        #expect(saved?["rows"] as? Int == 5, "a refused row leaves the progress, to fix the file and go on")
+        try JSONSerialization.data(withJSONObject: ["sha256": saved?["sha256"] ?? "", "rows": 4]).write(to: stopped)
+        let resumed = try await CommandRunner.runAside(
+            ["links", "import", many.path, "--batch-size", "2", "--server", address],
+            environment: environment
+        )
+        #expect(resumed.stdout.contains("going on after row 5 of 5"), "\(resumed.stdout)")
+        #expect(resumed.stdout.contains("line 6\tbb5\tskipped") && !resumed.stdout.contains("bb1"))
+        #expect(resumed.status == 0 && !FileManager.default.fileExists(atPath: stopped.path), "done: forgotten")
+
+        // Export: every link, all its fields, as this server's CSV.
+        let exported = try await CommandRunner.runAside(
+            ["links", "export", "--server", address],
+            environment: environment
+        )
+        #expect(exported.status == 0)
+        #expect(
+            exported.stdout.hasPrefix(
+                "code,app,route,ios,ipad,android,desktop,fallback,title,description,image,passQuery,expiresAt,expiredURL\n"
+            )
+        )
+        #expect(exported.stdout.contains("bb3,,/post/3,,,,,,\"three, with a comma\",,,true,,\n"), "\(exported.stdout)")
     }
 }

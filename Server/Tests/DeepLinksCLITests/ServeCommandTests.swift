@@ -56,7 +56,8 @@ import FoundationNetworking
         let first = try CommandRunner.run(["migrate", "--database-url", url])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(
-            first.stdout == "\(url): applied 12 migration(s) (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12); schema version 12\n"
+            first.stdout
+                == "\(url): applied 12 migration(s) (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12); schema version 12\n"
         )
         let second = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_DATABASE_URL": url])
         #expect(second.status == 0, "\(second.stderr)")

@@ -73,7 +73,9 @@ import Testing
                 let rows = try #require(report.object["rows"] as? [[String: Any]])
                 #expect(rows.map { $0["line"] as? Int } == [2, 3, 4])
                 #expect(
-                    (rows[1]["problems"] as? [String])?.first?.contains("evil.example.net is not on the destination allowlist")
+                    (rows[1]["problems"] as? [String])?.first?.contains(
+                        "evil.example.net is not on the destination allowlist"
+                    )
                         == true
                 )
                 #expect(

@@ -110,10 +110,12 @@ enum ConsolePages {
                 <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td>\(link.route.map { "<code>\(HTML.escape($0))</code>" } ?? "web link")</td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
                 """
         }.joined(separator: "\n")
-        let create =
+        let edits =
             viewer.signedIn.role >= .editor
-            ? #"<p><a class="button" href="/console/new">New link</a> <a class="button secondary" href="/console/import">Import links</a></p>"#
+            ? #"<a class="button" href="/console/new">New link</a> <a class="button secondary" href="/console/import">Import links</a> "#
             : ""
+        let create =
+            #"<p>\#(edits)<a class="button secondary" href="/console/export.csv" download>Export links (CSV)</a></p>"#
         let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
         let more =
             next.map {
@@ -160,7 +162,8 @@ enum ConsolePages {
             "<tr><td>\($0.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\($0.value)</td></tr>"
         }.joined()
         let fields: [(String, String?)] = [
-            ("App", link.app ?? policy.primary.bundleID), ("Route", link.route ?? "none: a web link, every platform goes to its web address"),
+            ("App", link.app ?? policy.primary.bundleID),
+            ("Route", link.route ?? "none: a web link, every platform goes to its web address"),
             ("iOS", link.destinations.ios), ("iPad", link.destinations.ipad),
             ("Android", link.destinations.android), ("Desktop", link.destinations.desktop),
             ("Fallback", link.destinations.fallback), ("Preview title", link.preview.title),

@@ -290,6 +290,9 @@ struct ConsoleRoutes: Sendable {
                 return Self.redirect("/console/links/\(link.code)")
             }
         }
+        router.get("/console/export.csv") { request, _ -> Response in
+            try await page(request, role: .viewer) { _ in SmartLinkRoutes.csvFile(try await links.exportCSV()) }
+        }
         router.get("/console/import") { request, _ -> Response in
             try await page(request, role: .editor) { viewer in
                 ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))

@@ -127,7 +127,9 @@ struct LinkImport: Sendable {
         }
         if all("bitlink", "longurl") || all("link", "longurl") || all("id", "longurl") { return .bitly }
         if all("shortcode", "longurl") { return .shlink }
-        if has.contains("code"), has.contains("route") || has.contains("fallback") || has.contains("url") { return .csv }
+        if has.contains("code"), has.contains("route") || has.contains("fallback") || has.contains("url") {
+            return .csv
+        }
         throw Malformed(
             description:
                 "the header row is none of the formats read (this server's csv, Firebase Dynamic Links' Takeout, dub, Bitly, Shlink): name the format with --format and the columns with --column"

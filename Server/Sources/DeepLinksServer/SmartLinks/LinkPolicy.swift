@@ -53,7 +53,8 @@ struct LinkPolicy: Sendable {
         web.destinations.fallback = url
         guard let parts = try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits), parts.isWebURL,
             let host = parts.host,
-            let app = named.flatMap({ $0.domains.contains(host) ? $0 : nil }) ?? apps.first(where: { $0.domains.contains(host) })
+            let app = named.flatMap({ $0.domains.contains(host) ? $0 : nil })
+                ?? apps.first(where: { $0.domains.contains(host) })
         else { return web }
         var routed = web
         routed.route = (parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? "")

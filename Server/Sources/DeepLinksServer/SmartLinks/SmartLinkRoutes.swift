@@ -42,6 +42,11 @@ struct SmartLinkRoutes: Sendable {
             }
             return try JSONResponse.make(.ok, Page(links: links, next: links.count == limit ? links.last?.code : nil))
         }
+        // Every link, as this server's CSV (it imports back unchanged).
+        router.get("/v1/links/export") { request, _ -> Response in
+            try await admit(.viewer, request)
+            return Self.csvFile(try await exportCSV())
+        }
         router.get("/v1/links/:code") { request, context -> Response in
             try await admit(.viewer, request)
             return try document(try await existing(context), status: .ok)
@@ -332,6 +337,28 @@ struct SmartLinkRoutes: Sendable {
             for ((index, _), outcome) in zip(batch, outcomes) { report.entries[index].status = outcome.rawValue }
         }
         return report
+    }
+
+    /// Every link, in code order, as ``LinkExport`` writes it (read from the database a thousand at a time).
+    func exportCSV() async throws -> String {
+        var links: [SmartLink] = []
+        while true {
+            let page = try await store.list(after: links.last?.code, limit: 1_000)
+            links += page
+            if page.count < 1_000 { return LinkExport.csv(links) }
+        }
+    }
+
+    /// A CSV file to download, named for the server's link domain.
+    static func csvFile(_ text: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8", .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"links.csv\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
     }
 
     /// The query item a QR code's link carries: its scans are counted under the source "qr".

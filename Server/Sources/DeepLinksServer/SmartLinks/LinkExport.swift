@@ -1,0 +1,35 @@
+import Foundation
+
+/// Every link in this server's CSV format (`GET /v1/links/export`, `deeplinks links export`, the console's
+/// "Export links"): each field of a link in a column, so that the file imports back unchanged (``LinkImport``'s
+/// `csv` format reads the same header). A team can leave as easily as it came.
+enum LinkExport {
+    static let header = [
+        "code", "app", "route", "ios", "ipad", "android", "desktop", "fallback", "title", "description", "image",
+        "passQuery", "expiresAt", "expiredURL",
+    ]
+
+    /// The header row and one row per link, LF-ended.
+    static func csv(_ links: [SmartLink]) -> String {
+        var text = header.joined(separator: ",") + "\n"
+        for link in links {
+            let cells: [String?] = [
+                link.code, link.app, link.route, link.destinations.ios, link.destinations.ipad,
+                link.destinations.android, link.destinations.desktop, link.destinations.fallback, link.preview.title,
+                link.preview.description, link.preview.image, link.passQuery ? "true" : "false",
+                link.expiresAt.map(String.init), link.expiredURL,
+            ]
+            text += cells.map { cell($0 ?? "") }.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// A cell as RFC 4180 writes it, quoted when it must be; a text a spreadsheet would run as a formula
+    /// (`=`, `+`, `-`, `@` first) gets a `'` before it, which the import takes off again.
+    static func cell(_ text: String) -> String {
+        var text = text
+        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
