@@ -623,8 +623,8 @@ import Testing
                     #expect(page.text.contains(expected), "\(expected)")
                 }
                 #expect(
-                    try await api.get("/?link=https://elsewhere.example.org/x").status == .notFound,
-                    "a Firebase long link is still read"
+                    try await api.get("/?link=https://elsewhere.example.org/x").status == .badRequest,
+                    "a Firebase long link is still read (a web link off the allowlist: refused with the reason)"
                 )
             }
         }
