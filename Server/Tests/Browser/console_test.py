@@ -145,6 +145,15 @@ def main(binary):
         check(editor.driver.current_url.endswith("/console/links/spring-sale"), "created: the link's page")
         check(status_of(base + "/spring-sale") == 302, "the new short link redirects")
 
+        # A web link: no route, its web address as the fallback; every platform is sent there.
+        editor.open("/console/new")
+        editor.fill("code", "shop-web")
+        editor.fill("destinations-fallback", "https://links.example.com/shop")
+        editor.submit()
+        editor.wait.until(EC.presence_of_element_located((By.ID, "details")))
+        check("a web link" in editor.driver.find_element(By.ID, "details").text, "the page says it is a web link")
+        check(status_of(base + "/shop-web") == 302, "the web link redirects")
+
         # Its page: the QR code decodes to the tagged short link.
         qr = os.path.join(server.work, "qr.png")
         editor.driver.find_element(By.CSS_SELECTOR, "#qr svg").screenshot(qr)

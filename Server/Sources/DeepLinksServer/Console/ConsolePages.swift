@@ -253,7 +253,7 @@ enum ConsolePages {
                 \(csrfField(viewer))
                 \(codeField)
                 \(app)
-                \(field("route", "Route in the app", help: "A path of the app's, as /post/10: checked against its route manifest"))
+                \(field("route", "Route in the app", help: "A path of the app's, as /post/10: checked against its route manifest. Leave it empty for a web link: every platform then goes to its destination below, else the fallback (required then)"))
                 <fieldset><legend>Without the app</legend>
                 \(field("destinations.ios", "iOS", type: "url"))
                 \(field("destinations.ipad", "iPad", type: "url"))

@@ -94,6 +94,9 @@ struct LinkPolicy: Sendable {
             return .landing(web: link.destinations.ipad ?? link.destinations.ios ?? fallback)
         case .android:
             let app = app(for: link)
+            // No Android app: the link's web destination (else the route's page on the app's domain), never a page
+            // that offers the App Store.
+            guard app.android != nil else { return .redirect(link.destinations.android ?? fallback ?? appURL(link)) }
             // The link's own web page when it has one (its content), else the Play listing.
             let web = link.destinations.android ?? fallback ?? app.android?.playStoreURL
             if inAppBrowser { return .landing(web: link.destinations.android ?? fallback) }
