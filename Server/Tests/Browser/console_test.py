@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web console in a real headless Chromium, against the built `deeplinks serve` on SQLite.
 
-Operators are added with `deeplinks accounts create` (the password on standard input). Checks: /console sends
+Operators are added with `deeplinks operators create` (the password on standard input). Checks: /console sends
 a stranger to sign-in; a wrong password is refused; the session cookie is Secure, HttpOnly and SameSite=Strict;
 an editor creates a link (the route checked against the app's manifest: a route the app lacks is refused with
 the validator's message beside the field, and nothing is written), edits it, reads its page (chart, QR code
@@ -29,10 +29,10 @@ PASSWORD = "tangerine-orbit-91-lantern"
 
 def add_operator(binary, server, email, role):
     result = subprocess.run(
-        [binary, "accounts", "create", email, "--role", role, "--database-url", f"sqlite:{server.database}", "--log-level", "error"],
+        [binary, "operators", "create", email, "--role", role, "--database-url", f"sqlite:{server.database}", "--log-level", "error"],
         input=PASSWORD + "\n", capture_output=True, text=True, timeout=60,
     )
-    check(result.returncode == 0, f"deeplinks accounts create {email} --role {role}: {result.stdout.strip()} {result.stderr.strip()}")
+    check(result.returncode == 0, f"deeplinks operators create {email} --role {role}: {result.stdout.strip()} {result.stderr.strip()}")
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):

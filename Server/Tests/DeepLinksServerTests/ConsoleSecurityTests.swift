@@ -203,7 +203,7 @@ struct ConsoleSecurityTests {
                 #expect(try await !operators.isDevice(device, of: "someone@example.com"))
                 #expect(try await !operators.isDevice("made-up", of: "owner@example.com"))
 
-                // `deeplinks accounts unlock`: a new browser signs in at once.
+                // `deeplinks operators unlock`: a new browser signs in at once.
                 try await operators.unlock(email: "OWNER@example.com")
                 #expect(try await ConsoleTests.signIn(api, "owner@example.com").1.status == .seeOther)
             }

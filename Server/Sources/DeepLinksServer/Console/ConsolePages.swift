@@ -88,7 +88,7 @@ enum ConsolePages {
                 <input id="password" name="password" type="password" autocomplete="current-password" required>
                 <p><button type="submit">Sign in</button></p>
                 </form>
-                <p class="help">Operators are added with <code>deeplinks accounts create EMAIL --role viewer|editor|admin</code>.</p>
+                <p class="help">Operators are added with <code>deeplinks operators create EMAIL --role viewer|editor|admin</code>.</p>
                 """
         )
     }
@@ -580,7 +580,7 @@ enum ConsolePages {
                 <label for="operator-password">First password (tell them to keep it secret)</label><input id="operator-password" name="password" type="password" autocomplete="new-password" required>
                 <p><button type="submit">Add operator</button></p>
                 </form>
-                <p class="help">Also with <code>deeplinks accounts create|list|role|remove|unlock</code>. A key belongs to the operator who made it: removing an operator ends their sessions and revokes their keys; lowering their role lowers their keys to it. The last admin cannot be removed or demoted.</p>
+                <p class="help">Also with <code>deeplinks operators create|list|role|remove|unlock</code>. A key belongs to the operator who made it: removing an operator ends their sessions and revokes their keys; lowering their role lowers their keys to it. The last admin cannot be removed or demoted.</p>
                 <h2>Recent changes</h2>
                 <table id="audit"><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th></th></tr></thead><tbody>\(events)</tbody></table>
                 """

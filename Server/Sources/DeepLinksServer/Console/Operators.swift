@@ -27,7 +27,7 @@ public enum OperatorRole: String, CaseIterable, Comparable, Sendable {
 /// The people who sign in to the console (`operators`, apart from the app's own accounts: an app user never
 /// gets a console role by signing up), their sessions, and the scoped API keys. Secrets (session tokens, API
 /// keys) are 256 random bits, stored only as their SHA-256: a database copy holds nothing that signs in, and
-/// `deeplinks accounts` and `deeplinks keys` need no server key to write them.
+/// `deeplinks operators` and `deeplinks keys` need no server key to write them.
 public struct Operators: Sendable {
     let database: Database
     let clock: WallClock
@@ -313,7 +313,7 @@ public struct Operators: Sendable {
     /// the operator never signed in from take from.
     static let signInAddressBucket = "console-sign-in-address"
 
-    /// `deeplinks accounts unlock`: refills the sign-in bucket of an address, so that its owner can sign in from a
+    /// `deeplinks operators unlock`: refills the sign-in bucket of an address, so that its owner can sign in from a
     /// new browser at once after a stranger's wrong passwords emptied it.
     public func unlock(email submitted: String) async throws {
         let email = Self.normalized(submitted)

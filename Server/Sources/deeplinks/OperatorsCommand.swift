@@ -2,13 +2,28 @@ import ArgumentParser
 import DeepLinksServer
 import Foundation
 
-/// `deeplinks accounts create|list|remove`: the operators who sign in to the console, each with a role.
-struct AccountsCommand: AsyncParsableCommand {
+/// `deeplinks operators create|list|role|remove|unlock`: the people who sign in to the console, each with a role
+/// (not the app's own accounts).
+struct OperatorsCommand: AsyncParsableCommand {
+    static let subcommands: [any ParsableCommand.Type] = [
+        Create.self, List.self, SetRole.self, Remove.self, Unlock.self,
+    ]
+
     static let configuration = CommandConfiguration(
-        commandName: "accounts",
-        abstract: "Add, list or remove console operators (viewer, editor or admin).",
-        subcommands: [Create.self, List.self, SetRole.self, Remove.self, Unlock.self]
+        commandName: "operators",
+        abstract: "Add, list, change or remove console operators (viewer, editor or admin).",
+        subcommands: subcommands
     )
+
+    /// `deeplinks accounts`, this command's name before it said what it manages: kept, hidden, for a release.
+    struct FormerName: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "accounts",
+            abstract: "The former name of `deeplinks operators`.",
+            shouldDisplay: false,
+            subcommands: OperatorsCommand.subcommands
+        )
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -26,7 +41,9 @@ struct AccountsCommand: AsyncParsableCommand {
                     throw ValidationError("--role is viewer, editor or admin")
                 }
                 guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                    throw ValidationError("write the password on standard input (echo ... | deeplinks accounts create)")
+                    throw ValidationError(
+                        "write the password on standard input (echo ... | deeplinks operators create)"
+                    )
                 }
                 try await withOperators(options) { operators in
                     let created = try await operators.create(
@@ -50,7 +67,7 @@ struct AccountsCommand: AsyncParsableCommand {
             try await reportingFailures {
                 try await withOperators(options) { operators in
                     let all = try await operators.list()
-                    if all.isEmpty { print("no operators: add one with deeplinks accounts create EMAIL --role admin") }
+                    if all.isEmpty { print("no operators: add one with deeplinks operators create EMAIL --role admin") }
                     for one in all { print("\(one.email)\t\(one.role.rawValue)") }
                 }
             }
@@ -76,7 +93,7 @@ struct AccountsCommand: AsyncParsableCommand {
     }
 }
 
-extension AccountsCommand {
+extension OperatorsCommand {
     struct SetRole: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "role",
@@ -119,76 +136,7 @@ extension AccountsCommand {
     }
 }
 
-/// `deeplinks keys create|list|revoke`: scoped API keys, also managed in the console.
-struct KeysCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "keys",
-        abstract: "Create, list or revoke API keys with a role (sent as Authorization: Bearer KEY).",
-        subcommands: [Create.self, List.self, Revoke.self]
-    )
-
-    struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a key; it is printed once, never stored.")
-
-        @OptionGroup var options: ServerOptions
-        @Option(help: "viewer, editor or admin.") var role: String
-        @Option(help: "What the key is for (shown in the list).") var name: String
-
-        func run() async throws {
-            try await reportingFailures {
-                guard let role = OperatorRole(rawValue: role) else {
-                    throw ValidationError("--role is viewer, editor or admin")
-                }
-                try await withOperators(options) { operators in
-                    let (key, secret) = try await operators.createKey(name: name, role: role, createdBy: "cli")
-                    FileHandle.standardError.write(
-                        Data("created key \(key.id) (\(key.role.rawValue)), shown once:\n".utf8)
-                    )
-                    print(secret)
-                }
-            }
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List keys: name, role, prefix, last use.")
-
-        @OptionGroup var options: ServerOptions
-
-        func run() async throws {
-            try await reportingFailures {
-                try await withOperators(options) { operators in
-                    for key in try await operators.keys() {
-                        let used = key.lastUsedAt.map { "last used \(Self.date($0))" } ?? "never used"
-                        let state = key.revokedAt.map { "revoked \(Self.date($0))" } ?? "live"
-                        print("\(key.id)\t\(key.name)\t\(key.role.rawValue)\t\(key.prefix)…\t\(used)\t\(state)")
-                    }
-                }
-            }
-        }
-
-        static func date(_ milliseconds: Int64) -> String {
-            Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-        }
-    }
-
-    struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key at once, on every server.")
-
-        @OptionGroup var options: ServerOptions
-        @Argument(help: "The key's id (from keys list).") var id: Int64
-
-        func run() async throws {
-            try await reportingFailures {
-                try await withOperators(options) { operators in
-                    try await operators.revokeKey(id: id, by: "cli")
-                    print("revoked key \(id)")
-                }
-            }
-        }
-    }
-}
-
-private func withOperators(_ options: ServerOptions, _ body: (Operators) async throws -> Void) async throws {
+/// Runs `body` with the operators of the configured database, migrated first (`deeplinks operators` and `keys`).
+func withOperators(_ options: ServerOptions, _ body: (Operators) async throws -> Void) async throws {
     try await withMigratedDatabase(options) { try await body(Operators(database: $0)) }
 }
