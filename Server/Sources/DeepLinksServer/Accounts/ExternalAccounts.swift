@@ -60,8 +60,8 @@ struct AccountsBackend: Sendable {
     /// The hook secrets: every request is signed under each (newest first), so a backend can rotate.
     let secrets: SecretKeys
 
-    /// The header that carries the signatures: `t=UNIX-SECONDS,n=NONCE,v1=HEX[,v1=HEX...]`, each `v1` an
-    /// HMAC-SHA-256 of `"{t}.{n}.{body}"` under one hook secret. `t` is the real time (not the clock tests
+    /// The header that carries the signatures: `t=UNIX-SECONDS,n=NONCE,v2=HEX[,v2=HEX...]`, each `v2` an
+    /// HMAC-SHA-256 of `"{t}.{n}.{purpose}.{body}"` under one hook secret (``signature(_:at:nonce:purpose:secrets:)``). `t` is the real time (not the clock tests
     /// move) and `n` is fresh for every request: the backend refuses a `t` far from its own clock and a `n`
     /// it has seen before (a replay), while two calls with the same body stay two calls.
     static let signatureHeader = "Deeplinks-Signature"

@@ -39,8 +39,8 @@ struct WebhookEvents: Sendable {
 /// doubling, at most 15 min) for a day, then given up.
 ///
 /// Headers: `Deeplinks-Event` (the type), `Deeplinks-Delivery` (the event's id, the same on every retry: receivers
-/// drop a repeat) and `Deeplinks-Signature` (`t=UNIX-SECONDS,n=EVENT-ID,v1=HEX...`, each `v1` an HMAC-SHA-256 of
-/// `"{t}.{n}.{body}"` under one of `DEEPLINKS_HOOK_SECRETS`, newest first): a receiver refuses a `t` more than five
+/// drop a repeat) and `Deeplinks-Signature` (`t=UNIX-SECONDS,n=EVENT-ID,v2=HEX...`, each `v2` an HMAC-SHA-256 of
+/// `"{t}.{n}.webhook.{body}"` under one of `DEEPLINKS_HOOK_SECRETS`, newest first): a receiver refuses a `t` more than five
 /// minutes from its clock.
 struct WebhookSender: Sendable {
     let database: Database
