@@ -60,6 +60,17 @@ struct ImportFormatTests {
         #expect((again.object["imported"] as? Int) == 0, "a re-run adds nothing: \(again.text)")
     }
 
+    /// ``importAndOpen(_:_:format:_:)`` on a fresh server (SQLite).
+    static func imports(_ file: String, format: String, _ expected: [(line: Int, code: String?, outcome: Outcome)])
+        async throws
+    {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                try await importAndOpen(api, file, format: format, expected)
+            }
+        }
+    }
+
     static func opensTheApp(_ api: ResetClient, _ code: String, route: String, web: String, android: String)
         async throws
     {
@@ -166,26 +177,21 @@ struct ImportFormatTests {
             https://demo.page.link/weblabel,https://shop.example.org/w,,,,,,false,W,2023-01-01
 
             """
-        try await ResetWorld.with(.sqlite) { world in
-            try await world.serve(SmartLinkTests.configure) { api in
-                try await Self.importAndOpen(
-                    api,
-                    file,
-                    format: "fdl",
-                    [
-                        (
-                            2, "labels",
-                            .app(
-                                route: "/post/20",
-                                web: "https://shop.example.org/20",
-                                android: "https://links.example.com/post/20"
-                            )
-                        ),
-                        (3, "weblabel", .web("https://shop.example.org/w")),
-                    ]
-                )
-            }
-        }
+        try await Self.imports(
+            file,
+            format: "fdl",
+            [
+                (
+                    2, "labels",
+                    .app(
+                        route: "/post/20",
+                        web: "https://shop.example.org/20",
+                        android: "https://links.example.com/post/20"
+                    )
+                ),
+                (3, "weblabel", .web("https://shop.example.org/w")),
+            ]
+        )
     }
 
     /// dub: every column ticked; the code is the short link's path; two domains in one file; a formula guard.
@@ -202,41 +208,31 @@ struct ImportFormatTests {
             https://dub.sh/script,javascript:alert(1),0,0,0,0,2024-03-01T00:00:00.000Z,link_8,2024-03-01T00:00:00.000Z,,No
 
             """
-        try await ResetWorld.with(.sqlite) { world in
-            try await world.serve(SmartLinkTests.configure) { api in
-                try await Self.importAndOpen(
-                    api,
-                    file,
-                    format: "dub",
-                    [
-                        (2, "spring", .app(route: "/post/3", web: "https://links.example.com/post/3")),
-                        (3, "shoplink", .web("https://shop.example.org/p?x=1")),
-                        (4, "a/b", .refused("code: 3 to 64 letters")),
-                        (5, "v1.2", .refused("code: 3 to 64 letters")),
-                        (6, "spring", .refused("the code repeats line 2")),
-                        (7, nil, .refused("no short code")),
-                        (8, "archived1", .skipped("archived")),
-                        (9, "script", .refused("an https URL")),
-                    ]
-                )
-            }
-        }
+        try await Self.imports(
+            file,
+            format: "dub",
+            [
+                (2, "spring", .app(route: "/post/3", web: "https://links.example.com/post/3")),
+                (3, "shoplink", .web("https://shop.example.org/p?x=1")),
+                (4, "a/b", .refused("code: 3 to 64 letters")),
+                (5, "v1.2", .refused("code: 3 to 64 letters")),
+                (6, "spring", .refused("the code repeats line 2")),
+                (7, nil, .refused("no short code")),
+                (8, "archived1", .skipped("archived")),
+                (9, "script", .refused("an https URL")),
+            ]
+        )
     }
 
     /// dub's default four columns, LF, no final newline.
     @Test func dubDefaultFour() async throws {
         let file =
             "Short link,Destination URL,Clicks,Created at\nhttps://dub.sh/four,https://shop.example.org/4,3,2024-03-01T00:00:00.000Z"
-        try await ResetWorld.with(.sqlite) { world in
-            try await world.serve(SmartLinkTests.configure) { api in
-                try await Self.importAndOpen(
-                    api,
-                    file,
-                    format: "dub",
-                    [(2, "four", .web("https://shop.example.org/4"))]
-                )
-            }
-        }
+        try await Self.imports(
+            file,
+            format: "dub",
+            [(2, "four", .web("https://shop.example.org/4"))]
+        )
     }
 
     /// Bitly's dashboard (a Bitlink without a scheme) and its API's field names.
@@ -324,19 +320,14 @@ struct ImportFormatTests {
     /// This server's own CSV: a row refused for its destination does not block the corrected row further down.
     @Test func aRefusedRowDoesNotBlockALaterRowOfTheSameCode() async throws {
         let file = "code,route,fallback\nfixme,,https://evil.example/\nfixme,,https://shop.example.org/fixed\n"
-        try await ResetWorld.with(.sqlite) { world in
-            try await world.serve(SmartLinkTests.configure) { api in
-                try await Self.importAndOpen(
-                    api,
-                    file,
-                    format: "csv",
-                    [
-                        (2, "fixme", .refused("not on the destination allowlist")),
-                        (3, "fixme", .web("https://shop.example.org/fixed")),
-                    ]
-                )
-            }
-        }
+        try await Self.imports(
+            file,
+            format: "csv",
+            [
+                (2, "fixme", .refused("not on the destination allowlist")),
+                (3, "fixme", .web("https://shop.example.org/fixed")),
+            ]
+        )
     }
 
     /// A web link made through the API behaves as an imported one, on every platform; its own per-platform

@@ -671,52 +671,50 @@ struct ConsoleRoutes: Sendable {
         }
         router.post("/console/operators/remove") { request, context -> Response in
             try await form(request, context, role: .admin) { viewer, fields in
-                let email = Operators.normalized(fields["email"] ?? "")
-                guard email != viewer.signedIn.email else {
-                    return try await keysPage(
-                        .unprocessableContent,
-                        viewer: viewer,
-                        error: "You cannot remove yourself."
-                    )
+                try await changeOperator(fields["email"], by: viewer, yourself: "You cannot remove yourself.") {
+                    try await operators.remove(email: $0, by: viewer.signedIn.email)
                 }
-                do {
-                    try await operators.remove(email: email, by: viewer.signedIn.email)
-                } catch let failure as Operators.Failure {
-                    return try await keysPage(
-                        failure == .lastAdmin ? .conflict : .notFound,
-                        viewer: viewer,
-                        error: "\(failure)"
-                    )
-                }
-                return Self.redirect("/console/keys")
             }
         }
-        // A new role for an operator; lowering it lowers their keys. An admin does not change their own role.
+        // A new role for an operator; lowering it lowers their keys.
         router.post("/console/operators/role") { request, context -> Response in
             try await form(request, context, role: .admin) { viewer, fields in
-                let email = Operators.normalized(fields["email"] ?? "")
                 guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
                     return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
                 }
-                guard email != viewer.signedIn.email else {
-                    return try await keysPage(
-                        .unprocessableContent,
-                        viewer: viewer,
-                        error: "You cannot change your own role."
-                    )
+                return try await changeOperator(
+                    fields["email"],
+                    by: viewer,
+                    yourself: "You cannot change your own role."
+                ) {
+                    try await operators.setRole(email: $0, to: role, by: viewer.signedIn.email)
                 }
-                do {
-                    try await operators.setRole(email: email, to: role, by: viewer.signedIn.email)
-                } catch let failure as Operators.Failure {
-                    return try await keysPage(
-                        failure == .lastAdmin ? .conflict : .notFound,
-                        viewer: viewer,
-                        error: "\(failure)"
-                    )
-                }
-                return Self.redirect("/console/keys")
             }
         }
+    }
+
+    /// An admin's change to another operator: never to themselves, whatever the spelling of the address (422), and
+    /// never to the last admin (409); back to the keys page when done.
+    private func changeOperator(
+        _ submitted: String?,
+        by viewer: ConsolePages.Viewer,
+        yourself: String,
+        _ change: (String) async throws -> Void
+    ) async throws -> Response {
+        let email = Operators.normalized(submitted ?? "")
+        guard email != viewer.signedIn.email else {
+            return try await keysPage(.unprocessableContent, viewer: viewer, error: yourself)
+        }
+        do {
+            try await change(email)
+        } catch let failure as Operators.Failure {
+            return try await keysPage(
+                failure == .lastAdmin ? .conflict : .notFound,
+                viewer: viewer,
+                error: "\(failure)"
+            )
+        }
+        return Self.redirect("/console/keys")
     }
 
     private func keysPage(
@@ -849,7 +847,8 @@ struct ConsoleRoutes: Sendable {
         )
     }
 
-    /// The import form as it first shows: this server's CSV, taken codes skipped, checked without writing.
+    /// The import form as it first shows: the format told from the header row, taken codes skipped, checked without
+    /// writing.
     static let importDefaults = ["format": "auto", "onConflict": "skip", "dryRun": "on"]
 
     /// The token a session's forms carry: an HMAC of the session token, so nothing more is stored.
