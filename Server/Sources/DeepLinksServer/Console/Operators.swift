@@ -4,26 +4,6 @@ import Foundation
 import SQLKit
 import Synchronization
 
-/// What an operator or an API key may do. Each role includes the ones before it: a viewer reads links, their
-/// counts and the association files; an editor also creates, edits, imports and deletes links; an admin also
-/// manages API keys and issues reset links for the team's backend.
-public enum OperatorRole: String, CaseIterable, Comparable, Sendable {
-    case viewer, editor, admin
-
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-
-    /// What the role adds, for errors and pages.
-    var grants: String {
-        switch self {
-        case .viewer: "reading links, their clicks and the association files"
-        case .editor: "creating, editing, importing and deleting links"
-        case .admin: "managing API keys and issuing reset links"
-        }
-    }
-}
-
 /// The people who sign in to the console (`operators`, apart from the app's own accounts: an app user never
 /// gets a console role by signing up), their sessions, and the scoped API keys. Secrets (session tokens, API
 /// keys) are 256 random bits, stored only as their SHA-256: a database copy holds nothing that signs in, and

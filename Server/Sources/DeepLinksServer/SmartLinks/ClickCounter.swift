@@ -302,9 +302,3 @@ final class ClickCounter: Sendable {
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
     }
 }
-
-/// Where a counted click came from: the short link itself, or its QR code (the link with `?qr=1`, as
-/// `GET /v1/links/{code}/qr` draws it).
-enum ClickSource: String, Sendable, Hashable {
-    case link, qr
-}

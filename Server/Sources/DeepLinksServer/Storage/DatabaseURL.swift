@@ -95,8 +95,3 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return String(url[..<colon]) + ":***" + String(url[at...])
     }
 }
-
-public enum DatabaseKind: String, Sendable, Codable {
-    case sqlite
-    case postgresql
-}

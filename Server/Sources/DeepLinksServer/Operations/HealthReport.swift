@@ -108,7 +108,3 @@ extension HealthReport {
         )
     }
 }
-
-public enum DeepLinksServerVersion {
-    public static let current = "0.1.0"
-}

@@ -6,34 +6,6 @@ import NIOCore
 import NIOHTTP1
 import SQLKit
 
-/// Events for the configured webhook endpoints (`--webhook URL`): `link.created`, `link.updated`, `link.deleted`,
-/// `clicks.counted` (a flush's counts per link; on SQLite per thousand keys) and `deferred.redeemed`. An event is a
-/// row of `webhook_outbox` per endpoint, written in the transaction that made the change, so none is lost when an
-/// endpoint or this server is down and none is sent for a change that rolled back; ``WebhookSender`` delivers them.
-struct WebhookEvents: Sendable {
-    let endpoints: [String]
-    let clock: WallClock
-
-    /// Queues `type` with `data` for every endpoint, on the caller's connection (inside its transaction).
-    func enqueue(_ type: String, _ data: JSONValue, on sql: any SQLDatabase) async throws {
-        guard !endpoints.isEmpty else { return }
-        let id = Base64URL.encode(SecureBytes.random(count: 16))
-        let now = clock.milliseconds()
-        let body = JSONValue.object([
-            "id": .string(id), "type": .string(type), "at": .number(Double(now)), "data": data,
-        ])
-        .compactJSON
-        for endpoint in endpoints {
-            try await sql.raw(
-                """
-                INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
-                VALUES (\(bind: endpoint), \(bind: id), \(bind: type), \(bind: body), \(bind: now), \(bind: now), 0)
-                """
-            ).run()
-        }
-    }
-}
-
 /// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
 /// (``Database/claimDue(_:now:lease:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
 /// doubling, at most 15 min) for a day, then given up.

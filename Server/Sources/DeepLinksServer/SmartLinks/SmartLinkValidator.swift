@@ -1,0 +1,112 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+
+/// Checks a link document sent to the API: every problem at once, each naming its field.
+struct SmartLinkValidator: Sendable {
+    /// Each app's route table (nil without a manifest) and the host its routes are matched on, by bundle ID.
+    let manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)]
+    /// The bundle ID of a link that names no app.
+    let primary: String
+    let allowedHosts: Set<String>
+
+    init(apps: [AppConfiguration], allowedHosts: Set<String>) throws {
+        var manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)] = [:]
+        for app in apps {
+            manifests[app.bundleID] = (
+                try app.routes.map { try RouteTable<ManifestDestination>(manifest: $0) },
+                app.routes?.hosts.first ?? app.domains[0]
+            )
+        }
+        self.manifests = manifests
+        primary = apps[0].bundleID
+        self.allowedHosts = allowedHosts
+        // A one-segment reset path (`/reset-password`) is served by the server: no code may take it.
+        let resetSegments = apps[0].passwordReset?.path.split(separator: "/") ?? []
+        resetCode = resetSegments.count == 1 ? resetSegments[0].lowercased() : nil
+    }
+
+    /// The reset page's path when it is one segment, lower-cased.
+    let resetCode: String?
+
+    /// Paths the server answers itself: no code may take them.
+    static let reservedCodes: Set<String> = [
+        "healthz", "metrics", "v1", "assets", "console", "openapi.json", ".well-known", "apple-app-site-association",
+        "favicon.ico", "robots.txt",
+    ]
+
+    /// Runs on every redirect: ASCII bytes only, no Unicode property lookups.
+    static func isCode(_ code: String) -> Bool {
+        (3...64).contains(code.utf8.count) && CharacterRule.base64URL.allows(code)
+            && !reservedCodes.contains(code.lowercased())
+    }
+
+    /// An unguessable short code: 8 characters of base64url (48 bits).
+    static func generateCode() -> String { Base64URL.encode(SecureBytes.random(count: 6)) }
+
+    func problems(_ link: SmartLink) -> [String] {
+        var problems: [String] = []
+        if !Self.isCode(link.code) || link.code.lowercased() == resetCode {
+            problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
+        }
+        if let route = link.route {
+            if !route.hasPrefix("/") {
+                problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
+            } else if let (manifest, host) = manifests[link.app ?? primary] {
+                if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(route)") {
+                    problems.append("route: the app has no route for \(route) (\(rejection))")
+                }
+            }
+        } else if link.destinations.fallback == nil {
+            problems.append(
+                "route: a path starting with '/' (the app's destination, as /post/10), or no route and a destinations.fallback (a web link)"
+            )
+        }
+        if let app = link.app, manifests[app] == nil {
+            problems.append(
+                "app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        let destinations: [(String, String?)] = [
+            ("destinations.ios", link.destinations.ios), ("destinations.ipad", link.destinations.ipad),
+            ("destinations.android", link.destinations.android), ("destinations.desktop", link.destinations.desktop),
+            ("destinations.fallback", link.destinations.fallback), ("expiredURL", link.expiredURL),
+            ("preview.image", link.preview.image),
+        ]
+        for (field, value) in destinations {
+            guard let value else { continue }
+            if let problem = destinationProblem(value) { problems.append("\(field): \(problem)") }
+        }
+        for (field, value) in [
+            ("preview.title", link.preview.title), ("preview.description", link.preview.description),
+        ] {
+            if let value,
+                value.count > 300 || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                problems.append("\(field): at most 300 characters, no control characters")
+            }
+        }
+        return problems
+    }
+
+    /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.
+    static let destinationLimits = URLLimits(maxURLLength: 2048, maxQueryItems: 256, allowsPort: true)
+
+    /// An https URL on an allowed host, split and checked by the URL policy: no link may become an open
+    /// redirect, nor carry credentials.
+    func destinationProblem(_ value: String) -> String? {
+        let parts: URLParts
+        do {
+            parts = try URLParts(parsing: value, limits: Self.destinationLimits)
+        } catch {
+            return "an https URL without credentials, at most 2048 bytes (\(error.reason))"
+        }
+        guard parts.scheme == "https", let host = parts.host, !host.isEmpty else {
+            return "an https URL without credentials, at most 2048 bytes (the scheme is \(parts.scheme))"
+        }
+        guard allowedHosts.contains(host) else {
+            return "\(host) is not on the destination allowlist (\(allowedHosts.sorted().joined(separator: ", ")))"
+        }
+        return nil
+    }
+}

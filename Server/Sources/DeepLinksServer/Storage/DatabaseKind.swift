@@ -1,0 +1,6 @@
+import Foundation
+
+public enum DatabaseKind: String, Sendable, Codable {
+    case sqlite
+    case postgresql
+}
