@@ -7,16 +7,6 @@ import Foundation
 /// the associated-domains entitlement lists `applinks:` for every configured domain; and, read with that
 /// entitlement as iOS reads it, the association file the server generates opens the app on each domain.
 public enum AppProjectCheck {
-    public struct Finding: Sendable, Equatable, CustomStringConvertible {
-        public enum Severity: String, Sendable { case problem, warning }
-        public var severity: Severity
-        public var message: String
-        public var description: String { "\(severity.rawValue): \(message)" }
-
-        static func problem(_ message: String) -> Finding { Finding(severity: .problem, message: message) }
-        static func warning(_ message: String) -> Finding { Finding(severity: .warning, message: message) }
-    }
-
     /// A property list file, XML or binary, whose root is a dictionary.
     public static func read(_ path: String) throws(ConfigurationError) -> [String: Any] {
         let data: Data

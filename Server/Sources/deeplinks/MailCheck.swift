@@ -5,12 +5,6 @@ import Foundation
 /// `deeplinks check --mail FILE.eml`: a message as it arrived (after a mail service may have rewritten its links),
 /// each link judged as iOS and the mail's readers will meet it.
 struct MailCheck {
-    struct Finding {
-        enum Severity: String { case problem, warning }
-        let severity: Severity
-        let message: String
-    }
-
     struct LinkResult {
         let url: String
         let report: LinkReport?

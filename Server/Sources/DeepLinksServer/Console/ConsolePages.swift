@@ -475,7 +475,7 @@ enum ConsolePages {
         var answer = problem.map { #"<p class="error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
         if let report {
             let findings = report.findings.map {
-                "<li><code>\(HTML.escape($0.code))</code>: \(HTML.escape($0.message))</li>"
+                "<li><code>\(HTML.escape($0.code ?? $0.severity.rawValue))</code>: \(HTML.escape($0.message))</li>"
             }.joined()
             answer = """
                 <section id="diagnosis"><h2>\(HTML.escape(report.url))</h2>

@@ -34,11 +34,6 @@ public struct LinkDoctor: Sendable {
         self.shortLinks = shortLinks
     }
 
-    public struct Finding: Sendable {
-        public let code: String
-        public let message: String
-    }
-
     public struct Report: Sendable {
         public var url: String
         public var findings: [Finding] = []
@@ -55,14 +50,14 @@ public struct LinkDoctor: Sendable {
             if !trace.isEmpty { lines += ["  matcher:"] + trace.map { "    \($0)" } }
             if let route { lines.append("  route: \(route)") }
             lines.append(opensApp ? "opens the app" : "opens Safari, because:")
-            lines += findings.map { "  \($0.code): \($0.message)" }
+            lines += findings.map { "  \($0)" }
             return lines
         }
 
         public var json: [String: Any] {
             [
                 "url": url, "opensApp": opensApp, "trace": trace, "route": route ?? NSNull(), "notes": notes,
-                "findings": findings.map { ["code": $0.code, "message": $0.message] },
+                "findings": findings.map { ["code": $0.code ?? $0.severity.rawValue, "message": $0.message] },
             ]
         }
     }
