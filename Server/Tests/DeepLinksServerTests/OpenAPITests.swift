@@ -1,7 +1,8 @@
-import DeepLinksServer
 import Foundation
 import Logging
 import Testing
+
+@testable import DeepLinksServer
 
 /// `/openapi.json` against the routes the server registers: every documented operation exists, and every
 /// registered API route is documented (only the configuration's HTML pages are listed from the router).
@@ -15,6 +16,20 @@ import Testing
             }
         }
         return found
+    }
+
+    /// The API's error codes are constants (`APIError.Code`), and the document lists exactly those.
+    @Test func theDocumentListsEveryErrorCode() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve { api in
+                let document = try await api.get("/openapi.json").object
+                let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
+                let error = ((schemas?["Error"] as? [String: Any])?["properties"] as? [String: Any])?["error"]
+                let listed = try #require((error as? [String: Any])?["description"] as? String)
+                let documented = Set(listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                #expect(documented == Set(APIError.Code.allCases.map(\.rawValue)))
+            }
+        }
     }
 
     @Test(arguments: [false, true])

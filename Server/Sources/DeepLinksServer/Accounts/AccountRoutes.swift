@@ -98,7 +98,7 @@ struct AccountRoutes: Sendable {
         let answer: @Sendable (Request, AppRequestContext) async throws -> Response = { _, _ in
             throw APIError(
                 status: .notFound,
-                code: "accounts_are_external",
+                code: .accountsAreExternal,
                 fields: [
                     "reason": .string(
                         "accounts live in the app's own backend: sign up, sign in and sessions are its endpoints"

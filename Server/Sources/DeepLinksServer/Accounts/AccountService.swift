@@ -41,7 +41,7 @@ struct AccountService: Sendable {
         {
             throw APIError(
                 status: .unprocessableContent,
-                code: "address_undeliverable",
+                code: .addressUndeliverable,
                 fields: [
                     "reason": .string(
                         "the mail server cannot deliver to an address with non-ASCII characters before the @"
@@ -100,7 +100,7 @@ struct AccountService: Sendable {
 
     /// A new session token for the right address and password; one generic failure otherwise.
     func signIn(email submitted: String, password: String) async throws -> String {
-        let invalid = APIError(status: .unauthorized, code: "invalid_credentials")
+        let invalid = APIError(status: .unauthorized, code: .invalidCredentials)
         guard let email = try? EmailAddress(submitted), password.utf8.count <= policy.maximumBytes else {
             throw invalid
         }
@@ -167,7 +167,7 @@ struct AccountService: Sendable {
         guard current.utf8.count <= policy.maximumBytes,
             let stored = try row?.decode(column: "password_hash", as: String.self),
             try await hashing.run({ await hasher.verify(current, against: stored) })
-        else { throw APIError(status: .forbidden, code: "invalid_credentials") }
+        else { throw APIError(status: .forbidden, code: .invalidCredentials) }
         let problems = policy.problems(password, email: account.email)
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
         let hash = try await hashing.run { try await hasher.hash(password) }
@@ -201,7 +201,7 @@ struct AccountService: Sendable {
     static func weakPassword(_ reasons: [PasswordPolicy.Reason]) -> APIError {
         APIError(
             status: .unprocessableContent,
-            code: "weak_password",
+            code: .weakPassword,
             fields: ["reasons": .array(reasons.map { .string($0.rawValue) })]
         )
     }

@@ -18,7 +18,7 @@ final class HashingGate: Sendable {
             return true
         }
         guard admitted else {
-            throw APIError(status: .serviceUnavailable, code: "busy", headers: [.retryAfter: "1"])
+            throw APIError(status: .serviceUnavailable, code: .busy, headers: [.retryAfter: "1"])
         }
         defer { inFlight.withLock { $0 -= 1 } }
         return try await body()

@@ -750,12 +750,12 @@ struct ConsoleRoutes: Sendable {
             return .object(object)
         }
         router.get("/v1/keys") { request, _ -> Response in
-            try await access.require(.admin, request, api: "keys")
+            try await access.require(.admin, request, api: .keys)
             return JSONResponse.make(.ok, ["keys": .array(try await operators.keys().map(json))])
         }
         router.post("/v1/keys") { request, context -> Response in
             // A key made with an operator's key is that operator's too (removing them revokes both).
-            let holder = try await access.require(.admin, request, api: "keys")
+            let holder = try await access.require(.admin, request, api: .keys)
             let body = try await JSONBody.read(request, context: context)
             guard let role = OperatorRole(rawValue: try body.string("role")) else {
                 throw APIError.malformed("'role' is viewer, editor or admin")
@@ -775,14 +775,14 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.delete("/v1/keys/:id") { request, context -> Response in
-            let holder = try await access.require(.admin, request, api: "keys")
+            let holder = try await access.require(.admin, request, api: .keys)
             guard let id = Int64(try context.parameters.require("id")) else {
-                throw APIError(status: .notFound, code: "no_such_key")
+                throw APIError(status: .notFound, code: .noSuchKey)
             }
             do {
                 try await operators.revokeKey(id: id, by: holder?.operatorEmail ?? "api")
             } catch Operators.Failure.noSuchKey {
-                throw APIError(status: .notFound, code: "no_such_key")
+                throw APIError(status: .notFound, code: .noSuchKey)
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }

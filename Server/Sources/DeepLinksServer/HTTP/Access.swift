@@ -12,7 +12,7 @@ struct Access: Sendable {
     /// carries no scoped key and no admin key is configured (the API is off).
     /// Returns who the scoped key speaks for; nil for the configured admin key.
     @discardableResult
-    func require(_ role: OperatorRole, _ request: Request, api: String) async throws -> Operators.KeyHolder? {
+    func require(_ role: OperatorRole, _ request: Request, api: API) async throws -> Operators.KeyHolder? {
         let key = AccountRoutes.bearer(request)
         if let key, key.hasPrefix(Operators.keyPrefix) {
             guard let granted = try await operators.holder(ofKey: key) else { throw APIError.unauthorized }
@@ -22,10 +22,10 @@ struct Access: Sendable {
         guard settings.adminKeyDigest != nil else {
             throw APIError(
                 status: .serviceUnavailable,
-                code: "\(api)_api_disabled",
+                code: api.disabled,
                 fields: [
                     "reason": .string(
-                        "set DEEPLINKS_ADMIN_KEY, or create a key (deeplinks keys create, or the console), to enable the \(api) API"
+                        "set DEEPLINKS_ADMIN_KEY, or create a key (deeplinks keys create, or the console), to enable the \(api.rawValue) API"
                     )
                 ]
             )
@@ -34,10 +34,24 @@ struct Access: Sendable {
         return nil
     }
 
+    /// The APIs a key opens, each with the code it answers while no key is configured.
+    enum API: String, Sendable {
+        case links, keys
+        case resetLinks = "reset-links"
+
+        var disabled: APIError.Code {
+            switch self {
+            case .links: .linksAPIDisabled
+            case .keys: .keysAPIDisabled
+            case .resetLinks: .resetLinksAPIDisabled
+            }
+        }
+    }
+
     static func forbidden(has: OperatorRole, needs: OperatorRole) -> APIError {
         APIError(
             status: .forbidden,
-            code: "forbidden",
+            code: .forbidden,
             fields: [
                 "reason": .string(
                     "the role \(has.rawValue) does not allow this: \(needs.grants) needs \(needs.rawValue)"

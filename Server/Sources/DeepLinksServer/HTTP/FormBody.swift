@@ -12,7 +12,7 @@ enum FormBody {
         guard type == "application/x-www-form-urlencoded" else {
             throw APIError(
                 status: .unsupportedMediaType,
-                code: "unsupported_media_type",
+                code: .unsupportedMediaType,
                 fields: ["reason": .string("send a form")]
             )
         }

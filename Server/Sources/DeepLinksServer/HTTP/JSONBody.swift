@@ -31,7 +31,7 @@ struct JSONBody {
         guard type == "application/json" else {
             throw APIError(
                 status: .unsupportedMediaType,
-                code: "unsupported_media_type",
+                code: .unsupportedMediaType,
                 fields: ["reason": .string("send application/json")]
             )
         }

@@ -32,7 +32,7 @@ enum MultipartForm {
         guard items.first?.name == "multipart/form-data" else {
             throw APIError(
                 status: .unsupportedMediaType,
-                code: "unsupported_media_type",
+                code: .unsupportedMediaType,
                 fields: ["reason": .string("send the form as multipart/form-data")]
             )
         }

@@ -26,8 +26,8 @@ struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
                 metadata: ["path": "\(context.endpointPath ?? "unmatched")", "reason": "\(Database.reason(error))"]
             )
             throw storage
-                ? APIError(status: .serviceUnavailable, code: "storage_unavailable", headers: [.retryAfter: "5"])
-                : APIError(status: .internalServerError, code: "internal_error")
+                ? APIError(status: .serviceUnavailable, code: .storageUnavailable, headers: [.retryAfter: "5"])
+                : APIError(status: .internalServerError, code: .internalError)
         }
     }
 

@@ -42,7 +42,7 @@ struct OperationsRoutes: Sendable {
             {
                 throw APIError(
                     status: .forbidden,
-                    code: "metrics_not_allowed",
+                    code: .metricsNotAllowed,
                     fields: ["reason": .string("/metrics answers loopback and the networks of --metrics-allow")]
                 )
             }

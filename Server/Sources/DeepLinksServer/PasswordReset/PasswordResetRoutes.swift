@@ -75,7 +75,7 @@ struct PasswordResetRoutes: Sendable {
     /// change of its own, and consumes a token the app posted to it. Each requires an admin's key.
     private func registerBackendEndpoints(on router: Router<AppRequestContext>) {
         router.post("/v1/reset-links") { request, context -> Response in
-            try await access.require(.admin, request, api: "reset-links")
+            try await access.require(.admin, request, api: .resetLinks)
             let body = try await JSONBody.read(request, context: context)
             let deliver = try body.optionalString("deliver").map { value in
                 guard let delivery = PasswordResetService.Delivery(rawValue: value) else {
@@ -100,13 +100,13 @@ struct PasswordResetRoutes: Sendable {
             return JSONResponse.make(.created, answer)
         }
         router.post("/v1/reset-links/revoke") { request, context -> Response in
-            try await access.require(.admin, request, api: "reset-links")
+            try await access.require(.admin, request, api: .resetLinks)
             let body = try await JSONBody.read(request, context: context)
             try await service.revoke(subject: try body.string("subject"))
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.post("/v1/reset-links/consume") { request, context -> Response in
-            try await access.require(.admin, request, api: "reset-links")
+            try await access.require(.admin, request, api: .resetLinks)
             let body = try await JSONBody.read(request, context: context)
             let client = PasswordResetService.Client(
                 address: proxies.clientAddress(peer: context.peer, headers: request.headers),
@@ -162,7 +162,7 @@ struct PasswordResetRoutes: Sendable {
                         client: client
                     )
                     return page.response(.done)
-                } catch let error as APIError where error.code == "weak_password" {
+                } catch let error as APIError where error.code == .weakPassword {
                     let reasons = error.fields["reasons"]?.array?.compactMap(\.string) ?? []
                     let text = reasons.map { ResetLandingPage.reasons[$0] ?? $0 }.joined(separator: " ")
                     return page.response(.form(token: token, email: email, error: text), status: error.status)
@@ -181,9 +181,9 @@ struct PasswordResetRoutes: Sendable {
             return fields["intent"] == "confirm"
                 ? page.response(.form(token: fields["token"] ?? "", email: email, error: message), status: error.status)
                 : page.response(.requested(email: email, message: message), status: error.status)
-        } catch let error as APIError where error.code == "invalid_or_expired_token" {
+        } catch let error as APIError where error.code == .invalidOrExpiredToken {
             return page.response(.expired(email: email), status: error.status)
-        } catch let error as APIError where error.code == "malformed_request" {
+        } catch let error as APIError where error.code == .malformedRequest {
             return page.response(
                 .requested(email: email, message: "This is not an address we can send to: check it and try again."),
                 status: error.status

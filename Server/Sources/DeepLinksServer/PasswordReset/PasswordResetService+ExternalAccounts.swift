@@ -71,7 +71,7 @@ extension PasswordResetService {
             RETURNING id, email, email_display, credential_generation, created_at
             """
         ).first()
-        guard let row else { throw APIError(status: .internalServerError, code: "internal_error") }
+        guard let row else { throw APIError(status: .internalServerError, code: .internalError) }
         return row
     }
 
@@ -98,7 +98,7 @@ extension PasswordResetService {
         guard held.count == 1 else {
             throw APIError(
                 status: .conflict,
-                code: "reset_in_progress",
+                code: .resetInProgress,
                 fields: ["reason": .string("this link is being used in another request; try again in a moment")],
                 headers: [.retryAfter: String(hold)]
             )
@@ -118,7 +118,7 @@ extension PasswordResetService {
             try await audit("reset.backend_unavailable", account: live.accountID, client: client)
             throw APIError(
                 status: .serviceUnavailable,
-                code: "accounts_backend_unavailable",
+                code: .accountsBackendUnavailable,
                 fields: ["reason": .string("the account service did not answer; the link still works, try again")],
                 headers: [.retryAfter: "5"]
             )
@@ -131,7 +131,7 @@ extension PasswordResetService {
             }
             throw APIError(
                 status: .unprocessableContent,
-                code: "weak_password",
+                code: .weakPassword,
                 fields: ["reasons": .array(codes.map { .string($0) })]
             )
         }

@@ -70,7 +70,7 @@ struct PasswordResetService: Sendable {
     }
 
     /// The one failure answer for a token that is unknown, expired, used, capped or for another address (C5).
-    static let invalidToken = APIError(status: .badRequest, code: "invalid_or_expired_token")
+    static let invalidToken = APIError(status: .badRequest, code: .invalidOrExpiredToken)
 
     // MARK: Request
 

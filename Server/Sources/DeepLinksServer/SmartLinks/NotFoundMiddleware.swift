@@ -16,7 +16,7 @@ struct NotFoundMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             if request.uri.path.hasPrefix("/v1/") {
-                return JSONResponse.make(.notFound, ["error": .string("not_found")])
+                return JSONResponse.make(.notFound, ["error": .string(APIError.Code.notFound.rawValue)])
             }
             return fallback.notFound(request)
         }

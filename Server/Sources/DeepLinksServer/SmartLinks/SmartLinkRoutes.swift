@@ -29,7 +29,7 @@ struct SmartLinkRoutes: Sendable {
                 body["code"] = .string(SmartLinkValidator.generateCode())
             }
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
-            guard try await store.insert(link) else { throw APIError(status: .conflict, code: "code_taken") }
+            guard try await store.insert(link) else { throw APIError(status: .conflict, code: .codeTaken) }
             return try document(link, status: .created)
         }
         router.get("/v1/links") { request, _ -> Response in
@@ -60,13 +60,13 @@ struct SmartLinkRoutes: Sendable {
             }
             body["code"] = .string(code)
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
-            guard try await store.update(link) else { throw APIError(status: .notFound, code: "no_such_link") }
+            guard try await store.update(link) else { throw APIError(status: .notFound, code: .noSuchLink) }
             return try document(link, status: .ok)
         }
         router.delete("/v1/links/:code") { request, context -> Response in
             try await admit(.editor, request)
             guard try await store.delete(try context.parameters.require("code")) else {
-                throw APIError(status: .notFound, code: "no_such_link")
+                throw APIError(status: .notFound, code: .noSuchLink)
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
@@ -110,7 +110,7 @@ struct SmartLinkRoutes: Sendable {
                 guard let value = T(rawValue: String(text)) else {
                     throw APIError(
                         status: .badRequest,
-                        code: "invalid_parameter",
+                        code: .invalidParameter,
                         fields: [
                             "parameter": .string(name),
                             "reason": .string(T.allCases.map(\.rawValue).joined(separator: ", ")),
@@ -147,7 +147,7 @@ struct SmartLinkRoutes: Sendable {
             do {
                 code = try QRCode(text: policy.qrURL(link.code), level: options.level)
             } catch {
-                throw APIError(status: .unprocessableContent, code: "too_long", fields: ["reason": .string("\(error)")])
+                throw APIError(status: .unprocessableContent, code: .tooLong, fields: ["reason": .string("\(error)")])
             }
             let image = QRImage(code: code, margin: options.margin)
             let headers: HTTPFields = [
@@ -164,7 +164,7 @@ struct SmartLinkRoutes: Sendable {
             let link: SmartLink
             do {
                 guard let found = try await lookup(try context.parameters.require("code"), request, context) else {
-                    throw APIError(status: .notFound, code: "no_such_link")
+                    throw APIError(status: .notFound, code: .noSuchLink)
                 }
                 link = found
             } catch let refused as TooManyUnknownCodes {
@@ -172,7 +172,7 @@ struct SmartLinkRoutes: Sendable {
                 throw APIError.tooManyRequests(retryAfter: refused.wait)
             }
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-                throw APIError(status: .gone, code: "link_expired")
+                throw APIError(status: .gone, code: .linkExpired)
             }
             // A web link has no route: its url is the web address, for the app to open in a browser.
             var answer: [String: JSONValue] = ["url": .string(policy.appURL(link))]
@@ -184,7 +184,7 @@ struct SmartLinkRoutes: Sendable {
             try admitDeferred(request, context)
             let link = try await existing(context)
             if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-                throw APIError(status: .gone, code: "link_expired")
+                throw APIError(status: .gone, code: .linkExpired)
             }
             let token = try await deferred.issue(code: link.code)
             let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
@@ -204,7 +204,7 @@ struct SmartLinkRoutes: Sendable {
                 throw APIError.malformed("'token' is 22 base64url characters")
             }
             guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
-                throw APIError(status: .gone, code: "deferred_link_gone")
+                throw APIError(status: .gone, code: .deferredLinkGone)
             }
             var answer: [String: JSONValue] = ["code": .string(link.code), "url": .string(policy.appURL(link))]
             if let route = link.route { answer["route"] = .string(route) }
@@ -243,7 +243,7 @@ struct SmartLinkRoutes: Sendable {
     // MARK: API helpers
 
     private func admit(_ role: OperatorRole, _ request: Request) async throws {
-        try await access.require(role, request, api: "links")
+        try await access.require(role, request, api: .links)
     }
 
     private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {
@@ -276,7 +276,7 @@ struct SmartLinkRoutes: Sendable {
                 body[status] = .number(Double(counts[status] ?? 0))
             }
             if !taken.isEmpty {
-                body["error"] = .string("code_taken")
+                body["error"] = .string(APIError.Code.codeTaken.rawValue)
                 body["taken"] = .array(taken.map { .string($0) })
             }
             body["rows"] = .array(
@@ -376,7 +376,7 @@ struct SmartLinkRoutes: Sendable {
             func refuse(_ name: String, _ wanted: String) -> APIError {
                 APIError(
                     status: .badRequest,
-                    code: "invalid_parameter",
+                    code: .invalidParameter,
                     fields: ["parameter": .string(name), "reason": .string(wanted)]
                 )
             }
@@ -408,7 +408,7 @@ struct SmartLinkRoutes: Sendable {
     private func existing(_ context: AppRequestContext) async throws -> SmartLink {
         let code = try context.parameters.require("code")
         guard SmartLinkValidator.isCode(code), let link = try await store.find(code) else {
-            throw APIError(status: .notFound, code: "no_such_link")
+            throw APIError(status: .notFound, code: .noSuchLink)
         }
         return link
     }
@@ -418,7 +418,7 @@ struct SmartLinkRoutes: Sendable {
         guard problems.isEmpty else {
             throw APIError(
                 status: .unprocessableContent,
-                code: "invalid_link",
+                code: .invalidLink,
                 fields: ["problems": .array(problems.map { .string($0) })]
             )
         }
