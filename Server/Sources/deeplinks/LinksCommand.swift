@@ -194,10 +194,8 @@ struct LinksCommand: AsyncParsableCommand {
         static func records(_ text: String) -> [Substring] {
             var records: [Substring] = []
             var quoted = false
-            var start = text.startIndex
-            var index = text.startIndex
-            if text.hasPrefix("\u{FEFF}") { start = text.index(after: start) }
-            index = start
+            var start = text.hasPrefix("\u{FEFF}") ? text.index(after: text.startIndex) : text.startIndex
+            var index = start
             while index < text.endIndex {
                 let character = text[index]
                 if character == "\"" {

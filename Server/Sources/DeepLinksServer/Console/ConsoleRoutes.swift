@@ -163,11 +163,9 @@ struct ConsoleRoutes: Sendable {
             // for the browsers its operator never signed in from; one they did (its device cookie) has a bucket of
             // its own, so a stranger's wrong passwords never lock the owner out there. A right password gives its
             // token back: only wrong ones empty a bucket.
-            let device = Self.cookie(Self.deviceCookie, request)
-            var bucket = Operators.normalized(email)
-            if let device, try await operators.isDevice(device, of: email) {
-                bucket = "device:\(Operators.digest(device))"
-            }
+            var device = Self.cookie(Self.deviceCookie, request)
+            if let token = device, try await !operators.isDevice(token, of: email) { device = nil }
+            let bucket = device.map { "device:\(Operators.digest($0))" } ?? Operators.normalized(email)
             var wait = try await networkLimiter.take(ClientNetwork.key(address), now: now)
             if wait == nil { wait = try await addressLimiter.take(bucket, now: now) }
             if let wait {
@@ -192,7 +190,7 @@ struct ConsoleRoutes: Sendable {
             var response = Self.redirect(next ?? "/console/links")
             response.headers.append(HTTPField(name: .setCookie, value: Self.setCookie(Self.sessionCookie, token)))
             response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.signInCookie)))
-            if bucket == Operators.normalized(email) {
+            if device == nil {
                 let remembered = try await operators.rememberDevice(of: signedIn)
                 response.headers.append(
                     HTTPField(
@@ -365,8 +363,7 @@ struct ConsoleRoutes: Sendable {
                     return failure("The file cannot be read as \(format.rawValue): \(error)")
                 }
                 let dryRun = values["dryRun"] != nil
-                var report = try await links.importing(read.rows, conflict: conflict, dryRun: dryRun)
-                report.format = read.format
+                let report = try await links.importing(read, conflict: conflict, dryRun: dryRun)
                 return ConsolePages.response(
                     .ok,
                     ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)

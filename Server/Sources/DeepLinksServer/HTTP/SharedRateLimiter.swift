@@ -14,12 +14,14 @@ struct SharedRateLimiter: Sendable {
     let capacity: Int
     let perMinute: Int
 
+    /// The smaller of two values, as each database spells it.
+    private var least: SQLQueryString { database.kind == .sqlite ? "MIN" : "LEAST" }
+
     /// Takes a token from the bucket of `key`; returns nil when allowed, or the seconds to wait.
     func take(_ key: String, now: Int64) async throws -> Int? {
         let bucket = "\(name):\(key)"
         let capacity = Double(capacity)
         let perMillisecond = Double(perMinute) / 60_000
-        let least: SQLQueryString = database.kind == .sqlite ? "MIN" : "LEAST"
         let refilled: SQLQueryString = """
             \(least)(\(bind: capacity), rate_limits.tokens + (CASE WHEN \(bind: now) > rate_limits.updated_at THEN \(bind: now) - rate_limits.updated_at ELSE 0 END) * \(bind: perMillisecond))
             """
@@ -40,7 +42,6 @@ struct SharedRateLimiter: Sendable {
     /// Gives back a token taken from the bucket of `key` (never above its capacity): for an attempt that turned
     /// out to be no threat, such as a right password.
     func give(_ key: String, now: Int64) async throws {
-        let least: SQLQueryString = database.kind == .sqlite ? "MIN" : "LEAST"
         try await database.withConnection { sql in
             try await sql.raw(
                 "UPDATE rate_limits SET tokens = \(least)(\(bind: Double(capacity)), tokens + 1) WHERE key = \(bind: "\(name):\(key)")"

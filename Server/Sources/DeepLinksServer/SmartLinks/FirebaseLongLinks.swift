@@ -46,7 +46,7 @@ struct FirebaseParameters: Sendable {
         let app =
             bundle.map { id in policy.apps.first { $0.bundleID == id } }
             ?? package.flatMap { id in policy.apps.first { $0.android?.packageName == id } }
-            ?? policy.apps.first { host != nil && $0.domains.contains(host!) } ?? policy.primary
+            ?? host.flatMap { host in policy.apps.first { $0.domains.contains(host) } } ?? policy.primary
         if let bundle, app == nil { problems.append("ibi: \(bundle) is not a configured app") }
         if let store = values["isi"], let app, store != app.appStoreID {
             problems.append("isi: \(store) is not the App Store ID of \(app.bundleID)")

@@ -134,8 +134,7 @@ struct SmartLinkRoutes: Sendable {
             } catch {
                 throw APIError.malformed("\(error)")
             }
-            var report = try await importing(read.rows, conflict: conflict, dryRun: dryRun)
-            report.format = read.format
+            let report = try await importing(read, conflict: conflict, dryRun: dryRun)
             return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
         }
         // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
@@ -296,13 +295,16 @@ struct SmartLinkRoutes: Sendable {
     /// Writes the valid rows in transactions of 500 (none on a dry run), after refusing a code that repeats an
     /// earlier valid row's (the first row of a code that imports wins; a refused or skipped row claims nothing);
     /// with `fail`, writes nothing when any code is taken.
-    func importing(_ rows: [LinkImport.Row], conflict: LinkImport.Conflict, dryRun: Bool) async throws
-        -> ImportReport
-    {
+    func importing(
+        _ read: (format: LinkImport.Format, rows: [LinkImport.Row]),
+        conflict: LinkImport.Conflict,
+        dryRun: Bool
+    ) async throws -> ImportReport {
         var report = ImportReport()
+        report.format = read.format
         var seen: [String: Int] = [:]
         var valid: [(index: Int, link: SmartLink)] = []
-        for row in rows {
+        for row in read.rows {
             if let link = row.link, let first = seen[link.code] {
                 report.entries.append((row.line, link.code, "refused", ["the code repeats line \(first)"]))
                 continue
