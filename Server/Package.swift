@@ -34,10 +34,51 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
+    // Modules along dependency edges: the support types below everything; storage (the only module that imports
+    // a database driver), mail transport (SMTP, DKIM, IDNA) and QR beside each other, none importing another;
+    // the server above them all; the CLI on top.
     targets: [
+        .target(
+            name: "DeepLinksSupport",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DeepLinksStorage",
+            dependencies: [
+                "DeepLinksSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DeepLinksMail",
+            dependencies: [
+                "DeepLinksSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DeepLinksQR",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DeepLinksServer",
             dependencies: [
+                "DeepLinksSupport",
+                "DeepLinksStorage",
+                "DeepLinksMail",
+                "DeepLinksQR",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -47,15 +88,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             // The API's OpenAPI document, served at /openapi.json (the pages the configuration adds are added then).
             resources: [.embedInCode("OpenAPI/openapi-api.json")],
@@ -65,6 +103,9 @@ let package = Package(
             name: "deeplinks",
             dependencies: [
                 "DeepLinksServer",
+                "DeepLinksStorage",
+                "DeepLinksMail",
+                "DeepLinksSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -81,6 +122,10 @@ let package = Package(
             name: "DeepLinksServerTests",
             dependencies: [
                 "DeepLinksServer",
+                "DeepLinksStorage",
+                "DeepLinksMail",
+                "DeepLinksQR",
+                "DeepLinksSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
                 .product(name: "DemoAppRoutes", package: "swift-deeplinks"),

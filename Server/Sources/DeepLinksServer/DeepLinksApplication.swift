@@ -1,3 +1,6 @@
+import DeepLinksMail
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -336,7 +339,7 @@ extension DeepLinksApplication {
             try await sql.raw("SELECT value FROM server_settings WHERE key = 'development_secret_key'").first()
         }
         guard let value = try stored?.decode(column: "value", as: String.self) else {
-            throw DatabaseError.unreachable(database.url, reason: "the development key could not be stored")
+            throw DatabaseError.unexpectedAnswer("the development key was stored but cannot be read back")
         }
         return try SecretKeys(parsing: value)
     }

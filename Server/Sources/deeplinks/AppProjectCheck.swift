@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinksServer
+import DeepLinksSupport
 import Foundation
 
 /// `deeplinks check --info-plist FILE --entitlements FILE`: what the app's own files must say for the

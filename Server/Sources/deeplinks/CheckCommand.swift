@@ -2,6 +2,8 @@ import AppSiteAssociation
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Logging
 

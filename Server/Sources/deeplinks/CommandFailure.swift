@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeepLinksServer
+import DeepLinksStorage
 import Foundation
 
 /// Prints one JSON object on one line, keys sorted: the `--json` output of every command. The object holds

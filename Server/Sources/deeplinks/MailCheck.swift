@@ -1,5 +1,6 @@
 import DeepLinks
 import DeepLinksServer
+import DeepLinksSupport
 import Foundation
 
 /// `deeplinks check --mail FILE.eml`: a message as it arrived (after a mail service may have rewritten its links),

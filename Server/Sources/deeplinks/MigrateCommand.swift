@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeepLinksServer
+import DeepLinksStorage
 import Logging
 
 struct MigrateCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import AppSiteAssociation
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer
+import DeepLinksSupport
 import Foundation
 
 struct OpenCommand: AsyncParsableCommand {

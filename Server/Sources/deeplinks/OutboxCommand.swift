@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeepLinksServer
+import DeepLinksStorage
 import Foundation
 
 /// `deeplinks outbox list|requeue`: the mail queue every server shares.

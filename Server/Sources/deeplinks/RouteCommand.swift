@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer
+import DeepLinksSupport
 import Foundation
 
 struct RouteCommand: ParsableCommand {

@@ -1,5 +1,8 @@
 import ArgumentParser
+import DeepLinksMail
 import DeepLinksServer
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Logging
 

@@ -1,6 +1,8 @@
 import Crypto
 import CryptoExtras
+@testable import DeepLinksMail
 @testable import DeepLinksServer
+@testable import DeepLinksSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import DeepLinksServer
+@testable import DeepLinksSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

@@ -1,3 +1,4 @@
+@testable import DeepLinksMail
 @testable import DeepLinksServer
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+@testable import DeepLinksStorage
 import Logging
 import SQLKit
 import Testing

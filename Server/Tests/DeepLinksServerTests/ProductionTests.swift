@@ -1,5 +1,8 @@
-@testable import DeepLinksServer
 import AsyncKit
+@testable import DeepLinksMail
+@testable import DeepLinksServer
+@testable import DeepLinksStorage
+@testable import DeepLinksSupport
 import Foundation
 import HTTPTypes
 import Logging
@@ -424,7 +427,7 @@ import Testing
     /// 503 with a reason in the log, not a 500.
     @Test func noFreeConnectionIsAStorageFailureWithAReason() {
         let error = ConnectionPoolTimeoutError.connectionRequestTimeout
-        #expect(StorageFailureMiddleware<AppRequestContext>.isStorageFailure(error))
+        #expect(Database.isStorageFailure(error))
         #expect(
             Database.reason(error)
                 == "no database connection came free within 10 s (the database is slow, stopped or unreachable)"

@@ -1,3 +1,4 @@
+@testable import DeepLinksQR
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,4 +1,6 @@
+@testable import DeepLinksMail
 import DeepLinksServer
+@testable import DeepLinksStorage
 import Foundation
 import HTTPTypes
 import Hummingbird

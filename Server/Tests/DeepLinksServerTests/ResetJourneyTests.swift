@@ -1,3 +1,4 @@
+@testable import DeepLinksMail
 import AppSiteAssociation
 import DeepLinks
 import DeepLinksServer

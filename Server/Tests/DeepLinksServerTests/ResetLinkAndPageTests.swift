@@ -1,5 +1,6 @@
-@testable import DeepLinksServer
 import DeepLinks
+@testable import DeepLinksMail
+@testable import DeepLinksServer
 import DemoAppRoutes
 import Foundation
 import HTTPTypes

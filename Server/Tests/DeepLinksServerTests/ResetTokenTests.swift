@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+@testable import DeepLinksSupport
 import Foundation
 import SQLKit
 import Testing

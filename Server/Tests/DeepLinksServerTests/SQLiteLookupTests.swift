@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+@testable import DeepLinksStorage
 import Foundation
 import SQLKit
 import Testing
@@ -12,7 +13,7 @@ import Testing
             try await database.withConnection { sql in
                 try await sql.raw("CREATE TABLE t (code TEXT PRIMARY KEY, document TEXT)").run()
             }
-            guard case .sqliteFile(let path) = database.url else { throw SQLiteLookup.Failure(description: "no file") }
+            guard case .sqliteFile(let path) = database.url else { throw DatabaseError.unexpectedAnswer("no file") }
             try await body(database, SQLiteLookup(path: path, sql: "SELECT document FROM t WHERE code = ?1"))
         } catch {
             await cleanup()
@@ -94,7 +95,7 @@ import Testing
 
     @Test func aFileThatCannotBeReadIsAFailureWithItsReason() {
         let lookup = SQLiteLookup(path: "/nonexistent/folder/db.sqlite", sql: "SELECT 1 WHERE ?1")
-        #expect(throws: SQLiteLookup.Failure.self) { try lookup.text(for: "x") }
+        #expect(throws: DatabaseError.self) { try lookup.text(for: "x") }
         do {
             _ = try lookup.text(for: "x")
         } catch {

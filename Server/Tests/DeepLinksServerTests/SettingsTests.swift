@@ -1,4 +1,7 @@
+@testable import DeepLinksMail
 import DeepLinksServer
+@testable import DeepLinksStorage
+@testable import DeepLinksSupport
 import DemoAppRoutes
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+@testable import DeepLinksSupport
 @testable import DeepLinksServer
 import AppSiteAssociation
 import DeepLinks

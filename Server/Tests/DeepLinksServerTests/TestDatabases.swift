@@ -1,4 +1,5 @@
 import DeepLinksServer
+@testable import DeepLinksStorage
 import Foundation
 import Logging
 import SQLKit

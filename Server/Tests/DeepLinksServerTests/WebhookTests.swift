@@ -1,3 +1,4 @@
+@testable import DeepLinksSupport
 import Crypto
 import Foundation
 import HTTPTypes

@@ -1,4 +1,6 @@
 import AppSiteAssociation
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Hummingbird
 import SQLKit

@@ -2,6 +2,7 @@ import AppSiteAssociation
 import AsyncHTTPClient
 import Crypto
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 import NIOCore
 import NIOFoundationCompat

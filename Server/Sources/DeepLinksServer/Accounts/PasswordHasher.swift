@@ -1,5 +1,6 @@
 import Crypto
 import CryptoExtras
+import DeepLinksSupport
 import Foundation
 import NIOPosix
 

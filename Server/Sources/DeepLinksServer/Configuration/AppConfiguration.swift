@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 
 /// The validated description of the app the server links to: who it is (team and bundle ID), how
@@ -387,28 +388,8 @@ public struct AppConfiguration: Sendable, Equatable {
         return value.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "+" || $0 == "-" || $0 == "." }
     }
 
-    /// Why `value` is not a bare host name (no scheme, path, port or wildcard), or nil when it is one.
     /// Why `value` is not a host name a link can name (scheme, path, port, wildcard, bad label), or nil.
-    public static func hostProblem(_ value: String) -> String? {
-        if value.contains("://") { return "must be a host name without a scheme" }
-        if value.contains("/") { return "must be a host name without a path" }
-        if value.contains(":") { return "must be a host name without a port" }
-        if value.hasPrefix("*.") { return "is a wildcard; list the exact host the server answers for" }
-        let labels = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard value.count <= 253, labels.count >= 2 else { return "is not a fully qualified host name" }
-        for label in labels {
-            guard !label.isEmpty, label.count <= 63,
-                label.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "-" }),
-                label.first != "-", label.last != "-"
-            else { return "is not a valid host name" }
-        }
-        return nil
-    }
-}
-
-extension Unicode.Scalar {
-    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
-    var isASCIIAlphanumeric: Bool { isASCIILetter || ("0"..."9").contains(self) }
+    public static func hostProblem(_ value: String) -> String? { HostName.problem(value) }
 }
 
 extension DecodingError {

@@ -1,3 +1,5 @@
+import DeepLinksMail
+import DeepLinksStorage
 import Logging
 
 /// Everything `deeplinks serve` needs, validated. Defaults are the embedded ones: nothing to install.

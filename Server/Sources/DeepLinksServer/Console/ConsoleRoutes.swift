@@ -1,6 +1,8 @@
 import AppSiteAssociation
 import Crypto
 import DeepLinks
+import DeepLinksQR
+import DeepLinksSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,7 @@
 import AppSiteAssociation
 import Crypto
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import SQLKit
 import Synchronization

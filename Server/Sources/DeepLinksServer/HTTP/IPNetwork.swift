@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

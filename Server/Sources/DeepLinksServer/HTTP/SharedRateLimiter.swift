@@ -1,3 +1,4 @@
+import DeepLinksStorage
 import Foundation
 import SQLKit
 

@@ -1,9 +1,6 @@
-import AsyncKit
+import DeepLinksStorage
 import Hummingbird
 import Logging
-import NIOCore
-import PostgresNIO
-import SQLiteNIO
 
 /// Turns an error no route answered for into a JSON answer: a storage failure (the database unreachable,
 /// refusing, timing out, its disk full) is `503 {"error": "storage_unavailable"}` with `Retry-After`, anything
@@ -20,7 +17,7 @@ struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
-            let storage = Self.isStorageFailure(error)
+            let storage = Database.isStorageFailure(error)
             logger.warning(
                 storage ? "storage unavailable" : "request failed",
                 metadata: ["path": "\(context.endpointPath ?? "unmatched")", "reason": "\(Database.reason(error))"]
@@ -29,11 +26,5 @@ struct StorageFailureMiddleware<Context: RequestContext>: RouterMiddleware {
                 ? APIError(status: .serviceUnavailable, code: .storageUnavailable, headers: [.retryAfter: "5"])
                 : APIError(status: .internalServerError, code: .internalError)
         }
-    }
-
-    static func isStorageFailure(_ error: any Error) -> Bool {
-        error is PSQLError || error is SQLiteError || error is ConnectionPoolError
-            || error is ConnectionPoolTimeoutError || error is NIOConnectionError || error is ChannelError
-            || error is IOError || error is DatabaseError || error is PostgresDecodingError
     }
 }

@@ -1,9 +1,4 @@
-import AsyncKit
 import Hummingbird
-import Logging
-import NIOCore
-import PostgresNIO
-import SQLiteNIO
 
 /// `Strict-Transport-Security` on every answer: the server's public names are HTTPS (association files and
 /// universal links require it), and a browser that saw this header never tries them over plain HTTP again.

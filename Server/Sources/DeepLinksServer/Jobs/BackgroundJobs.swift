@@ -1,3 +1,4 @@
+import DeepLinksStorage
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,3 +1,4 @@
+import DeepLinksStorage
 import SQLKit
 import Synchronization
 

@@ -1,4 +1,6 @@
 import Crypto
+import DeepLinksMail
+import DeepLinksSupport
 import Foundation
 import Logging
 import Prometheus

@@ -1,4 +1,7 @@
 import Crypto
+import DeepLinksMail
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Logging
 import Prometheus

@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksSupport
 import Foundation
 import Hummingbird
 

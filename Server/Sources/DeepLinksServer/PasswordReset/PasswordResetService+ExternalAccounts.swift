@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksStorage
 import Foundation
 import HTTPTypes
 import Logging

@@ -1,5 +1,8 @@
 import AppSiteAssociation
 import Crypto
+import DeepLinksMail
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import Hummingbird
 import Logging

@@ -1,3 +1,5 @@
+import DeepLinksSupport
+
 /// The reset journey's policy. Every default is the secure one (<doc:ResetSecurity>).
 public struct PasswordResetSettings: Sendable {
     /// How long a reset link lives: 30 minutes by default, 5 to 120 allowed (T4).

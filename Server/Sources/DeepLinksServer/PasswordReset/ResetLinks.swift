@@ -1,4 +1,5 @@
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 
 /// The links of a reset message, printed from the configured app's route manifest (``PasswordResetRoute``)

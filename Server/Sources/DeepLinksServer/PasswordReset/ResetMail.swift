@@ -1,4 +1,5 @@
 import DeepLinks
+import DeepLinksMail
 import Foundation
 
 /// The reset message and the "your password was changed" notice. Subjects are static; the only

@@ -1,5 +1,6 @@
 import Crypto
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 
 /// The server's versioned secret keys (the "pepper"): reset tokens and session tokens are stored only as

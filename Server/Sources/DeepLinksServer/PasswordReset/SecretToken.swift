@@ -1,5 +1,6 @@
 import Crypto
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 
 /// Secret tokens: 32 bytes (256 bits) from the CSPRNG, base64url (43 characters), nothing embedded (T1).

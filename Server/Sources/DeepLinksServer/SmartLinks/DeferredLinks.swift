@@ -1,5 +1,7 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksStorage
+import DeepLinksSupport
 import Foundation
 import SQLKit
 

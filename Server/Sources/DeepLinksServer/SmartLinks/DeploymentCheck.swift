@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksStorage
 import Foundation
 
 /// `deeplinks check`: what would make a link fail in production, found before it ships.

@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksStorage
 import Foundation
 import SQLKit
 import Synchronization
@@ -135,7 +136,7 @@ struct LinkStore: Sendable {
             "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: clock.milliseconds())) RETURNING id"
         ).first()
         guard let id = try row?.decode(column: "id", as: Int64.self) else {
-            throw DatabaseError.unreachable(database.url, reason: "the change log's insert returned no id")
+            throw DatabaseError.unexpectedAnswer("the change log's insert returned no id")
         }
         return (id: id, code: code)
     }
@@ -143,11 +144,7 @@ struct LinkStore: Sendable {
     func find(_ code: String) async throws -> SmartLink? {
         let document: String?
         if let lookup {
-            do {
-                document = try lookup.text(for: code)
-            } catch {
-                throw DatabaseError.unreachable(database.url, reason: error.description)
-            }
+            document = try lookup.text(for: code)
         } else if let batcher {
             document = try await batcher.document(code)
         } else {

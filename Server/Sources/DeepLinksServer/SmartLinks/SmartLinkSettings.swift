@@ -1,4 +1,5 @@
 import Crypto
+import DeepLinksSupport
 import Foundation
 
 /// Smart links: where they live, where they may send people, and who may manage them.

@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksSupport
 import Foundation
 
 /// Checks a link document sent to the API: every problem at once, each naming its field.

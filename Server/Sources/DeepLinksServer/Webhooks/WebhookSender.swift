@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import AsyncHTTPClient
+import DeepLinksStorage
 import Foundation
 import Logging
 import NIOCore

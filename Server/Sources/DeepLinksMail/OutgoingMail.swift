@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Foundation
 
 /// One message to send: a text part and an HTML part, to one recipient (the address stored with the account).
@@ -41,7 +42,7 @@ public struct OutgoingMail: Sendable, Codable, Equatable {
         return lines.joined(separator: "\r\n")
     }
 
-    static func headerValue(_ value: String) -> String {
+    package static func headerValue(_ value: String) -> String {
         String(
             String.UnicodeScalarView(
                 value.unicodeScalars.filter {

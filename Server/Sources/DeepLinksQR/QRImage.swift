@@ -1,8 +1,13 @@
 /// A ``QRCode`` drawn as an image: black modules on white, with a quiet zone of `margin` modules around them (the
 /// standard asks for 4; scanners read 2 on a plain background).
-struct QRImage {
-    let code: QRCode
-    let margin: Int
+package struct QRImage {
+    package let code: QRCode
+    package let margin: Int
+
+    package init(code: QRCode, margin: Int) {
+        self.code = code
+        self.margin = margin
+    }
 
     /// Modules per side, the quiet zone included.
     var modules: Int { code.size + 2 * margin }
@@ -13,7 +18,7 @@ struct QRImage {
     }
 
     /// An SVG of `pixels` (rounded down to whole pixels per module), one path of horizontal runs, crisp edges.
-    func svg(pixels: Int) -> String {
+    package func svg(pixels: Int) -> String {
         let side = modules
         let scale = max(1, pixels / side)
         var path = ""
@@ -40,7 +45,7 @@ struct QRImage {
 
     /// A PNG of `pixels` (rounded down to whole pixels per module): one-bit greyscale, the image data in stored
     /// deflate blocks (a QR image is small; no compressor is needed to read it).
-    func png(pixels: Int) -> [UInt8] {
+    package func png(pixels: Int) -> [UInt8] {
         let side = modules
         let scale = max(1, pixels / side)
         let width = side * scale

@@ -11,7 +11,7 @@ import VaporCSQLite
 /// codes over 100k links, nearly all misses, 6.6k → 20.2k redirects a second. A connection is used by one thread at a
 /// time (taken from `idle` under a lock); a look-up that finds none idle opens one, so there are as many as look-ups
 /// ever ran at once (a handful: the look-ups do not suspend, so at most one per thread of the cooperative pool).
-final class SQLiteLookup: Sendable {
+package final class SQLiteLookup: Sendable {
     private final class Connection: @unchecked Sendable {
         let handle: OpaquePointer
         let statement: OpaquePointer
@@ -27,22 +27,18 @@ final class SQLiteLookup: Sendable {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     private let path: String
     private let sql: String
     private let idle = Mutex<[Connection]>([])
 
     /// - Parameter sql: one statement with one parameter (`?1`); its first column is what ``text(for:)`` returns.
-    init(path: String, sql: String) {
+    package init(path: String, sql: String) {
         self.path = path
         self.sql = sql
     }
 
     /// The first column of the first row for `key`, as text; nil when there is no row or it is NULL.
-    func text(for key: String) throws(Failure) -> String? {
+    package func text(for key: String) throws(DatabaseError) -> String? {
         let connection: Connection
         if let reused = idle.withLock({ $0.popLast() }) {
             connection = reused
@@ -50,14 +46,14 @@ final class SQLiteLookup: Sendable {
             connection = try open()
         }
         let statement = connection.statement
-        let result: Result<String?, Failure> = key.withCString { bytes in
+        let result: Result<String?, DatabaseError> = key.withCString { bytes in
             defer {
                 sqlite_nio_sqlite3_reset(statement)
                 sqlite_nio_sqlite3_clear_bindings(statement)
             }
             // SQLITE_STATIC (nil): SQLite reads the bytes during the step, while `bytes` is alive.
             guard sqlite_nio_sqlite3_bind_text(statement, 1, bytes, -1, nil) == SQLITE_OK else {
-                return .failure(Failure(description: Self.message(connection.handle)))
+                return .failure(failure(Self.message(connection.handle)))
             }
             switch sqlite_nio_sqlite3_step(statement) {
             case SQLITE_ROW:
@@ -69,20 +65,20 @@ final class SQLiteLookup: Sendable {
             case SQLITE_DONE:
                 return .success(nil)
             default:
-                return .failure(Failure(description: Self.message(connection.handle)))
+                return .failure(failure(Self.message(connection.handle)))
             }
         }
         idle.withLock { $0.append(connection) }
         return try result.get()
     }
 
-    private func open() throws(Failure) -> Connection {
+    private func open() throws(DatabaseError) -> Connection {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         guard sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             let reason = handle.map(Self.message) ?? "cannot open the database file"
             sqlite_nio_sqlite3_close_v2(handle)
-            throw Failure(description: reason)
+            throw failure(reason)
         }
         // Wait for a checkpoint rather than fail. Pages come through SQLite's own cache (2 MB a connection) and
         // the OS's page cache; not mapped, which would show the file in the server's resident memory.
@@ -95,9 +91,13 @@ final class SQLiteLookup: Sendable {
         else {
             let reason = Self.message(handle)
             sqlite_nio_sqlite3_close_v2(handle)
-            throw Failure(description: reason)
+            throw failure(reason)
         }
         return Connection(handle: handle, statement: statement)
+    }
+
+    private func failure(_ reason: String) -> DatabaseError {
+        .queryFailed(.sqliteFile(path: path), reason: reason)
     }
 
     private static func message(_ handle: OpaquePointer) -> String {

@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Foundation
 
 /// Where the server keeps its data: a SQLite file (the default, nothing to install) or a PostgreSQL server.
@@ -46,14 +47,17 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
                 throw ConfigurationError(
                     setting: "database URL",
                     reason:
-                        "\(Self.redact(trimmed)) is not a valid PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
+                        "\(URLRedaction.password(in: trimmed)) is not a valid PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"
                 )
             }
             if let port = components.port, !(1...65535).contains(port) {
                 throw ConfigurationError(setting: "database URL", reason: "port \(port) is out of range")
             }
             if components.user == nil || components.user == "" {
-                throw ConfigurationError(setting: "database URL", reason: "\(Self.redact(trimmed)) names no user")
+                throw ConfigurationError(
+                    setting: "database URL",
+                    reason: "\(URLRedaction.password(in: trimmed)) names no user"
+                )
             }
             let scheme = trimmed.prefix(while: { $0 != ":" }).lowercased()
             self = .postgres(url: scheme + trimmed.drop(while: { $0 != ":" }))
@@ -62,7 +66,7 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             throw ConfigurationError(
                 setting: "database URL",
                 reason:
-                    "unsupported scheme '\(Self.redact(scheme))': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE"
+                    "unsupported scheme '\(URLRedaction.password(in: scheme))': use sqlite:PATH or postgres://USER:PASSWORD@HOST/DATABASE"
             )
         }
     }
@@ -79,19 +83,9 @@ public enum DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqliteFile(let path): "sqlite:\(path)"
         case .sqliteMemory: "sqlite::memory:"
-        case .postgres(let url): Self.redact(url)
+        case .postgres(let url): URLRedaction.password(in: url)
         }
     }
 
     public var description: String { redacted }
-
-    static func redact(_ url: String) -> String {
-        // scheme://user:password@host -> scheme://user:***@host
-        guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
-            return url
-        }
-        let userinfo = url[schemeEnd.upperBound..<at]
-        guard let colon = userinfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
-    }
 }

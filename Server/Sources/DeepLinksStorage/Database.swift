@@ -238,6 +238,15 @@ public final class Database: Sendable {
         }
         return String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
     }
+
+    /// Whether `error` is the storage failing (the database unreachable, refusing, timing out, its disk full), as
+    /// opposed to a bug: the server answers the first with 503 and `Retry-After`. Here so that no module above this
+    /// one needs the drivers' types.
+    public static func isStorageFailure(_ error: any Error) -> Bool {
+        error is PSQLError || error is SQLiteError || error is ConnectionPoolError
+            || error is ConnectionPoolTimeoutError || error is NIOConnectionError || error is ChannelError
+            || error is IOError || error is DatabaseError || error is PostgresDecodingError
+    }
 }
 
 /// Leases a connection for the duration of a closure.
@@ -295,7 +304,7 @@ where Leasing.Source.Connection: Sendable {
 
 extension Database {
     /// An outbox (`mail_outbox`, `webhook_outbox`): rows with `id`, `sent_at`, `next_attempt_at` and `attempts`.
-    enum Outbox: String {
+    package enum Outbox: String {
         case mail = "mail_outbox"
         case webhooks = "webhook_outbox"
     }
@@ -305,7 +314,9 @@ extension Database {
     /// the database) sends it until the lease ends. The candidate is chosen once (a materialised CTE: PostgreSQL may
     /// run an `IN (SELECT ... LIMIT 1)` again for each row it scans, claiming many rows with one statement), and
     /// PostgreSQL skips rows another server has locked (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
-    func claimDue(_ outbox: Outbox, now: Int64, lease: Int64, returning columns: String) async throws -> (any SQLRow)? {
+    package func claimDue(_ outbox: Outbox, now: Int64, lease: Int64, returning columns: String) async throws -> (
+        any SQLRow
+    )? {
         let postgres = kind == .postgresql
         let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
         let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""

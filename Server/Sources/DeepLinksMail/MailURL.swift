@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Foundation
 
 /// Where outgoing mail goes: a local folder of `.eml` files (the default, for development), or an SMTP server.
@@ -50,7 +51,7 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
             guard let components = URLComponents(string: trimmed), let host = components.host, !host.isEmpty else {
                 throw ConfigurationError(
                     setting: "mail URL",
-                    reason: "\(DatabaseURL.redact(trimmed)) is not a valid SMTP URL"
+                    reason: "\(URLRedaction.password(in: trimmed)) is not a valid SMTP URL"
                 )
             }
             let port = components.port ?? (implicitTLS ? 465 : 587)
@@ -88,7 +89,8 @@ public enum MailURL: Sendable, Equatable, CustomStringConvertible {
         } else if trimmed.contains("://") {
             throw ConfigurationError(
                 setting: "mail URL",
-                reason: "unsupported scheme in \(DatabaseURL.redact(trimmed)): use a folder path, smtp:// or smtps://"
+                reason:
+                    "unsupported scheme in \(URLRedaction.password(in: trimmed)): use a folder path, smtp:// or smtps://"
             )
         } else {
             self = .folder(path: trimmed)

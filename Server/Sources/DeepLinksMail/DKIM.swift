@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Crypto
 import CryptoExtras
 import Foundation
@@ -37,7 +38,7 @@ public struct DKIMSigner: Sendable {
                 reason: "is neither an RSA key of 2048 bits or more nor an Ed25519 key in PEM"
             )
         }
-        guard AppConfiguration.hostProblem(domain) == nil else {
+        guard HostName.problem(domain) == nil else {
             throw ConfigurationError(setting: "DKIM domain", reason: "'\(domain)' is not a host name")
         }
         guard !selector.isEmpty,

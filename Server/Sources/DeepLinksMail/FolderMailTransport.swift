@@ -1,3 +1,4 @@
+import DeepLinksSupport
 import Foundation
 
 /// The development default: each message is an `.eml` file in a folder, written whole or not at all.
