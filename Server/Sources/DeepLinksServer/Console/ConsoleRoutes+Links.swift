@@ -1,0 +1,299 @@
+import AppSiteAssociation
+import Crypto
+import DeepLinks
+import DeepLinksQR
+import DeepLinksSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The links: list, create, edit, delete, stats, QR codes, import and export.
+extension ConsoleRoutes {
+    func registerLinks(on router: Router<AppRequestContext>) {
+        router.get("/console/links") { request, _ -> Response in
+            try await page(request, role: .viewer) { viewer in
+                let query = request.uri.queryParameters
+                let text = String(query["q"] ?? "").trimmingCharacters(in: .whitespaces)
+                let rows = try await store.search(
+                    String(text.prefix(200)),
+                    after: query["after"].map(String.init),
+                    limit: Self.pageSize
+                )
+                // Only what the server did: a code (base64url, no sentence fits in one) that was a link a moment
+                // ago and is none now, looked up; never text from the query.
+                var notice: String?
+                if let deleted = query["deleted"].map(String.init), SmartLinkValidator.isCode(deleted),
+                    try await store.wasDeleted(deleted, withinMilliseconds: 600_000)
+                {
+                    notice = "The link \(deleted) was deleted."
+                }
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.links(
+                        rows,
+                        query: text,
+                        next: rows.count == Self.pageSize ? rows.last?.link.code : nil,
+                        notice: notice,
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.get("/console/new") { request, _ -> Response in
+            try await page(request, role: .editor) { viewer in
+                ConsolePages.response(
+                    .ok,
+                    ConsolePages.linkForm(
+                        code: nil,
+                        values: ["passQuery": "on"],
+                        problems: [:],
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.post("/console/new") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, fields in
+                var values = fields
+                if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+                    values["code"] = SmartLinkValidator.generateCode()
+                }
+                let (link, problems) = parsed(values)
+                guard let link, problems.isEmpty else { return formFailure(nil, fields, problems, viewer) }
+                guard try await store.insert(link) else {
+                    return formFailure(nil, fields, ["code": ["code: this code is taken"]], viewer)
+                }
+                return Self.redirect("/console/links/\(link.code)")
+            }
+        }
+        router.get("/console/export.csv") { request, _ -> Response in
+            try await page(request, role: .viewer) { _ in SmartLinkRoutes.csvFile(try await links.exportCSV()) }
+        }
+        router.get("/console/import") { request, _ -> Response in
+            try await page(request, role: .editor) { viewer in
+                ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))
+            }
+        }
+        // Another system's export, uploaded as a file (multipart: the console has no script to read it). Its
+        // megabytes are read for a signed-in editor only, and only once the form's CSRF token (in the form's
+        // action, so it is known before the body is) is right.
+        router.post("/console/import") { request, _ -> Response in
+            try await page(request, role: .editor) { viewer in
+                if let refused = Self.refusal(csrf: request.uri.queryParameters["csrf"].map(String.init), viewer) {
+                    return refused
+                }
+                if let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds()) {
+                    return ConsolePages.response(
+                        .tooManyRequests,
+                        ConsolePages.importForm(
+                            values: Self.importDefaults,
+                            problem: "Too many imports and diagnoses: try again in \(wait) seconds.",
+                            viewer: viewer
+                        ),
+                        headers: [.retryAfter: String(wait)]
+                    )
+                }
+                let form: [String: MultipartForm.Part]
+                do {
+                    form = try await MultipartForm.read(request, limit: SmartLinkRoutes.maxImportSize + 16_384)
+                } catch is NIOTooManyBytesError {
+                    return ConsolePages.response(
+                        .contentTooLarge,
+                        ConsolePages.importForm(
+                            values: Self.importDefaults,
+                            problem:
+                                "The file is larger than \(SmartLinkRoutes.maxImportSize >> 20) MiB: split it into smaller files and import each.",
+                            viewer: viewer
+                        )
+                    )
+                }
+                var values = Self.importDefaults
+                for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
+                values["dryRun"] = form["dryRun"] == nil ? nil : "on"
+                func failure(_ problem: String) -> Response {
+                    ConsolePages.response(
+                        .unprocessableContent,
+                        ConsolePages.importForm(values: values, problem: problem, viewer: viewer)
+                    )
+                }
+                guard let format = LinkImport.Format(rawValue: values["format"] ?? ""),
+                    let conflict = LinkImport.Conflict(rawValue: values["onConflict"] ?? "")
+                else { return failure("Choose a format and what to do with codes that are taken.") }
+                // `field=column` pairs, as the API's `column.FIELD=NAME`.
+                var columns: [String: String] = [:]
+                for pair in (values["columns"] ?? "").split(whereSeparator: { $0 == "," || $0.isNewline }) {
+                    let text = pair.trimmingCharacters(in: .whitespaces)
+                    guard !text.isEmpty else { continue }
+                    let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                        return failure("Columns: write each as field=column, separated by commas (not “\(text)”).")
+                    }
+                    columns[parts[0]] = parts[1]
+                }
+                guard let file = form["file"], !file.value.isEmpty else { return failure("Choose a file to import.") }
+                guard let text = file.text else {
+                    return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
+                }
+                let read: (format: LinkImport.Format, rows: [LinkImport.Row])
+                do {
+                    read = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
+                } catch {
+                    return failure("The file cannot be read as \(format.rawValue): \(error)")
+                }
+                let dryRun = values["dryRun"] != nil
+                let report = try await links.importing(read, conflict: conflict, dryRun: dryRun)
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)
+                )
+            }
+        }
+        router.get("/console/links/:code") { request, context -> Response in
+            try await page(request, role: .viewer) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.link(
+                        link,
+                        rows: try await store.stats(link.code),
+                        referrers: try await store.referrers(link.code),
+                        qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        for format in ["svg", "png"] {
+            router.get("/console/links/:code/qr.\(format)") { request, context -> Response in
+                try await page(request, role: .viewer) { viewer in
+                    guard let link = try await existing(context) else { return notFound(viewer) }
+                    let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
+                    let image = QRImage(code: qr, margin: 4)
+                    let bytes = format == "png" ? image.png(pixels: 1024) : Array(image.svg(pixels: 1024).utf8)
+                    return Response(
+                        status: .ok,
+                        headers: [
+                            .contentType: format == "png" ? "image/png" : "image/svg+xml",
+                            .cacheControl: "no-store",
+                            .contentDisposition: "attachment; filename=\"\(link.code).\(format)\"",
+                            .xContentTypeOptions: "nosniff",
+                        ],
+                        body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+                    )
+                }
+            }
+        }
+        router.get("/console/links/:code/edit") { request, context -> Response in
+            try await page(request, role: .editor) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                return ConsolePages.response(
+                    .ok,
+                    ConsolePages.linkForm(
+                        code: link.code,
+                        values: ConsolePages.formValues(link),
+                        problems: [:],
+                        viewer: viewer,
+                        policy: policy
+                    )
+                )
+            }
+        }
+        router.post("/console/links/:code/edit") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, fields in
+                guard let stored = try await existing(context) else { return notFound(viewer) }
+                var values = fields
+                values["code"] = stored.code
+                let (link, problems) = parsed(values)
+                guard let link, problems.isEmpty else { return formFailure(stored.code, fields, problems, viewer) }
+                guard try await store.update(link) else { return notFound(viewer) }
+                return Self.redirect("/console/links/\(link.code)")
+            }
+        }
+        router.get("/console/links/:code/delete") { request, context -> Response in
+            try await page(request, role: .editor) { viewer in
+                guard let link = try await existing(context) else { return notFound(viewer) }
+                return ConsolePages.response(.ok, ConsolePages.confirmDelete(link, viewer: viewer))
+            }
+        }
+        router.post("/console/links/:code/delete") { request, context -> Response in
+            try await form(request, context, role: .editor) { viewer, _ in
+                guard let link = try await existing(context), try await store.delete(link.code) else {
+                    return notFound(viewer)
+                }
+                return Self.redirect("/console/links?deleted=\(ConsolePages.formEncoded(link.code))")
+            }
+        }
+    }
+
+    private func existing(_ context: AppRequestContext) async throws -> SmartLink? {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code) else { return nil }
+        return try await store.find(code)
+    }
+
+    func notFound(_ viewer: ConsolePages.Viewer) -> Response {
+        ConsolePages.response(
+            .notFound,
+            ConsolePages.message(title: "No such link", viewer: viewer, text: "There is no link with this code.")
+        )
+    }
+
+    private func formFailure(
+        _ code: String?,
+        _ values: [String: String],
+        _ problems: [String: [String]],
+        _ viewer: ConsolePages.Viewer
+    ) -> Response {
+        ConsolePages.response(
+            .unprocessableContent,
+            ConsolePages.linkForm(code: code, values: values, problems: problems, viewer: viewer, policy: policy)
+        )
+    }
+
+    /// The form's fields as a link, checked by the API's validator; the problems by field name (`""`: the link's).
+    func parsed(_ values: [String: String]) -> (SmartLink?, [String: [String]]) {
+        func text(_ name: String) -> String? {
+            guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+                return nil
+            }
+            return value
+        }
+        var problems: [String: [String]] = [:]
+        // No route: a web link (its fallback is where every platform goes).
+        var link = SmartLink(code: text("code") ?? "", route: text("route"))
+        link.app = text("app").flatMap { $0 == policy.primary.bundleID ? nil : $0 }
+        link.destinations = .init(
+            ios: text("destinations.ios"),
+            ipad: text("destinations.ipad"),
+            android: text("destinations.android"),
+            desktop: text("destinations.desktop"),
+            fallback: text("destinations.fallback")
+        )
+        link.preview = .init(
+            title: text("preview.title"),
+            description: text("preview.description"),
+            image: text("preview.image")
+        )
+        link.passQuery = values["passQuery"] == "on"
+        link.expiredURL = text("expiredURL")
+        if let expiry = text("expiresAt") {
+            if let milliseconds = ConsolePages.parseDateTime(expiry) {
+                link.expiresAt = milliseconds
+            } else {
+                problems["expiresAt", default: []].append("expiresAt: a date and time, as 2026-12-31T23:59 (UTC)")
+            }
+        }
+        for problem in policy.validator.problems(link) {
+            // The validator names the field before a colon: `destinations.ios: ...`.
+            let field = problem.prefix { $0 != ":" }
+            problems[values.keys.contains(String(field)) || field == "code" ? String(field) : "", default: []]
+                .append(problem)
+        }
+        return (problems.isEmpty ? link : nil, problems)
+    }
+}

@@ -1,0 +1,103 @@
+import AppSiteAssociation
+import Crypto
+import DeepLinks
+import DeepLinksQR
+import DeepLinksSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Sign-in and sign-out: the throttles, the device cookie, the session.
+extension ConsoleRoutes {
+    func registerSignIn(on router: Router<AppRequestContext>) {
+        router.get("/console/sign-in") { request, _ -> Response in
+            if let token = request.cookies[Self.sessionCookie]?.value, try await operators.session(token) != nil {
+                return Self.redirect("/console/links")
+            }
+            let next = request.uri.queryParameters["next"].map(String.init).flatMap(Self.safeNext)
+            return signInPage(.ok, next: next)
+        }
+        router.post("/console/sign-in") { request, context -> Response in
+            let form = try await FormBody.read(request, context: context)
+            let next = form["next"].flatMap(Self.safeNext)
+            guard let expected = request.cookies[Self.signInCookie]?.value, let sent = form["csrf"],
+                SecureBytes.equal(Array(expected.utf8), Array(sent.utf8))
+            else {
+                return signInPage(
+                    .forbidden,
+                    next: next,
+                    error: "The form expired or came from another site: sign in again."
+                )
+            }
+            let email = form["email"] ?? ""
+            let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
+            let now = clock.milliseconds()
+            // The client's network carries the brute-force limit, right password or not. The address's bucket is
+            // for the browsers its operator never signed in from; one they did (its device cookie) has a bucket of
+            // its own, so a stranger's wrong passwords never lock the owner out there. A right password gives its
+            // token back: only wrong ones empty a bucket.
+            var device = request.cookies[Self.deviceCookie]?.value
+            if let token = device, try await !operators.isDevice(token, of: email) { device = nil }
+            let bucket = device.map { "device:\(Operators.digest($0))" } ?? Operators.normalized(email)
+            var wait = try await networkLimiter.take(ClientNetwork.key(address), now: now)
+            if wait == nil { wait = try await addressLimiter.take(bucket, now: now) }
+            if let wait {
+                var response = signInPage(
+                    .tooManyRequests,
+                    email: email,
+                    next: next,
+                    error: "Too many attempts: try again in \(wait) seconds."
+                )
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
+            guard
+                let signedIn = try await hashing.run({
+                    try await operators.verify(email: email, password: form["password"] ?? "", hasher: hasher)
+                })
+            else {
+                return signInPage(.unauthorized, email: email, next: next, error: "The email or the password is wrong.")
+            }
+            try await addressLimiter.give(bucket, now: now)
+            let token = try await operators.startSession(signedIn)
+            var response = Self.redirect(next ?? "/console/links")
+            response.headers.append(HTTPField(name: .setCookie, value: Self.setCookie(Self.sessionCookie, token)))
+            response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.signInCookie)))
+            if device == nil {
+                let remembered = try await operators.rememberDevice(of: signedIn)
+                response.headers.append(
+                    HTTPField(
+                        name: .setCookie,
+                        value: Self.setCookie(Self.deviceCookie, remembered)
+                            + "; Max-Age=\(Operators.deviceLifetimeMilliseconds / 1000)"
+                    )
+                )
+            }
+            return response
+        }
+        router.post("/console/sign-out") { request, context -> Response in
+            try await form(request, context, role: .viewer) { _, _ in
+                if let token = request.cookies[Self.sessionCookie]?.value { try await operators.endSession(token) }
+                var response = Self.redirect("/console/sign-in")
+                response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.sessionCookie)))
+                return response
+            }
+        }
+    }
+
+    /// The sign-in page with a fresh pre-session CSRF token in its own cookie.
+    private func signInPage(
+        _ status: HTTPResponse.Status,
+        email: String = "",
+        next: String?,
+        error: String? = nil
+    ) -> Response {
+        let csrf = Base64URL.encode(SecureBytes.random(count: 32))
+        return ConsolePages.response(
+            status,
+            ConsolePages.signIn(csrf: csrf, email: email, error: error, next: next),
+            headers: [.setCookie: Self.setCookie(Self.signInCookie, csrf)]
+        )
+    }
+}
