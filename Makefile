@@ -8,7 +8,7 @@ test:
 test-all: lint apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster
 
 # The repository's .swift-format, as `swift format --in-place` leaves the code (fix with: make format).
-SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Fuzz
+SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/http/FloorServers Fuzz
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
 

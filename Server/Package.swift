@@ -95,8 +95,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            // The API's OpenAPI document, served at /openapi.json (the pages the configuration adds are added then).
-            resources: [.embedInCode("OpenAPI/openapi-api.json")],
+            // The API's OpenAPI document, served at /openapi.json (the pages the configuration adds are added then),
+            // and the web pages' scripts and style sheets (WebAssets), compiled into the binary.
+            resources: [
+                .embedInCode("OpenAPI/openapi-api.json"),
+                .embedInCode("Web/Assets/reset-password.js"),
+                .embedInCode("Web/Assets/deferred.js"),
+                .embedInCode("Web/Assets/platform.js"),
+                .embedInCode("Web/Assets/site.css"),
+                .embedInCode("Web/Assets/console.css"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -214,7 +214,7 @@ public enum DeepLinksApplication {
         } else {
             AccountRoutes.registerExternal(on: router)
         }
-        ResetLandingPage.registerAssets(on: router)
+        WebAssets.register(on: router)
         if let resets {
             let page = ResetLandingPage(
                 app: app,

@@ -5,20 +5,8 @@ import Hummingbird
 
 /// The console's HTML: server-rendered, no script (its CSP allows none), every form posting a CSRF token.
 enum ConsolePages {
-    /// No script at all; styles from the server's own sheet; QR codes and charts are inline SVG.
-    static let securityHeaders: HTTPFields = {
-        var headers = ResetLandingPage.securityHeaders
-        headers[.contentSecurityPolicy] =
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-        headers[.contentType] = "text/html; charset=utf-8"
-        return headers
-    }()
-
     static func response(_ status: HTTPResponse.Status, _ html: String, headers extra: HTTPFields = [:]) -> Response {
-        var headers = securityHeaders
-        headers[.contentLength] = String(html.utf8.count)
-        headers.append(contentsOf: extra)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        Response.html(status, html, security: .console, extra: extra)
     }
 
     /// Who is signed in, and the token each form of the page carries.
@@ -40,23 +28,11 @@ enum ConsolePages {
                 <form method="post" action="/console/sign-out" class="inline">\(csrfField(viewer))<span class="who">\(HTML.escape(viewer.signedIn.email)) (\(viewer.signedIn.role.rawValue))</span> <button class="secondary" type="submit">Sign out</button></form></header>
                 """
         }
-        return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTML.escape(title)) · deeplinks console</title>
-            <link rel="stylesheet" href="/assets/console.css">
-            </head>
-            <body>
-            \(navigation)
-            <main>
-            \(body)
-            </main>
-            </body>
-            </html>
-            """
+        return PageShell.document(
+            title: "\(title) · deeplinks console",
+            stylesheet: "/assets/console.css",
+            body: "\(navigation)\n<main>\n\(body)\n</main>"
+        )
     }
 
     static func csrfField(_ viewer: Viewer) -> String {
@@ -625,31 +601,4 @@ enum ConsolePages {
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
-
-    static let stylesheet = """
-        body { font: 16px/1.5 -apple-system, system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
-        header { display: flex; justify-content: space-between; align-items: center; flex-wrap: wrap; gap: .5rem; padding: .6rem 1.5rem; background: #1d1d1f; color: #fff; }
-        header a { color: #fff; margin-right: 1rem; font-weight: 600; }
-        .who { color: #d2d2d7; margin-right: .5rem; }
-        main { max-width: 60rem; margin: 1.5rem auto; padding: 1.5rem; background: #fff; border-radius: 12px; }
-        label { display: block; font-weight: 600; margin-top: .8rem; }
-        label.check { font-weight: 400; }
-        input:not([type=checkbox]), select { width: 100%; box-sizing: border-box; font-size: 1rem; padding: .5rem; margin: .2rem 0; }
-        fieldset { border: 1px solid #d2d2d7; border-radius: 8px; margin-top: 1rem; }
-        table { width: 100%; border-collapse: collapse; margin: .5rem 0; }
-        th, td { text-align: left; vertical-align: top; padding: .35rem .5rem .35rem 0; border-bottom: 1px solid #e8e8ed; overflow-wrap: anywhere; }
-        td.number { text-align: right; }
-        pre { background: #f5f5f7; padding: .8rem; overflow-x: auto; font-size: .85rem; }
-        svg { display: block; max-width: 100%; }
-        #qr svg { width: 200px; height: 200px; }
-        .columns { display: flex; gap: 2rem; flex-wrap: wrap; }
-        .columns section { flex: 1; min-width: 14rem; }
-        form.inline { display: inline; }
-        button, .button { display: inline-block; font-size: 1rem; padding: .5rem 1rem; border-radius: 8px; border: 0; background: #0066cc; color: #fff; text-decoration: none; cursor: pointer; }
-        .secondary { background: #e8e8ed; color: #0066cc; }
-        .error { color: #b00020; }
-        .ok { color: #1a7f37; }
-        .help { color: #6e6e73; font-size: .9rem; margin: .1rem 0; }
-        .notice { background: #fff4ce; border-radius: 8px; padding: .6rem .8rem; }
-        """
 }

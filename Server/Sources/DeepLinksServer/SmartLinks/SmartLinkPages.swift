@@ -7,13 +7,7 @@ import Hummingbird
 /// the deferred link to the App Store button.
 enum SmartLinkPages {
     static func html(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        var headers = ResetLandingPage.securityHeaders
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentLength] = String(body.utf8.count)
-        headers[.init("Referrer-Policy")!] = "strict-origin-when-cross-origin"
-        // Preview fetchers must be allowed to read the Open Graph tags.
-        headers[.init("X-Robots-Tag")!] = nil
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response.html(status, body, security: .smartLink)
     }
 
     /// `GET /` on a server: what it serves, for whom, and where to check it. Nothing secret: the same facts
@@ -46,21 +40,7 @@ enum SmartLinkPages {
     }
 
     static func page(title: String, head: String = "", body: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        \(head)
-        <title>\(HTML.escape(title))</title>
-        <link rel="stylesheet" href="/assets/site.css">
-        </head>
-        <body><main>
-        \(body)
-        </main></body>
-        </html>
-        """
+        PageShell.document(title: title, stylesheet: "/assets/site.css", head: head, body: "<main>\n\(body)\n</main>")
     }
 
     static func openGraphTags(_ link: SmartLink, url: String, appName: String) -> String {
@@ -157,38 +137,6 @@ enum SmartLinkPages {
             body: "<p>Opening…</p>"
         )
     }
-
-    /// The touch check of ``probe(code:query:)``: iPadOS reports touch points, a Mac none.
-    static let platformScript = """
-        "use strict";
-        (function () {
-          var answer = navigator.maxTouchPoints > 1 ? "ipad" : "mac";
-          location.replace(location.pathname + (location.search ? location.search + "&" : "?") + "_platform=" + answer);
-        })();
-        """
-
-    /// On the App Store button of a landing page: fetches a one-time deferred-link token and leaves it on the
-    /// pasteboard, then goes on to the store. Safari keeps the tap's permission for a clipboard write whose
-    /// content is still being fetched (a ClipboardItem of a promise). Whatever fails, the store opens within 1.5 s.
-    static let deferredScript = """
-        "use strict";
-        (function () {
-          var button = document.getElementById("get-app");
-          if (!button || !navigator.clipboard) return;
-          button.addEventListener("click", function (event) {
-            event.preventDefault();
-            var store = button.href;
-            var go = function () { window.location.href = store; };
-            var text = fetch(button.getAttribute("data-deferred"), { method: "POST", credentials: "omit", cache: "no-store" })
-              .then(function (response) { if (!response.ok) throw new Error("no token"); return response.json(); })
-              .then(function (body) { return body.pasteboard; });
-            var written = window.ClipboardItem && navigator.clipboard.write
-              ? navigator.clipboard.write([new ClipboardItem({ "text/plain": text.then(function (t) { return new Blob([t], { type: "text/plain" }); }) })])
-              : text.then(function (t) { return navigator.clipboard.writeText(t); });
-            Promise.race([written, new Promise(function (resolve) { setTimeout(resolve, 1500); })]).then(go, go);
-          });
-        })();
-        """
 
     /// `?d=1`: what each platform gets, and whether iOS would open the app, FDL-style.
     static func decisions(_ link: SmartLink, policy routes: LinkPolicy) -> String {
