@@ -59,7 +59,7 @@ extension ConsoleRoutes {
             else {
                 return signInPage(.unauthorized, email: email, next: next, error: "The email or the password is wrong.")
             }
-            try await addressLimiter.give(bucket, now: now)
+            try await addressLimiter.give(bucket)
             let token = try await operators.startSession(signedIn)
             var response = Self.redirect(next ?? "/console/links")
             response.headers.append(HTTPField(name: .setCookie, value: Self.setCookie(Self.sessionCookie, token)))

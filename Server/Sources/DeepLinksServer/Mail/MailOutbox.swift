@@ -1,5 +1,6 @@
 import Crypto
 import DeepLinksMail
+import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
 import Logging
@@ -17,9 +18,6 @@ import SQLKit
 /// and the Message-ID is chosen when the row is queued, so the rare duplicate (a crash between the SMTP
 /// server's 250 and the row's update) carries the same Message-ID and receivers can drop it.
 public struct MailOutbox: Sendable {
-    /// `next_attempt_at` of a message that will not be tried again: failed for good, or dropped (body erased).
-    static let never = Int64.max
-
     let keys: SecretKeys
     let clock: WallClock
     /// The right-hand side of Message-IDs.
@@ -42,13 +40,15 @@ public struct MailOutbox: Sendable {
         let sealed = try ChaChaPoly.seal(JSONEncoder().encode(mail), using: keys.subkey("mail outbox", of: key))
             .combined.base64EncodedString()
         let messageID = "\(Base64URL.encode(SecureBytes.random(count: 16)))@\(messageDomain)"
-        let now = clock.milliseconds()
-        try await sql.raw(
-            """
-            INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, message_id, key_version, reset_token_hash)
-            VALUES (\(bind: kind), \(bind: sealed), \(bind: now), \(bind: now), \(bind: messageID), \(bind: key.version), \(bind: resetTokenHash))
-            """
-        ).run()
+        let message = MailOutboxStore.NewMessage(
+            kind: kind,
+            sealed: sealed,
+            createdAt: clock.milliseconds(),
+            messageID: messageID,
+            keyVersion: key.version,
+            resetTokenHash: resetTokenHash
+        )
+        try await MailOutboxStore.insert(message, on: sql)
     }
 
     /// Opens a sealed row: under the key version it names first, then under every other configured key.

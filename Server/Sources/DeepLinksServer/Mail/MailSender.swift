@@ -16,6 +16,7 @@ import SQLKit
 /// to be claimed again when the lease ends, with the same Message-ID.
 struct MailSender: Sendable {
     let database: Database
+    var store: MailOutboxStore { MailOutboxStore(database: database) }
     let outbox: MailOutbox
     let transport: any MailTransport
     let sender: String
@@ -25,16 +26,6 @@ struct MailSender: Sendable {
     var signer: DKIMSigner? = nil
     /// How long a claim lasts: longer than one delivery may take (``SMTPTransport`` gives up after 30 s).
     var lease: Int64 = 45_000
-
-    struct Claimed: Sendable {
-        let id: Int64
-        let kind: String
-        let sealed: String
-        let attempts: Int64
-        let messageID: String?
-        let keyVersion: Int?
-        let resetTokenHash: String?
-    }
 
     /// The address in a From value: `Name <a@b>` gives `a@b`, a bare address itself.
     static func address(in from: String) -> String {
@@ -52,26 +43,11 @@ struct MailSender: Sendable {
     }
 
     /// Claims the oldest due message, or returns nil when none is due.
-    func claim() async throws -> Claimed? {
-        let row = try await database.claimDue(
-            .mail,
-            now: outbox.clock.milliseconds(),
-            lease: lease,
-            returning: "id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash"
-        )
-        guard let row else { return nil }
-        return Claimed(
-            id: try row.decode(column: "id", as: Int64.self),
-            kind: try row.decode(column: "kind", as: String.self),
-            sealed: try row.decode(column: "sealed_message", as: String.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self),
-            messageID: try row.decode(column: "message_id", as: String?.self),
-            keyVersion: try row.decode(column: "key_version", as: Int?.self),
-            resetTokenHash: try row.decode(column: "reset_token_hash", as: String?.self)
-        )
+    func claim() async throws -> MailOutboxStore.Claimed? {
+        try await store.claimDue(now: outbox.clock.milliseconds(), lease: lease)
     }
 
-    private func deliver(_ claimed: Claimed) async {
+    private func deliver(_ claimed: MailOutboxStore.Claimed) async {
         let now = outbox.clock.milliseconds()
         let id = claimed.id
         do {
@@ -79,7 +55,7 @@ struct MailSender: Sendable {
                 try await finish(
                     id,
                     sentAt: nil,
-                    next: MailOutbox.never,
+                    next: MailOutboxStore.never,
                     error: "not sent: its reset link was superseded, used or expired first",
                     erase: true
                 )
@@ -115,7 +91,7 @@ struct MailSender: Sendable {
             try? await finish(
                 id,
                 sentAt: nil,
-                next: failure.isPermanent ? MailOutbox.never : now + delay,
+                next: failure.isPermanent ? MailOutboxStore.never : now + delay,
                 error: failure.reason
             )
             logger.warning(
@@ -140,11 +116,6 @@ struct MailSender: Sendable {
     /// Records the outcome of a claimed message: sent, or when to try again and why not. A sent or dropped
     /// message's body is erased.
     private func finish(_ id: Int64, sentAt: Int64?, next: Int64, error: String?, erase: Bool = false) async throws {
-        let body: SQLQueryString = erase ? ", sealed_message = ''" : ""
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "UPDATE mail_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: next), last_error = \(bind: error)\(body) WHERE id = \(bind: id)"
-            ).run()
-        }
+        try await store.record(id, sentAt: sentAt, nextAttemptAt: next, error: error, erase: erase)
     }
 }

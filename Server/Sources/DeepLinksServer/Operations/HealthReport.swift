@@ -94,8 +94,8 @@ extension HealthReport {
             try await sql.raw(
                 """
                 SELECT
-                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: MailOutbox.never)) AS queued,
-                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: MailOutbox.never) AND sealed_message <> '') AS failed,
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: MailOutboxStore.never)) AS queued,
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: MailOutboxStore.never) AND sealed_message <> '') AS failed,
                   (SELECT COUNT(*) FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)) AS budget_spent
                 """
             ).first()
