@@ -7,7 +7,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import Prometheus
-import SQLKit
 import UnixSignals
 
 /// Builds the server: routes, middleware and services over an open ``Database``.
@@ -320,26 +319,14 @@ extension DeepLinksApplication {
     /// Good enough to try the server; in production, set the keys so a database copy holds no key.
     static func developmentKeys(database: Database, logger: Logger) async throws -> SecretKeys {
         // Several servers starting at once on an empty database: the first insert wins, every server reads it.
-        let candidate = SecretKeys.random()
-        let inserted = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO server_settings (key, value, updated_at)
-                VALUES ('development_secret_key', \(bind: candidate.serialized), \(bind: ISO8601DateFormatter().string(from: Date())))
-                ON CONFLICT (key) DO NOTHING RETURNING key
-                """
-            ).first()
-        }
-        if inserted != nil {
+        let (value, inserted) = try await ServerSettingsStore(database: database).value(
+            of: "development_secret_key",
+            settingIfAbsent: SecretKeys.random().serialized
+        )
+        if inserted {
             logger.warning(
                 "DEEPLINKS_SECRET_KEYS is not set: using a development key stored in the database; set it in production"
             )
-        }
-        let stored = try await database.withConnection { sql in
-            try await sql.raw("SELECT value FROM server_settings WHERE key = 'development_secret_key'").first()
-        }
-        guard let value = try stored?.decode(column: "value", as: String.self) else {
-            throw DatabaseError.unexpectedAnswer("the development key was stored but cannot be read back")
         }
         return try SecretKeys(parsing: value)
     }

@@ -1,5 +1,4 @@
 import DeepLinksStorage
-import SQLKit
 import Synchronization
 
 /// Deletes what no longer serves, at most once an hour per server: audit events after 90 days, sent and
@@ -29,28 +28,21 @@ final class Pruning: Sendable {
 
     func run(now: Int64) async throws {
         let day: Int64 = 86_400_000
-        let statements: [SQLQueryString] = [
-            "DELETE FROM audit_events WHERE at < \(bind: now - 90 * day)",
-            "DELETE FROM console_audit WHERE at < \(bind: now - 365 * day)",
-            "DELETE FROM operator_devices WHERE created_at < \(bind: now - Operators.deviceLifetimeMilliseconds)",
-            "DELETE FROM mail_outbox WHERE created_at < \(bind: now - 7 * day) AND (sent_at IS NOT NULL OR sealed_message = '')",
-            "DELETE FROM password_resets WHERE expires_at < \(bind: now)",
-            "DELETE FROM deferred_links WHERE expires_at <= \(bind: now)",
-            // Delivered or given up (retried for a day): kept a week, for `last_error`.
-            "DELETE FROM webhook_outbox WHERE created_at < \(bind: now - 7 * day) AND (sent_at IS NOT NULL OR next_attempt_at = \(bind: Int64.max))",
-            """
-            DELETE FROM sessions WHERE created_at < \(bind: now - AccountService.sessionLifetimeMilliseconds)
-               OR COALESCE(last_used_at, created_at) < \(bind: now - AccountService.sessionIdleMilliseconds)
-            """,
-            // Console sessions: the idle limit is the shorter, and every session is used after it is created.
-            "DELETE FROM console_sessions WHERE last_used_at < \(bind: now - Operators.sessionIdleMilliseconds)",
-            "DELETE FROM reset_requests WHERE processed = \(bind: true) AND received_at < \(bind: now - day)",
-            "DELETE FROM rate_limits WHERE updated_at < \(bind: now - 3_600_000)",
+        let cutoffs = PruningStore.Cutoffs(
+            auditEvents: now - 90 * day,
+            consoleAudit: now - 365 * day,
+            operatorDevices: now - Operators.deviceLifetimeMilliseconds,
+            // Sent mail and dropped mail; webhook events delivered or given up (retried for a day), for `last_error`.
+            outboxes: now - 7 * day,
+            sessionsCreated: now - AccountService.sessionLifetimeMilliseconds,
+            sessionsIdle: now - AccountService.sessionIdleMilliseconds,
+            consoleSessionsIdle: now - Operators.sessionIdleMilliseconds,
+            resetRequests: now - day,
+            // Every bucket refills within the hour.
+            rateLimits: now - 3_600_000,
             // Servers read the change log every second; one that missed half of it starts with an empty cache.
-            "DELETE FROM link_changes WHERE at < \(bind: now - LinkStore.changeLogRetention)",
-        ]
-        for statement in statements {
-            try await database.withConnection { sql in try await sql.raw(statement).run() }
-        }
+            linkChanges: now - LinkStore.changeLogRetention
+        )
+        try await PruningStore(database: database).prune(now: now, cutoffs: cutoffs)
     }
 }

@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import AsyncHTTPClient
+import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
 import Logging
@@ -24,13 +25,6 @@ struct WebhookEvents: Sendable {
             "id": .string(id), "type": .string(type), "at": .number(Double(now)), "data": data,
         ])
         .compactJSON
-        for endpoint in endpoints {
-            try await sql.raw(
-                """
-                INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
-                VALUES (\(bind: endpoint), \(bind: id), \(bind: type), \(bind: body), \(bind: now), \(bind: now), 0)
-                """
-            ).run()
-        }
+        try await WebhookOutboxStore.insert(eventID: id, type: type, body: body, at: now, for: endpoints, on: sql)
     }
 }

@@ -5,7 +5,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import SQLKit
 
 /// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
 /// (``Database/claimDue(_:now:lease:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
@@ -36,37 +35,11 @@ struct WebhookSender: Sendable {
         }
     }
 
-    struct Claimed {
-        let id: Int64
-        let endpoint: String
-        let eventID: String
-        let type: String
-        let body: String
-        let createdAt: Int64
-        let attempts: Int64
+    func claim() async throws -> WebhookOutboxStore.Claimed? {
+        try await WebhookOutboxStore(database: database).claimDue(now: clock.milliseconds(), lease: lease)
     }
 
-    func claim() async throws -> Claimed? {
-        guard
-            let row = try await database.claimDue(
-                .webhooks,
-                now: clock.milliseconds(),
-                lease: lease,
-                returning: "id, endpoint, event_id, event_type, body, created_at, attempts"
-            )
-        else { return nil }
-        return Claimed(
-            id: try row.decode(column: "id", as: Int64.self),
-            endpoint: try row.decode(column: "endpoint", as: String.self),
-            eventID: try row.decode(column: "event_id", as: String.self),
-            type: try row.decode(column: "event_type", as: String.self),
-            body: try row.decode(column: "body", as: String.self),
-            createdAt: try row.decode(column: "created_at", as: Int64.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self)
-        )
-    }
-
-    private func deliver(_ event: Claimed) async {
+    private func deliver(_ event: WebhookOutboxStore.Claimed) async {
         let body = Array(event.body.utf8)
         var request = HTTPClientRequest(url: event.endpoint)
         request.method = .POST
@@ -124,10 +97,6 @@ struct WebhookSender: Sendable {
     }
 
     private func finish(_ id: Int64, sentAt: Int64?, next: Int64, error: String?) async throws {
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "UPDATE webhook_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: next), last_error = \(bind: error) WHERE id = \(bind: id)"
-            ).run()
-        }
+        try await WebhookOutboxStore(database: database).record(id, sentAt: sentAt, nextAttemptAt: next, error: error)
     }
 }

@@ -1,0 +1,74 @@
+import SQLKit
+
+/// The `webhook_outbox` table: one row per event and endpoint. The only place its SQL is written; the events, the
+/// signature and the retry policy are the server's `WebhookEvents` and `WebhookSender`.
+package struct WebhookOutboxStore: Sendable {
+    /// An event a sender claimed for one endpoint: no other server sends it until the lease ends.
+    package struct Claimed: Sendable {
+        package let id: Int64
+        package let endpoint: String
+        package let eventID: String
+        package let type: String
+        /// The event's JSON, as signed and sent.
+        package let body: String
+        package let createdAt: Int64
+        /// Attempts so far, this one included.
+        package let attempts: Int64
+    }
+
+    package let database: Database
+
+    package init(database: Database) {
+        self.database = database
+    }
+
+    /// Queues one event for each of `endpoints` on the caller's connection, inside its transaction: none is sent for
+    /// a change that rolled back.
+    package static func insert(
+        eventID: String,
+        type: String,
+        body: String,
+        at now: Int64,
+        for endpoints: [String],
+        on sql: any SQLDatabase
+    ) async throws {
+        for endpoint in endpoints {
+            try await sql.raw(
+                """
+                INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
+                VALUES (\(bind: endpoint), \(bind: eventID), \(bind: type), \(bind: body), \(bind: now), \(bind: now), 0)
+                """
+            ).run()
+        }
+    }
+
+    /// Claims the oldest due event for `lease` milliseconds (``Database/claimDue(_:now:lease:returning:)``).
+    package func claimDue(now: Int64, lease: Int64) async throws -> Claimed? {
+        guard
+            let row = try await database.claimDue(
+                .webhooks,
+                now: now,
+                lease: lease,
+                returning: "id, endpoint, event_id, event_type, body, created_at, attempts"
+            )
+        else { return nil }
+        return Claimed(
+            id: try row.decode(column: "id", as: Int64.self),
+            endpoint: try row.decode(column: "endpoint", as: String.self),
+            eventID: try row.decode(column: "event_id", as: String.self),
+            type: try row.decode(column: "event_type", as: String.self),
+            body: try row.decode(column: "body", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            attempts: try row.decode(column: "attempts", as: Int64.self)
+        )
+    }
+
+    /// Records a claimed event's outcome: sent, or when to try again and why not.
+    package func record(_ id: Int64, sentAt: Int64?, nextAttemptAt: Int64, error: String?) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "UPDATE webhook_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: nextAttemptAt), last_error = \(bind: error) WHERE id = \(bind: id)"
+            ).run()
+        }
+    }
+}
