@@ -28,6 +28,16 @@ struct AccountService: Sendable {
     static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
     static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
 
+    var sessions: Sessions {
+        Sessions(
+            store: SessionStore(database: database, table: .accounts),
+            clock: clock,
+            idle: Self.sessionIdleMilliseconds,
+            lifetime: Self.sessionLifetimeMilliseconds,
+            digests: { [keys] in keys.digests($0, purpose: "session") }
+        )
+    }
+
     struct Account: Sendable {
         let id: Int64
         let email: String
@@ -115,44 +125,19 @@ struct AccountService: Sendable {
         let stored = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
         let matches = try await hashing.run { await hasher.verify(password, against: stored) }
         guard let row, matches else { throw invalid }
-        let id = try row.decode(column: "id", as: Int64.self)
-        let token = SecretToken.generate()
-        let digest = keys.digest(token, purpose: "session", key: keys.current)
-        let now = clock.milliseconds()
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "INSERT INTO sessions (token_hash, account_id, created_at, last_used_at) VALUES (\(bind: digest), \(bind: id), \(bind: now), \(bind: now))"
-            ).run()
-        }
-        return token
+        return try await sessions.start(owner: try row.decode(column: "id", as: Int64.self))
     }
 
     /// The account of a live `Bearer` session token (used within the idle limit, signed in within the
     /// lifetime), or nil; marks the session used (at most once a minute).
     func account(session token: String) async throws -> Account? {
-        guard SecretToken.isWellFormed(token) else { return nil }
-        let digests = keys.digests(token, purpose: "session")
-        let now = clock.milliseconds()
+        guard let id = try await sessions.owner(of: token) else { return nil }
         let row = try await database.withConnection { sql in
             try await sql.raw(
-                """
-                SELECT a.id, a.email, a.email_display, s.token_hash, COALESCE(s.last_used_at, s.created_at) AS used_at
-                FROM sessions s JOIN accounts a ON a.id = s.account_id
-                WHERE s.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
-                  AND s.created_at > \(bind: now - Self.sessionLifetimeMilliseconds)
-                  AND COALESCE(s.last_used_at, s.created_at) > \(bind: now - Self.sessionIdleMilliseconds)
-                """
+                "SELECT id, email, email_display FROM accounts WHERE id = \(bind: id) AND disabled = \(bind: false)"
             ).first()
         }
-        guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
-            digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
-        else { return nil }
-        if try row.decode(column: "used_at", as: Int64.self) < now - 60_000 {
-            try await database.withConnection { sql in
-                try await sql.raw("UPDATE sessions SET last_used_at = \(bind: now) WHERE token_hash = \(bind: stored)")
-                    .run()
-            }
-        }
+        guard let row else { return nil }
         return Account(
             id: try row.decode(column: "id", as: Int64.self),
             email: try row.decode(column: "email", as: String.self),
@@ -178,18 +163,13 @@ struct AccountService: Sendable {
             try await sql.raw(
                 "UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1 WHERE id = \(bind: account.id)"
             ).run()
-            try await sql.raw(
-                "DELETE FROM sessions WHERE account_id = \(bind: account.id) AND token_hash <> \(bind: keep)"
-            ).run()
+            try await SessionStore.deleteAll(.accounts, owner: account.id, keeping: keep, on: sql)
             try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: account.id)").run()
         }
     }
 
     func signOut(session token: String) async throws {
-        let digests = keys.digests(token, purpose: "session")
-        try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM sessions WHERE token_hash IN (\(binds: digests))").run()
-        }
+        try await sessions.end(token)
     }
 
     static func address(_ submitted: String) throws -> EmailAddress {

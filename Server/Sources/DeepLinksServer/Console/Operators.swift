@@ -107,7 +107,7 @@ public struct Operators: Sendable {
             guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
             if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
             try await sql.raw("DELETE FROM operators WHERE id = \(bind: target.id)").run()
-            try await sql.raw("DELETE FROM console_sessions WHERE operator_id = \(bind: target.id)").run()
+            try await SessionStore.deleteAll(.console, owner: target.id, on: sql)
             try await sql.raw("DELETE FROM operator_devices WHERE operator_id = \(bind: target.id)").run()
             let note = "revoked: \(email) was removed by \(actor)"
             let revoked = try await sql.raw(
@@ -307,45 +307,32 @@ public struct Operators: Sendable {
 
     // MARK: Sessions
 
-    /// A new session for `signedIn`: the token for the cookie.
-    func startSession(_ signedIn: Operator) async throws -> String {
-        let token = Base64URL.encode(SecureBytes.random(count: 32))
-        let now = clock.milliseconds()
-        try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO console_sessions (token_hash, operator_id, created_at, last_used_at)
-                VALUES (\(bind: Self.digest(token)), \(bind: signedIn.id), \(bind: now), \(bind: now))
-                """
-            ).run()
-        }
-        return token
+    /// Console sessions (``Sessions``): their tokens are stored as SHA-256 digests.
+    var sessions: Sessions {
+        Sessions(
+            store: SessionStore(database: database, table: .console),
+            clock: clock,
+            idle: Self.sessionIdleMilliseconds,
+            lifetime: Self.sessionLifetimeMilliseconds,
+            digests: { [Self.digest($0)] }
+        )
     }
 
-    /// The operator of a live session, which this use keeps alive; nil for an unknown, idle or old token.
+    /// A new session for `signedIn`: the token for the cookie.
+    func startSession(_ signedIn: Operator) async throws -> String {
+        try await sessions.start(owner: signedIn.id)
+    }
+
+    /// The operator of a live session, whose use this records; nil for an unknown, idle or old token.
     func session(_ token: String) async throws -> Operator? {
-        let now = clock.milliseconds()
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                UPDATE console_sessions SET last_used_at = \(bind: now)
-                WHERE token_hash = \(bind: Self.digest(token))
-                  AND last_used_at > \(bind: now - Self.sessionIdleMilliseconds)
-                  AND created_at > \(bind: now - Self.sessionLifetimeMilliseconds)
-                RETURNING operator_id
-                """
-            ).first()
-        }
-        guard let id = try row?.decode(column: "operator_id", as: Int64.self) else { return nil }
+        guard let id = try await sessions.owner(of: token) else { return nil }
         return try await database.withConnection { sql in
             try await sql.raw("SELECT id, email, role FROM operators WHERE id = \(bind: id)").first()
         }.map(Self.operatorRow)
     }
 
     func endSession(_ token: String) async throws {
-        try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM console_sessions WHERE token_hash = \(bind: Self.digest(token))").run()
-        }
+        try await sessions.end(token)
     }
 
     // MARK: API keys

@@ -386,7 +386,7 @@ struct PasswordResetService: Sendable {
     /// After a changed password: every session (S1) and every other one-time secret (S2) ends, the notice
     /// is queued (S3), and the audit says so.
     func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
-        try await sql.raw("DELETE FROM sessions WHERE account_id = \(bind: live.accountID)").run()
+        try await SessionStore.deleteAll(.accounts, owner: live.accountID, on: sql)
         try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
         try await outbox.enqueue(
             ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
