@@ -141,4 +141,20 @@ public struct MailOutboxStore: Sendable {
             ).all().count
         }
     }
+
+    /// Messages waiting to be sent (`queued`), and failed for good and not requeued (`failed`).
+    package func pending() async throws -> (queued: Int, failed: Int) {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: Self.never)) AS queued,
+                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: Self.never) AND sealed_message <> '') AS failed
+                """
+            ).first()
+        }
+        return (
+            try row?.decode(column: "queued", as: Int.self) ?? 0, try row?.decode(column: "failed", as: Int.self) ?? 0
+        )
+    }
 }

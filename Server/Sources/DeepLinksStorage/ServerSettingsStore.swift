@@ -32,4 +32,16 @@ package struct ServerSettingsStore: Sendable {
         }
         return (value, inserted != nil)
     }
+
+    /// Sets `key` to `value` (the health check's write).
+    package func set(_ key: String, to value: String, at now: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO server_settings (key, value, updated_at) VALUES (\(bind: key), \(bind: value), \(bind: now))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                """
+            ).run()
+        }
+    }
 }

@@ -5,7 +5,6 @@ import DeepLinksSupport
 import Foundation
 import Logging
 import Prometheus
-import SQLKit
 
 /// Sends what the outbox holds, oldest first, with exponential backoff (2 s doubling, at most 15 min) after a
 /// temporary failure, and no retry after a permanent one (the recipient or the message refused).
@@ -106,11 +105,7 @@ struct MailSender: Sendable {
     }
 
     private func isLive(resetTokenHash hash: String, now: Int64) async throws -> Bool {
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id FROM password_resets WHERE token_hash = \(bind: hash) AND expires_at > \(bind: now)"
-            ).first()
-        } != nil
+        try await PasswordResetStore(database: database).isLive(tokenHash: hash, now: now)
     }
 
     /// Records the outcome of a claimed message: sent, or when to try again and why not. A sent or dropped

@@ -2,7 +2,6 @@ import DeepLinksStorage
 import Foundation
 import Hummingbird
 import Logging
-import SQLKit
 
 /// The body of `GET /healthz`: 200 when every check passes, 503 otherwise; `warnings` name what still works
 /// but needs an operator (mail that will not be retried, a spent reset-mail budget).
@@ -38,14 +37,7 @@ struct HealthReport: Codable, Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    INSERT INTO server_settings (key, value, updated_at) VALUES ('health_probe', \(bind: String(now)), \(bind: String(now)))
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                    """
-                ).run()
-            }
+            try await ServerSettingsStore(database: database).set("health_probe", to: String(now), at: String(now))
             let elapsed = clock.now - start
             let schema = try await Migrator(database: database, logger: logger).appliedVersions().max()
             let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
@@ -90,22 +82,8 @@ struct HealthReport: Codable, Sendable {
 extension HealthReport {
     /// The outbox's queued and failed messages, and the reset mails to new accounts in the last hour.
     static func counts(_ database: Database, now: Int64) async throws -> (OutboxCheck, budgetSpent: Int) {
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT
-                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at < \(bind: MailOutboxStore.never)) AS queued,
-                  (SELECT COUNT(*) FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at = \(bind: MailOutboxStore.never) AND sealed_message <> '') AS failed,
-                  (SELECT COUNT(*) FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)) AS budget_spent
-                """
-            ).first()
-        }
-        return (
-            OutboxCheck(
-                queued: try row?.decode(column: "queued", as: Int.self) ?? 0,
-                failed: try row?.decode(column: "failed", as: Int.self) ?? 0
-            ),
-            try row?.decode(column: "budget_spent", as: Int.self) ?? 0
-        )
+        let (queued, failed) = try await MailOutboxStore(database: database).pending()
+        let spent = try await PasswordResetStore(database: database).mailsToNewAccounts(since: now - 3_600_000)
+        return (OutboxCheck(queued: queued, failed: failed), spent)
     }
 }

@@ -28,11 +28,11 @@ struct DeferredLinks: Sendable {
         let token = Base64URL.encode(SecureBytes.random(count: 16))
         let now = clock.milliseconds()
         let hash = keys.digest(token, purpose: Self.purpose, key: keys.current)
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "INSERT INTO deferred_links (token_hash, code, expires_at) VALUES (\(bind: hash), \(bind: code), \(bind: now + Self.lifetimeMilliseconds))"
-            ).run()
-        }
+        try await DeferredLinkStore(database: database).insert(
+            tokenHash: hash,
+            code: code,
+            expiresAt: now + Self.lifetimeMilliseconds
+        )
         return token
     }
 
@@ -42,14 +42,10 @@ struct DeferredLinks: Sendable {
         let hashes = keys.digests(token, purpose: Self.purpose)
         return try await database.transaction { sql in
             for hash in hashes {
-                // One statement finds and deletes: two redemptions at once cannot both succeed.
-                guard
-                    let row = try await sql.raw(
-                        "DELETE FROM deferred_links WHERE token_hash = \(bind: hash) RETURNING code, expires_at"
-                    ).first()
-                else { continue }
-                guard try row.decode(column: "expires_at", as: Int64.self) > now else { return nil }
-                let code = try row.decode(column: "code", as: String.self)
+                guard let (code, expiresAt) = try await DeferredLinkStore.take(tokenHash: hash, on: sql) else {
+                    continue
+                }
+                guard expiresAt > now else { return nil }
                 try await events?.enqueue("deferred.redeemed", .object(["code": .string(code)]), on: sql)
                 return code
             }

@@ -24,29 +24,12 @@ struct LinkStore: Sendable {
         self.database = database
         self.clock = clock
         cache = LinkCache(bytes: cacheBytes)
-        if case .sqliteFile(let path) = database.url {
-            lookup = SQLiteLookup(path: path, sql: "SELECT document FROM links WHERE code = ?1")
-        } else {
-            lookup = nil
-        }
-        batcher =
-            database.kind == .postgresql
-            ? MissBatcher { codes in
-                let rows = try await database.read { sql in
-                    try await sql.raw(
-                        "SELECT code, document FROM links WHERE code IN (\(codes.map { SQLQueryString("\(bind: $0)") }.joined(separator: ", ")))"
-                    ).all()
-                }
-                var documents: [String: String] = [:]
-                for row in rows {
-                    documents[try row.decode(column: "code", as: String.self)] = try row.decode(
-                        column: "document",
-                        as: String.self
-                    )
-                }
-                return documents
-            } : nil
+        let documents = LinkDocumentStore(database: database)
+        lookup = documents.sqliteLookup()
+        batcher = database.kind == .postgresql ? MissBatcher { codes in try await documents.documents(codes) } : nil
     }
+
+    var documents: LinkDocumentStore { LinkDocumentStore(database: database) }
 
     /// The link of `code` as a redirect needs it: from memory when read in the last few seconds.
     /// - Parameter beforeLookup: runs when the cache does not know the code, before the database is asked; it
@@ -68,10 +51,7 @@ struct LinkStore: Sendable {
     func syncChanges() async throws {
         let now = clock.milliseconds()
         guard let position = cache.position else {
-            let last = try await database.read { sql in
-                try await sql.raw("SELECT COALESCE(MAX(id), 0) AS id FROM link_changes").first()
-            }
-            cache.synced(codes: nil, position: try last?.decode(column: "id", as: Int64.self) ?? 0, now: now)
+            cache.synced(codes: nil, position: try await documents.lastChange(), now: now)
             return
         }
         // PostgreSQL hands out ids when rows are written, not when they commit: a change with a smaller id can
@@ -82,24 +62,14 @@ struct LinkStore: Sendable {
         var changes: [(id: Int64, code: String)] = []
         var cursor = Int64.min
         while true {
-            let after = cursor
-            let rows = try await database.read { sql in
-                try await sql.raw(
-                    """
-                    SELECT id, code FROM link_changes WHERE id > \(bind: after) AND (id > \(bind: position) OR at >= \(bind: since))
-                    ORDER BY id LIMIT \(bind: Self.syncBatch)
-                    """
-                ).all()
-            }
-            for row in rows {
-                changes.append(
-                    (
-                        id: try row.decode(column: "id", as: Int64.self),
-                        code: try row.decode(column: "code", as: String.self)
-                    )
-                )
-            }
-            guard rows.count == Self.syncBatch, let last = changes.last else { break }
+            let page = try await documents.changes(
+                after: cursor,
+                position: position,
+                since: since,
+                limit: Self.syncBatch
+            )
+            changes += page
+            guard page.count == Self.syncBatch, let last = changes.last else { break }
             cursor = last.id
         }
         cache.synced(
@@ -121,24 +91,13 @@ struct LinkStore: Sendable {
     /// of a deletion names only such a code.
     func wasDeleted(_ code: String, withinMilliseconds window: Int64) async throws -> Bool {
         guard try await find(code) == nil else { return false }
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id FROM link_changes WHERE code = \(bind: code) AND at > \(bind: clock.milliseconds() - window)"
-            ).first()
-        }
-        return row != nil
+        return try await documents.changed(code, since: clock.milliseconds() - window)
     }
 
     /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it. Once the edit is
     /// committed, ``LinkCache/appliedHere(_:now:)`` drops it from this server's.
     private func changed(_ code: String, on sql: any SQLDatabase) async throws -> Change {
-        let row = try await sql.raw(
-            "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: clock.milliseconds())) RETURNING id"
-        ).first()
-        guard let id = try row?.decode(column: "id", as: Int64.self) else {
-            throw DatabaseError.unexpectedAnswer("the change log's insert returned no id")
-        }
-        return (id: id, code: code)
+        (id: try await LinkDocumentStore.recordChange(code, at: clock.milliseconds(), on: sql), code: code)
     }
 
     func find(_ code: String) async throws -> SmartLink? {
@@ -148,13 +107,9 @@ struct LinkStore: Sendable {
         } else if let batcher {
             document = try await batcher.document(code)
         } else {
-            let row = try await database.read { sql in
-                try await sql.raw("SELECT document FROM links WHERE code = \(bind: code)").first()
-            }
-            document = try row?.decode(column: "document", as: String.self)
+            document = try await documents.document(code)
         }
-        guard let document else { return nil }
-        return try JSONDecoder().decode(SmartLink.self, from: Data(document.utf8))
+        return try document.map(Self.decode)
     }
 
     /// Inserts `link`; false when its code is taken.
@@ -162,10 +117,7 @@ struct LinkStore: Sendable {
         let now = clock.milliseconds()
         let document = try Self.encode(link)
         let changes = try await database.transaction { sql -> [Change] in
-            let rows = try await sql.raw(
-                "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
-            ).all()
-            guard !rows.isEmpty else { return [] }
+            guard try await LinkDocumentStore.insert(link.code, document: document, at: now, on: sql) else { return [] }
             try await events?.enqueue("link.created", try Self.document(link), on: sql)
             return [try await changed(link.code, on: sql)]
         }
@@ -186,15 +138,10 @@ struct LinkStore: Sendable {
             var changes: [Change] = []
             for link in links {
                 let document = try Self.encode(link)
-                let inserted = try await sql.raw(
-                    "INSERT INTO links (code, document, created_at, updated_at) VALUES (\(bind: link.code), \(bind: document), \(bind: now), \(bind: now)) ON CONFLICT (code) DO NOTHING RETURNING code"
-                ).all()
-                if !inserted.isEmpty {
+                if try await LinkDocumentStore.insert(link.code, document: document, at: now, on: sql) {
                     outcomes.append(.imported)
                 } else if replacing {
-                    try await sql.raw(
-                        "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code)"
-                    ).run()
+                    _ = try await LinkDocumentStore.update(link.code, document: document, at: now, on: sql)
                     outcomes.append(.replaced)
                 } else {
                     outcomes.append(.skipped)
@@ -212,17 +159,7 @@ struct LinkStore: Sendable {
 
     /// Which of `codes` are links already.
     func existing(_ codes: [String]) async throws -> Set<String> {
-        var found = Set<String>()
-        for start in stride(from: 0, to: codes.count, by: 500) {
-            let batch = codes[start..<min(start + 500, codes.count)]
-            let rows = try await database.withConnection { sql in
-                try await sql.raw(
-                    "SELECT code FROM links WHERE code IN (\(batch.map { SQLQueryString("\(bind: $0)") }.joined(separator: ", ")))"
-                ).all()
-            }
-            for row in rows { found.insert(try row.decode(column: "code", as: String.self)) }
-        }
-        return found
+        try await documents.existing(codes)
     }
 
     /// Replaces the document of an existing code; false when there is none.
@@ -230,10 +167,7 @@ struct LinkStore: Sendable {
         let document = try Self.encode(link)
         let now = clock.milliseconds()
         let changes = try await database.transaction { sql -> [Change] in
-            let rows = try await sql.raw(
-                "UPDATE links SET document = \(bind: document), updated_at = \(bind: now) WHERE code = \(bind: link.code) RETURNING code"
-            ).all()
-            guard !rows.isEmpty else { return [] }
+            guard try await LinkDocumentStore.update(link.code, document: document, at: now, on: sql) else { return [] }
             try await events?.enqueue("link.updated", try Self.document(link), on: sql)
             return [try await changed(link.code, on: sql)]
         }
@@ -243,10 +177,7 @@ struct LinkStore: Sendable {
 
     func delete(_ code: String) async throws -> Bool {
         let changes = try await database.transaction { sql -> [Change] in
-            try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
-            try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
-            guard try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
-            else { return [] }
+            guard try await LinkDocumentStore.delete(code, on: sql) else { return [] }
             try await events?.enqueue("link.deleted", .object(["code": .string(code)]), on: sql)
             return [try await changed(code, on: sql)]
         }
@@ -256,88 +187,34 @@ struct LinkStore: Sendable {
 
     /// A page of links in code order, after `cursor`.
     func list(after cursor: String?, limit: Int) async throws -> [SmartLink] {
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT document FROM links WHERE code > \(bind: cursor ?? "") ORDER BY code LIMIT \(bind: limit)"
-            ).all()
-        }
-        return try rows.map {
-            try JSONDecoder().decode(
-                SmartLink.self,
-                from: Data(try $0.decode(column: "document", as: String.self).utf8)
-            )
-        }
+        try await documents.documents(after: cursor, limit: limit).map(Self.decode)
     }
 
     /// A page of links in code order after `cursor`, those whose code or document holds `text` (any case), each
     /// with its clicks by people: the console's list.
     func search(_ text: String, after cursor: String?, limit: Int) async throws -> [(link: SmartLink, clicks: Int64)] {
-        // LIKE's wildcards in the text are literal.
-        let escaped = text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        let pattern = "%\(escaped)%"
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT l.document,
-                       CAST(COALESCE((SELECT SUM(c.clicks) FROM link_clicks c WHERE c.code = l.code AND c.bot = \(bind: false)), 0) AS BIGINT) AS clicks
-                FROM links l
-                WHERE l.code > \(bind: cursor ?? "")
-                  AND (LOWER(l.code) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(l.document) LIKE \(bind: pattern) ESCAPE '\\')
-                ORDER BY l.code LIMIT \(bind: limit)
-                """
-            ).all()
-        }
-        return try rows.map { row in
-            (
-                try JSONDecoder().decode(
-                    SmartLink.self,
-                    from: Data(try row.decode(column: "document", as: String.self).utf8)
-                ),
-                try row.decode(column: "clicks", as: Int64.self)
-            )
-        }
+        try await documents.search(text, after: cursor, limit: limit).map { (try Self.decode($0.document), $0.clicks) }
     }
 
     /// Clicks per day and platform, bots apart.
     typealias ClickRow = (day: String, platform: String, bot: Bool, source: String, clicks: Int64)
 
     func stats(_ code: String) async throws -> [ClickRow] {
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT day, platform, bot, source, clicks FROM link_clicks WHERE code = \(bind: code)
-                ORDER BY day, platform, source
-                """
-            ).all()
-        }
-        return try rows.map {
-            (
-                try $0.decode(column: "day", as: String.self), try $0.decode(column: "platform", as: String.self),
-                try $0.decode(column: "bot", as: Bool.self), try $0.decode(column: "source", as: String.self),
-                try $0.decode(column: "clicks", as: Int64.self)
-            )
-        }
+        try await documents.clicks(code).map { ($0.day, $0.platform, $0.bot, $0.source, $0.clicks) }
     }
 
     /// The sites people came from (hosts of their `Referer`), most clicks first, at most `limit`.
     func referrers(_ code: String, limit: Int = 20) async throws -> [(host: String, clicks: Int64)] {
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT referrer, CAST(SUM(clicks) AS BIGINT) AS total FROM link_referrers WHERE code = \(bind: code)
-                GROUP BY referrer ORDER BY total DESC, referrer LIMIT \(bind: limit)
-                """
-            ).all()
-        }
-        return try rows.map {
-            (try $0.decode(column: "referrer", as: String.self), try $0.decode(column: "total", as: Int64.self))
-        }
+        try await documents.referrers(code, limit: limit)
     }
 
     /// A link as an event's data: its stored document.
     private static func document(_ link: SmartLink) throws -> JSONValue {
         try JSONValue.parse(Data(try encode(link).utf8))
+    }
+
+    private static func decode(_ document: String) throws -> SmartLink {
+        try JSONDecoder().decode(SmartLink.self, from: Data(document.utf8))
     }
 
     private static func encode(_ link: SmartLink) throws -> String {
