@@ -158,26 +158,45 @@ final class ClickCounter: Sendable {
             return pending
         }
         guard !batch.isEmpty else { return }
-        let postgresql = database.kind == .postgresql
         // In key order: each statement's rows fall on neighbouring pages of the table's B-tree, and consecutive
         // statements on consecutive ones, so a page is written about once a flush instead of once per row.
         let rows = batch.sorted { $0.key < $1.key }
         let referred = referrers.sorted { $0.key < $1.key }
-        let size = postgresql ? max(rows.count, referred.count) : Self.rowsPerStatement
+        let size = database.kind == .postgresql ? max(rows.count, referred.count) : Self.rowsPerStatement
         var written = (clicks: 0, referrers: 0)
         do {
             while written.clicks < rows.count || written.referrers < referred.count {
                 let clicks = rows[written.clicks..<min(written.clicks + size, rows.count)]
                 let referring = referred[written.referrers..<min(written.referrers + size, referred.count)]
                 try await database.transaction { sql in
-                    let upsert = Self.upsert(clicks, arrays: postgresql, returningCodes: events != nil)
-                    let stored = clicks.isEmpty ? [] : try await sql.raw(upsert).all()
-                    if !referring.isEmpty { try await sql.raw(Self.upsert(referring, arrays: postgresql)).run() }
-                    try await enqueueCounted(
-                        clicks,
-                        stored: Set(try stored.map { try $0.decode(column: "code", as: String.self) }),
+                    let stored = try await ClickCountStore.add(
+                        clicks.map {
+                            ClickCountStore.Count(
+                                code: $0.key.code,
+                                day: $0.key.day,
+                                platform: $0.key.platform,
+                                bot: $0.key.bot,
+                                source: $0.key.source.rawValue,
+                                clicks: $0.value
+                            )
+                        },
+                        kind: database.kind,
+                        returningCodes: events != nil,
                         on: sql
                     )
+                    try await ClickCountStore.add(
+                        referring.map {
+                            ClickCountStore.ReferrerCount(
+                                code: $0.key.code,
+                                day: $0.key.day,
+                                host: $0.key.host,
+                                clicks: $0.value
+                            )
+                        },
+                        kind: database.kind,
+                        on: sql
+                    )
+                    try await enqueueCounted(clicks, stored: stored, on: sql)
                 }
                 written = (clicks.endIndex, referring.endIndex)
                 metrics?.clicksFlushed.increment(by: clicks.reduce(0) { $0 + $1.value })
@@ -208,80 +227,6 @@ final class ClickCounter: Sendable {
             JSONValue.object(["code": .string(code), "clicks": .number(Double(clicks))])
         }
         try await events.enqueue("clicks.counted", .object(["links": .array(counts)]), on: sql)
-    }
-
-    /// Adds `rows` to `link_clicks`: on PostgreSQL its six columns bound as arrays (`unnest`); on SQLite the rows
-    /// bound as one JSON array of arrays (`json_each`). Either way the statement's text is the same whatever the
-    /// number of rows, and each column is one bound value, so preparing it costs nothing per row. With
-    /// `returningCodes`, the statement returns the code of each row it wrote (none for a deleted link).
-    static func upsert(_ rows: ArraySlice<(key: Key, value: Int64)>, arrays: Bool, returningCodes: Bool = false)
-        -> SQLQueryString
-    {
-        let counted: SQLQueryString =
-            arrays
-            ? """
-            SELECT * FROM unnest(\(bind: rows.map(\.key.code)), \(bind: rows.map(\.key.day)), \
-            \(bind: rows.map(\.key.platform)), \(bind: rows.map(\.key.bot)), \
-            \(bind: rows.map(\.key.source.rawValue)), \(bind: rows.map(\.value)))
-            """
-            : """
-            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(\(bind:
-                json(rows) { key, clicks in
-                    [.text(key.code), .text(key.day), .text(key.platform), .number(key.bot ? 1 : 0),
-                     .text(key.source.rawValue), .number(clicks)]
-                }))
-            """
-        return """
-            WITH counted (code, day, platform, bot, source, clicks) AS (\(counted))
-            INSERT INTO link_clicks (code, day, platform, bot, source, clicks)
-            SELECT code, day, platform, bot, source, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
-            ON CONFLICT (code, day, platform, bot, source) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks\
-            \(unsafeRaw: returningCodes ? " RETURNING code" : "")
-            """
-    }
-
-    /// Adds `rows` to `link_referrers`, as ``upsert(_:arrays:)`` does clicks.
-    static func upsert(_ rows: ArraySlice<(key: ReferrerKey, value: Int64)>, arrays: Bool) -> SQLQueryString {
-        let counted: SQLQueryString =
-            arrays
-            ? """
-            SELECT * FROM unnest(\(bind: rows.map(\.key.code)), \(bind: rows.map(\.key.day)), \
-            \(bind: rows.map(\.key.host)), \(bind: rows.map(\.value)))
-            """
-            : """
-            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(\(bind:
-                json(rows) { key, clicks in [.text(key.code), .text(key.day), .text(key.host), .number(clicks)] }))
-            """
-        return """
-            WITH counted (code, day, referrer, clicks) AS (\(counted))
-            INSERT INTO link_referrers (code, day, referrer, clicks)
-            SELECT code, day, referrer, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
-            ON CONFLICT (code, day, referrer) DO UPDATE SET clicks = link_referrers.clicks + excluded.clicks
-            """
-    }
-
-    /// A value of a row written for `json_each`.
-    enum Field {
-        case text(String)
-        case number(Int64)
-    }
-
-    /// `[[field, ...], ...]`: the rows as compact JSON, built in one string.
-    static func json<Row>(_ rows: ArraySlice<Row>, _ fields: (Row) -> [Field]) -> String {
-        var output = "["
-        output.reserveCapacity(rows.count * 64)
-        for (index, row) in rows.enumerated() {
-            output += index == 0 ? "[" : ",["
-            for (position, field) in fields(row).enumerated() {
-                if position > 0 { output += "," }
-                switch field {
-                case .number(let value): output += String(value)
-                case .text(let value): output += JSONValue.string(value).compactJSON
-                }
-            }
-            output += "]"
-        }
-        return output + "]"
     }
 
     /// `YYYY-MM-DD` (UTC) of a time, by arithmetic (Howard Hinnant's days-to-civil): no calendar per click.
