@@ -46,6 +46,13 @@ package struct RateLimitStore: Sendable {
         }
     }
 
+    /// Makes `bucket` full again (a bucket without a row is full).
+    package func refill(_ bucket: String) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("DELETE FROM rate_limits WHERE key = \(bind: bucket)").run()
+        }
+    }
+
     /// The seconds to wait before `bucket` has a token, or nil when it has one now; takes nothing.
     package func wait(_ bucket: String, capacity: Int, perMinute: Int, now: Int64) async throws -> Int? {
         try await database.withConnection { sql in

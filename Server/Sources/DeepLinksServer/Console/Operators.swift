@@ -14,6 +14,8 @@ public struct Operators: Sendable {
     let database: Database
     let clock: WallClock
 
+    var store: OperatorStore { OperatorStore(database: database) }
+
     public init(database: Database, clock: WallClock = .system) {
         self.database = database
         self.clock = clock
@@ -70,32 +72,27 @@ public struct Operators: Sendable {
         let problems = PasswordPolicy().problems(password, email: email.normalized)
         guard problems.isEmpty else { throw Failure.weakPassword(problems.map(\.rawValue)) }
         let hash = try await hasher.hash(password)
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO operators (email, password_hash, role, created_at)
-                VALUES (\(bind: email.normalized), \(bind: hash), \(bind: role.rawValue), \(bind: clock.milliseconds()))
-                ON CONFLICT (email) DO NOTHING RETURNING id
-                """
-            ).first()
-        }
-        guard let id = try row?.decode(column: "id", as: Int64.self) else { throw Failure.taken }
+        let inserted = try await store.insert(
+            email: email.normalized,
+            passwordHash: hash,
+            role: role.rawValue,
+            at: clock.milliseconds()
+        )
+        guard let id = inserted else { throw Failure.taken }
         try await database.withConnection { sql in
-            try await Self.audit(
-                sql,
-                clock.milliseconds(),
-                actor,
-                "operator.added",
-                "\(email.normalized) (\(role.rawValue))"
+            try await OperatorStore.audit(
+                at: clock.milliseconds(),
+                actor: actor,
+                event: "operator.added",
+                detail: "\(email.normalized) (\(role.rawValue))",
+                on: sql
             )
         }
         return Operator(id: id, email: email.normalized, role: role)
     }
 
     public func list() async throws -> [Operator] {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT id, email, role FROM operators ORDER BY email").all()
-        }.map(Self.operatorRow)
+        try await store.all().map(Operator.init)
     }
 
     /// Removes an operator: ends their sessions, forgets their sign-in devices and revokes every API key they made
@@ -106,16 +103,10 @@ public struct Operators: Sendable {
         try await database.transaction { sql in
             guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
             if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
-            try await sql.raw("DELETE FROM operators WHERE id = \(bind: target.id)").run()
+            try await OperatorStore.delete(target.id, on: sql)
             try await SessionStore.deleteAll(.console, owner: target.id, on: sql)
-            try await sql.raw("DELETE FROM operator_devices WHERE operator_id = \(bind: target.id)").run()
             let note = "revoked: \(email) was removed by \(actor)"
-            let revoked = try await sql.raw(
-                """
-                UPDATE api_keys SET revoked_at = \(bind: now), note = \(bind: note)
-                WHERE operator_id = \(bind: target.id) AND revoked_at IS NULL RETURNING prefix
-                """
-            ).all().map { try $0.decode(column: "prefix", as: String.self) }
+            let revoked = try await OperatorStore.revokeKeys(of: target.id, at: now, note: note, on: sql)
             try await Self.audit(sql, now, actor, "operator.removed", "\(email) (\(target.role.rawValue))")
             for prefix in revoked.sorted() {
                 try await Self.audit(sql, now, actor, "key.revoked", "\(prefix)… of \(email): its operator was removed")
@@ -132,7 +123,7 @@ public struct Operators: Sendable {
             guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
             guard target.role != role else { return }
             if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
-            try await sql.raw("UPDATE operators SET role = \(bind: role.rawValue) WHERE id = \(bind: target.id)").run()
+            try await OperatorStore.setRole(target.id, to: role.rawValue, on: sql)
             try await Self.audit(
                 sql,
                 now,
@@ -142,13 +133,13 @@ public struct Operators: Sendable {
             )
             for higher in OperatorRole.allCases where higher > role {
                 let note = "lowered from \(higher.rawValue): \(email) became \(role.rawValue) (\(actor))"
-                let lowered = try await sql.raw(
-                    """
-                    UPDATE api_keys SET role = \(bind: role.rawValue), note = \(bind: note)
-                    WHERE operator_id = \(bind: target.id) AND revoked_at IS NULL AND role = \(bind: higher.rawValue)
-                    RETURNING prefix
-                    """
-                ).all().map { try $0.decode(column: "prefix", as: String.self) }
+                let lowered = try await OperatorStore.lowerKeys(
+                    of: target.id,
+                    from: higher.rawValue,
+                    to: role.rawValue,
+                    note: note,
+                    on: sql
+                )
                 for prefix in lowered.sorted() {
                     try await Self.audit(
                         sql,
@@ -168,15 +159,13 @@ public struct Operators: Sendable {
     }
 
     private static func operatorNamed(_ email: String, _ sql: any SQLDatabase) async throws -> Operator? {
-        try await sql.raw("SELECT id, email, role FROM operators WHERE email = \(bind: email)").first()
-            .map(operatorRow)
+        try await OperatorStore.find(email: email, on: sql).map(Operator.init)
     }
 
     private static func requireAnotherAdmin(than id: Int64, _ sql: any SQLDatabase) async throws {
-        let other = try await sql.raw(
-            "SELECT id FROM operators WHERE role = \(bind: OperatorRole.admin.rawValue) AND id <> \(bind: id)"
-        ).first()
-        guard other != nil else { throw Failure.lastAdmin }
+        guard try await OperatorStore.another(OperatorRole.admin.rawValue, than: id, on: sql) else {
+            throw Failure.lastAdmin
+        }
     }
 
     // MARK: Audit
@@ -196,27 +185,13 @@ public struct Operators: Sendable {
         _ event: String,
         _ detail: String
     ) async throws {
-        try await sql.raw(
-            """
-            INSERT INTO console_audit (at, actor, event, detail)
-            VALUES (\(bind: now), \(bind: actor), \(bind: event), \(bind: detail))
-            """
-        ).run()
+        try await OperatorStore.audit(at: now, actor: actor, event: event, detail: detail, on: sql)
     }
 
     /// The newest events first.
     public func auditEvents(limit: Int = 50) async throws -> [AuditEvent] {
-        try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT at, actor, event, detail FROM console_audit ORDER BY id DESC LIMIT \(bind: limit)"
-            ).all()
-        }.map { row in
-            AuditEvent(
-                at: try row.decode(column: "at", as: Int64.self),
-                actor: try row.decode(column: "actor", as: String.self),
-                event: try row.decode(column: "event", as: String.self),
-                detail: try row.decode(column: "detail", as: String.self)
-            )
+        try await store.auditEvents(limit: limit).map {
+            AuditEvent(at: $0.at, actor: $0.actor, event: $0.event, detail: $0.detail)
         }
     }
 
@@ -227,18 +202,13 @@ public struct Operators: Sendable {
     /// The operator whose address and password these are, or nil (after the same work either way).
     func verify(email submitted: String, password: String, hasher: PasswordHasher) async throws -> Operator? {
         let email = (try? EmailAddress(submitted).normalized) ?? ""
-        let row = try await database.withConnection { sql in
-            try await sql.raw("SELECT id, email, role, password_hash FROM operators WHERE email = \(bind: email)")
-                .first()
-        }
-        guard let row else {
+        guard let (row, hash) = try await store.credential(email: email) else {
             let decoy = try await Self.decoyHash(hasher)
             _ = await hasher.verify(password, against: decoy)
             return nil
         }
-        let hash = try row.decode(column: "password_hash", as: String.self)
         guard await hasher.verify(password, against: hash) else { return nil }
-        return try Self.operatorRow(row)
+        return Operator(row)
     }
 
     private static func decoyHash(_ hasher: PasswordHasher) async throws -> String {
@@ -246,14 +216,6 @@ public struct Operators: Sendable {
         let hash = try await hasher.hash(Base64URL.encode(SecureBytes.random(count: 16)))
         decoy.withLock { $0 = hash }
         return hash
-    }
-
-    private static func operatorRow(_ row: any SQLRow) throws -> Operator {
-        Operator(
-            id: try row.decode(column: "id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            role: OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer
-        )
     }
 
     // MARK: Sign-in devices
@@ -265,30 +227,18 @@ public struct Operators: Sendable {
     /// A new device token for the browser `signedIn` just signed in from (stored as its hash only).
     func rememberDevice(of signedIn: Operator) async throws -> String {
         let token = Base64URL.encode(SecureBytes.random(count: 32))
-        try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO operator_devices (token_hash, operator_id, created_at)
-                VALUES (\(bind: Self.digest(token)), \(bind: signedIn.id), \(bind: clock.milliseconds()))
-                """
-            ).run()
-        }
+        try await store.insertDevice(tokenHash: Self.digest(token), operatorID: signedIn.id, at: clock.milliseconds())
         return token
     }
 
     /// Whether `token` is a live device cookie of the operator with this address.
     func isDevice(_ token: String, of submitted: String) async throws -> Bool {
         guard token.utf8.count < 100 else { return false }
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT 1 AS known FROM operator_devices d JOIN operators o ON o.id = d.operator_id
-                WHERE d.token_hash = \(bind: Self.digest(token)) AND o.email = \(bind: Self.normalized(submitted))
-                  AND d.created_at > \(bind: clock.milliseconds() - Self.deviceLifetimeMilliseconds)
-                """
-            ).first()
-        }
-        return row != nil
+        return try await store.isDevice(
+            tokenHash: Self.digest(token),
+            of: Self.normalized(submitted),
+            createdAfter: clock.milliseconds() - Self.deviceLifetimeMilliseconds
+        )
     }
 
     /// The name of the per-address sign-in bucket (``SharedRateLimiter``), which only wrong passwords from browsers
@@ -299,10 +249,7 @@ public struct Operators: Sendable {
     /// new browser at once after a stranger's wrong passwords emptied it.
     public func unlock(email submitted: String) async throws {
         let email = Self.normalized(submitted)
-        try await database.withConnection { sql in
-            try await sql.raw("DELETE FROM rate_limits WHERE key = \(bind: "\(Self.signInAddressBucket):\(email)")")
-                .run()
-        }
+        try await RateLimitStore(database: database).refill("\(Self.signInAddressBucket):\(email)")
     }
 
     // MARK: Sessions
@@ -326,9 +273,7 @@ public struct Operators: Sendable {
     /// The operator of a live session, whose use this records; nil for an unknown, idle or old token.
     func session(_ token: String) async throws -> Operator? {
         guard let id = try await sessions.owner(of: token) else { return nil }
-        return try await database.withConnection { sql in
-            try await sql.raw("SELECT id, email, role FROM operators WHERE id = \(bind: id)").first()
-        }.map(Self.operatorRow)
+        return try await store.find(id: id).map(Operator.init)
     }
 
     func endSession(_ token: String) async throws {
@@ -375,16 +320,15 @@ public struct Operators: Sendable {
         let secret = Self.keyPrefix + Base64URL.encode(SecureBytes.random(count: 32))
         let prefix = String(secret.prefix(Self.keyPrefix.count + 8))
         let now = clock.milliseconds()
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO api_keys (name, role, prefix, key_hash, created_at, created_by, operator_id)
-                VALUES (\(bind: name), \(bind: role.rawValue), \(bind: prefix), \(bind: Self.digest(secret)), \(bind: now), \(bind: createdBy), \(bind: ownerID))
-                RETURNING id
-                """
-            ).first()
-        }
-        let id = try row?.decode(column: "id", as: Int64.self) ?? 0
+        let id = try await store.insertKey(
+            name: name,
+            role: role.rawValue,
+            prefix: prefix,
+            keyHash: Self.digest(secret),
+            at: now,
+            createdBy: createdBy,
+            operatorID: ownerID
+        )
         return (
             APIKey(
                 id: id,
@@ -401,22 +345,17 @@ public struct Operators: Sendable {
     }
 
     public func keys() async throws -> [APIKey] {
-        let rows = try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id, name, role, prefix, created_at, created_by, last_used_at, revoked_at, note FROM api_keys ORDER BY id"
-            ).all()
-        }
-        return try rows.map { row in
+        try await store.keys().map { row in
             APIKey(
-                id: try row.decode(column: "id", as: Int64.self),
-                name: try row.decode(column: "name", as: String.self),
-                role: OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .viewer,
-                prefix: try row.decode(column: "prefix", as: String.self),
-                createdAt: try row.decode(column: "created_at", as: Int64.self),
-                createdBy: try row.decode(column: "created_by", as: String?.self),
-                lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
-                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
-                note: try row.decode(column: "note", as: String?.self)
+                id: row.id,
+                name: row.name,
+                role: OperatorRole(rawValue: row.role) ?? .viewer,
+                prefix: row.prefix,
+                createdAt: row.createdAt,
+                createdBy: row.createdBy,
+                lastUsedAt: row.lastUsedAt,
+                revokedAt: row.revokedAt,
+                note: row.note
             )
         }
     }
@@ -425,21 +364,8 @@ public struct Operators: Sendable {
     public func revokeKey(id: Int64, by actor: String) async throws {
         let now = clock.milliseconds()
         try await database.transaction { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(bind: now))
-                    WHERE id = \(bind: id) RETURNING prefix
-                    """
-                ).first()
-            else { throw Failure.noSuchKey }
-            try await Self.audit(
-                sql,
-                now,
-                actor,
-                "key.revoked",
-                "\(try row.decode(column: "prefix", as: String.self))…"
-            )
+            guard let prefix = try await OperatorStore.revokeKey(id, at: now, on: sql) else { throw Failure.noSuchKey }
+            try await Self.audit(sql, now, actor, "key.revoked", "\(prefix)…")
         }
     }
 
@@ -449,35 +375,26 @@ public struct Operators: Sendable {
     func holder(ofKey secret: String) async throws -> KeyHolder? {
         guard secret.hasPrefix(Self.keyPrefix), secret.utf8.count < 100 else { return nil }
         let now = clock.milliseconds()
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT k.id, k.role, k.last_used_at, k.operator_id, o.role AS operator_role, o.email AS operator_email
-                FROM api_keys k LEFT JOIN operators o ON o.id = k.operator_id
-                WHERE k.key_hash = \(bind: Self.digest(secret)) AND k.revoked_at IS NULL
-                """
-            ).first()
-        }
-        guard let row, var role = OperatorRole(rawValue: try row.decode(column: "role", as: String.self)) else {
-            return nil
-        }
-        let operatorID = try row.decode(column: "operator_id", as: Int64?.self)
-        let operatorEmail = try row.decode(column: "operator_email", as: String?.self)
-        if operatorID != nil {
-            guard let owner = OperatorRole(rawValue: try row.decode(column: "operator_role", as: String?.self) ?? "")
-            else { return nil }
+        guard let key = try await store.liveKey(hash: Self.digest(secret)),
+            var role = OperatorRole(rawValue: key.role)
+        else { return nil }
+        if key.operatorID != nil {
+            guard let owner = OperatorRole(rawValue: key.operatorRole ?? "") else { return nil }
             role = min(role, owner)
         }
-        let id = try row.decode(column: "id", as: Int64.self)
-        let holder = KeyHolder(keyID: id, role: role, operatorID: operatorID, operatorEmail: operatorEmail)
-        if let last = try row.decode(column: "last_used_at", as: Int64?.self), now - last < 60_000 { return holder }
-        try await database.withConnection { sql in
-            try await sql.raw("UPDATE api_keys SET last_used_at = \(bind: now) WHERE id = \(bind: id)").run()
-        }
+        let holder = KeyHolder(keyID: key.id, role: role, operatorID: key.operatorID, operatorEmail: key.operatorEmail)
+        if let last = key.lastUsedAt, now - last < 60_000 { return holder }
+        try await store.recordKeyUse(key.id, at: now)
         return holder
     }
 
     static func digest(_ secret: String) -> String {
         SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension Operators.Operator {
+    init(_ row: OperatorStore.OperatorRow) {
+        self.init(id: row.id, email: row.email, role: OperatorRole(rawValue: row.role) ?? .viewer)
     }
 }

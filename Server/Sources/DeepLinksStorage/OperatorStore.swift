@@ -1,0 +1,284 @@
+import SQLKit
+
+/// The console's tables: `operators`, `operator_devices`, `api_keys` and `console_audit` (sessions are
+/// ``SessionStore``'s). The only place their SQL is written; the rules (who may do what, the last admin, keys never
+/// above their operator) are the server's `Operators`. Roles are their raw values here.
+package struct OperatorStore: Sendable {
+    package struct OperatorRow: Sendable {
+        package let id: Int64
+        package let email: String
+        package let role: String
+    }
+
+    package struct KeyRow: Sendable {
+        package let id: Int64
+        package let name: String
+        package let role: String
+        package let prefix: String
+        package let createdAt: Int64
+        package let createdBy: String?
+        package let lastUsedAt: Int64?
+        package let revokedAt: Int64?
+        package let note: String?
+    }
+
+    /// A live key found by its hash, with its operator's role and address (nil for a key no operator made; an
+    /// `operatorRole` of nil with an `operatorID` means the operator is gone).
+    package struct LiveKey: Sendable {
+        package let id: Int64
+        package let role: String
+        package let lastUsedAt: Int64?
+        package let operatorID: Int64?
+        package let operatorRole: String?
+        package let operatorEmail: String?
+    }
+
+    package struct AuditRow: Sendable {
+        package let at: Int64
+        package let actor: String
+        package let event: String
+        package let detail: String
+    }
+
+    package let database: Database
+
+    package init(database: Database) {
+        self.database = database
+    }
+
+    // MARK: Operators
+
+    /// Inserts an operator; nil when the address is taken.
+    package func insert(email: String, passwordHash: String, role: String, at now: Int64) async throws -> Int64? {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO operators (email, password_hash, role, created_at)
+                VALUES (\(bind: email), \(bind: passwordHash), \(bind: role), \(bind: now))
+                ON CONFLICT (email) DO NOTHING RETURNING id
+                """
+            ).first()
+        }
+        return try row?.decode(column: "id", as: Int64.self)
+    }
+
+    package func all() async throws -> [OperatorRow] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT id, email, role FROM operators ORDER BY email").all()
+        }.map(Self.operatorRow)
+    }
+
+    package func find(id: Int64) async throws -> OperatorRow? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT id, email, role FROM operators WHERE id = \(bind: id)").first()
+        }.map(Self.operatorRow)
+    }
+
+    /// The operator with `email` and their password hash.
+    package func credential(email: String) async throws -> (OperatorRow, passwordHash: String)? {
+        let row = try await database.withConnection { sql in
+            try await sql.raw("SELECT id, email, role, password_hash FROM operators WHERE email = \(bind: email)")
+                .first()
+        }
+        guard let row else { return nil }
+        return (try Self.operatorRow(row), try row.decode(column: "password_hash", as: String.self))
+    }
+
+    package static func find(email: String, on sql: any SQLDatabase) async throws -> OperatorRow? {
+        try await sql.raw("SELECT id, email, role FROM operators WHERE email = \(bind: email)").first()
+            .map(operatorRow)
+    }
+
+    /// Whether an operator other than `id` has `role`.
+    package static func another(_ role: String, than id: Int64, on sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT id FROM operators WHERE role = \(bind: role) AND id <> \(bind: id)").first() != nil
+    }
+
+    /// Deletes an operator and their devices (their sessions are ``SessionStore``'s, their keys revoked apart).
+    package static func delete(_ id: Int64, on sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM operators WHERE id = \(bind: id)").run()
+        try await sql.raw("DELETE FROM operator_devices WHERE operator_id = \(bind: id)").run()
+    }
+
+    package static func setRole(_ id: Int64, to role: String, on sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE operators SET role = \(bind: role) WHERE id = \(bind: id)").run()
+    }
+
+    // MARK: Sign-in devices
+
+    package func insertDevice(tokenHash: String, operatorID: Int64, at now: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO operator_devices (token_hash, operator_id, created_at)
+                VALUES (\(bind: tokenHash), \(bind: operatorID), \(bind: now))
+                """
+            ).run()
+        }
+    }
+
+    /// Whether a device stored as `tokenHash`, created after `createdAfter`, belongs to the operator with `email`.
+    package func isDevice(tokenHash: String, of email: String, createdAfter: Int64) async throws -> Bool {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT 1 AS known FROM operator_devices d JOIN operators o ON o.id = d.operator_id
+                WHERE d.token_hash = \(bind: tokenHash) AND o.email = \(bind: email) AND d.created_at > \(bind: createdAfter)
+                """
+            ).first()
+        } != nil
+    }
+
+    // MARK: API keys
+
+    /// Inserts a key (its hash only); returns its id.
+    package func insertKey(
+        name: String,
+        role: String,
+        prefix: String,
+        keyHash: String,
+        at now: Int64,
+        createdBy: String?,
+        operatorID: Int64?
+    ) async throws -> Int64 {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                INSERT INTO api_keys (name, role, prefix, key_hash, created_at, created_by, operator_id)
+                VALUES (\(bind: name), \(bind: role), \(bind: prefix), \(bind: keyHash), \(bind: now), \(bind: createdBy), \(bind: operatorID))
+                RETURNING id
+                """
+            ).first()
+        }
+        guard let id = try row?.decode(column: "id", as: Int64.self) else {
+            throw DatabaseError.unexpectedAnswer("the key's insert returned no id")
+        }
+        return id
+    }
+
+    package func keys() async throws -> [KeyRow] {
+        let rows = try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT id, name, role, prefix, created_at, created_by, last_used_at, revoked_at, note FROM api_keys ORDER BY id"
+            ).all()
+        }
+        return try rows.map { row in
+            KeyRow(
+                id: try row.decode(column: "id", as: Int64.self),
+                name: try row.decode(column: "name", as: String.self),
+                role: try row.decode(column: "role", as: String.self),
+                prefix: try row.decode(column: "prefix", as: String.self),
+                createdAt: try row.decode(column: "created_at", as: Int64.self),
+                createdBy: try row.decode(column: "created_by", as: String?.self),
+                lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
+                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
+                note: try row.decode(column: "note", as: String?.self)
+            )
+        }
+    }
+
+    /// Revokes a key (kept revoked at its first revocation); its prefix, or nil when there is no such key.
+    package static func revokeKey(_ id: Int64, at now: Int64, on sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw(
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE id = \(bind: id) RETURNING prefix"
+        ).first()?.decode(column: "prefix", as: String.self)
+    }
+
+    /// Revokes every live key of an operator, with `note`; their prefixes.
+    package static func revokeKeys(of operatorID: Int64, at now: Int64, note: String, on sql: any SQLDatabase)
+        async throws -> [String]
+    {
+        try await sql.raw(
+            """
+            UPDATE api_keys SET revoked_at = \(bind: now), note = \(bind: note)
+            WHERE operator_id = \(bind: operatorID) AND revoked_at IS NULL RETURNING prefix
+            """
+        ).all().map { try $0.decode(column: "prefix", as: String.self) }
+    }
+
+    /// Sets the role of an operator's live keys that have `role` to `lowered`, with `note`; their prefixes.
+    package static func lowerKeys(
+        of operatorID: Int64,
+        from role: String,
+        to lowered: String,
+        note: String,
+        on sql: any SQLDatabase
+    ) async throws -> [String] {
+        try await sql.raw(
+            """
+            UPDATE api_keys SET role = \(bind: lowered), note = \(bind: note)
+            WHERE operator_id = \(bind: operatorID) AND revoked_at IS NULL AND role = \(bind: role)
+            RETURNING prefix
+            """
+        ).all().map { try $0.decode(column: "prefix", as: String.self) }
+    }
+
+    /// The live (not revoked) key stored as `keyHash`, with its operator.
+    package func liveKey(hash keyHash: String) async throws -> LiveKey? {
+        let row = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT k.id, k.role, k.last_used_at, k.operator_id, o.role AS operator_role, o.email AS operator_email
+                FROM api_keys k LEFT JOIN operators o ON o.id = k.operator_id
+                WHERE k.key_hash = \(bind: keyHash) AND k.revoked_at IS NULL
+                """
+            ).first()
+        }
+        guard let row else { return nil }
+        return LiveKey(
+            id: try row.decode(column: "id", as: Int64.self),
+            role: try row.decode(column: "role", as: String.self),
+            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
+            operatorID: try row.decode(column: "operator_id", as: Int64?.self),
+            operatorRole: try row.decode(column: "operator_role", as: String?.self),
+            operatorEmail: try row.decode(column: "operator_email", as: String?.self)
+        )
+    }
+
+    package func recordKeyUse(_ id: Int64, at now: Int64) async throws {
+        try await database.withConnection { sql in
+            try await sql.raw("UPDATE api_keys SET last_used_at = \(bind: now) WHERE id = \(bind: id)").run()
+        }
+    }
+
+    // MARK: Audit
+
+    package static func audit(
+        at now: Int64,
+        actor: String,
+        event: String,
+        detail: String,
+        on sql: any SQLDatabase
+    ) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO console_audit (at, actor, event, detail)
+            VALUES (\(bind: now), \(bind: actor), \(bind: event), \(bind: detail))
+            """
+        ).run()
+    }
+
+    /// The newest `limit` events first.
+    package func auditEvents(limit: Int) async throws -> [AuditRow] {
+        try await database.withConnection { sql in
+            try await sql.raw(
+                "SELECT at, actor, event, detail FROM console_audit ORDER BY id DESC LIMIT \(bind: limit)"
+            ).all()
+        }.map { row in
+            AuditRow(
+                at: try row.decode(column: "at", as: Int64.self),
+                actor: try row.decode(column: "actor", as: String.self),
+                event: try row.decode(column: "event", as: String.self),
+                detail: try row.decode(column: "detail", as: String.self)
+            )
+        }
+    }
+
+    private static func operatorRow(_ row: any SQLRow) throws -> OperatorRow {
+        OperatorRow(
+            id: try row.decode(column: "id", as: Int64.self),
+            email: try row.decode(column: "email", as: String.self),
+            role: try row.decode(column: "role", as: String.self)
+        )
+    }
+}
