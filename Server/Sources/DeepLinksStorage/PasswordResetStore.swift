@@ -30,4 +30,9 @@ package struct PasswordResetStore: Sendable {
         }
         return try row?.decode(column: "n", as: Int.self) ?? 0
     }
+
+    /// Deletes every reset link of `accountID`, on the caller's transaction.
+    package static func deleteAll(of accountID: Int64, on sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
+    }
 }

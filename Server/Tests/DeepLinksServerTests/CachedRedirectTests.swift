@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -107,6 +108,7 @@ import Glibc
     }
 
     @Test func aConnectionBusyWithCachedRedirectsOutlivesTheIdleTimeout() async throws {
+        let checked = Mutex(false)
         do {
             try await withCachedLink(idleTimeoutSeconds: 1) { api, _ in
                 let connection = try RawConnection(port: try #require(api.client.port))
@@ -119,12 +121,11 @@ import Glibc
                 // Idle: closed after the timeout.
                 try await Task.sleep(for: .milliseconds(1500))
                 #expect(connection.isClosed)
+                checked.withLock { $0 = true }
             }
-        } catch ChannelError.ioOnClosedChannel {
+        } catch  where checked.withLock({ $0 }) {
             // The harness's own client sat idle past the timeout as well: the server closed it, and the harness's
-            // close at the end may find it closing,
-        } catch let error as IOError where error.errnoCode == ECONNRESET {
-            // or, on a loaded machine, already reset.
+            // close at the end finds it closing, closed or reset, depending on timing (a loaded machine saw all three).
         }
     }
 }

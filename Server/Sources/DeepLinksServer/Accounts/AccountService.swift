@@ -28,6 +28,8 @@ struct AccountService: Sendable {
     static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
     static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
 
+    var store: AccountStore { AccountStore(database: database) }
+
     var sessions: Sessions {
         Sessions(
             store: SessionStore(database: database, table: .accounts),
@@ -65,16 +67,13 @@ struct AccountService: Sendable {
         guard problems.isEmpty else { throw Self.weakPassword(problems) }
         let hash = try await hashing.run { try await hasher.hash(password) }
         let now = clock.milliseconds()
-        let inserted = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO accounts (email, email_display, password_hash, created_at)
-                VALUES (\(bind: email.normalized), \(bind: email.display), \(bind: hash), \(bind: now))
-                ON CONFLICT (email) DO NOTHING RETURNING id
-                """
-            ).first()
-        }
-        guard let id = try inserted?.decode(column: "id", as: Int64.self) else {
+        let inserted = try await store.insert(
+            email: email.normalized,
+            display: email.display,
+            passwordHash: hash,
+            at: now
+        )
+        guard let id = inserted else {
             // Taken: the same answer as a new account, after the same work (the hash, one insert), so sign-up
             // does not tell who has an account; the owner hears of it by mail, off the request's time.
             Task { try? await noticeTaken(email, at: now) }
@@ -86,21 +85,12 @@ struct AccountService: Sendable {
     /// Tells an account's owner that someone tried to sign up with their address: at most once a day.
     func noticeTaken(_ email: EmailAddress, at now: Int64) async throws {
         let queued: Bool = try await database.transaction { sql in
-            guard
-                let owner = try await sql.raw(
-                    "SELECT id, email_display FROM accounts WHERE email = \(bind: email.normalized)"
-                ).first()
+            guard let owner = try await AccountStore.find(email: email.normalized, on: sql),
+                try await !AccountStore.hasEvent("signup.taken", account: owner.id, since: now - 86_400_000, on: sql)
             else { return false }
-            let id = try owner.decode(column: "id", as: Int64.self)
-            let recent = try await sql.raw(
-                "SELECT 1 FROM audit_events WHERE event = 'signup.taken' AND account_id = \(bind: id) AND at > \(bind: now - 86_400_000)"
-            ).first()
-            guard recent == nil else { return false }
-            try await sql.raw(
-                "INSERT INTO audit_events (event, account_id, at) VALUES ('signup.taken', \(bind: id), \(bind: now))"
-            ).run()
+            try await AccountStore.audit("signup.taken", account: owner.id, at: now, on: sql)
             let mail = ResetMail.signUpAttempt(
-                to: try owner.decode(column: "email_display", as: String.self),
+                to: owner.display,
                 appName: appName,
                 resetPage: resetPage
             )
@@ -116,43 +106,26 @@ struct AccountService: Sendable {
         guard let email = try? EmailAddress(submitted), password.utf8.count <= policy.maximumBytes else {
             throw invalid
         }
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id, password_hash FROM accounts WHERE email = \(bind: email.normalized) AND disabled = \(bind: false)"
-            ).first()
-        }
+        let credential = try await store.credential(email: email.normalized)
         // An unknown address still costs one hash, so the answer takes as long as for a wrong password.
-        let stored = try row?.decode(column: "password_hash", as: String.self) ?? decoyHash
+        let stored = credential?.passwordHash ?? decoyHash
         let matches = try await hashing.run { await hasher.verify(password, against: stored) }
-        guard let row, matches else { throw invalid }
-        return try await sessions.start(owner: try row.decode(column: "id", as: Int64.self))
+        guard let credential, matches else { throw invalid }
+        return try await sessions.start(owner: credential.id)
     }
 
     /// The account of a live `Bearer` session token (used within the idle limit, signed in within the
     /// lifetime), or nil; marks the session used (at most once a minute).
     func account(session token: String) async throws -> Account? {
-        guard let id = try await sessions.owner(of: token) else { return nil }
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                "SELECT id, email, email_display FROM accounts WHERE id = \(bind: id) AND disabled = \(bind: false)"
-            ).first()
-        }
-        guard let row else { return nil }
-        return Account(
-            id: try row.decode(column: "id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            display: try row.decode(column: "email_display", as: String.self)
-        )
+        guard let id = try await sessions.owner(of: token), let row = try await store.find(id: id) else { return nil }
+        return Account(id: row.id, email: row.email, display: row.display)
     }
 
     /// Changes the password of a signed-in account, given the current one. Bumps the credential
     /// generation, which kills any reset link in flight (T3), and signs out every other session.
     func changePassword(account: Account, session: String, current: String, new password: String) async throws {
-        let row = try await database.withConnection { sql in
-            try await sql.raw("SELECT password_hash FROM accounts WHERE id = \(bind: account.id)").first()
-        }
         guard current.utf8.count <= policy.maximumBytes,
-            let stored = try row?.decode(column: "password_hash", as: String.self),
+            let stored = try await store.passwordHash(of: account.id),
             try await hashing.run({ await hasher.verify(current, against: stored) })
         else { throw APIError(status: .forbidden, code: .invalidCredentials) }
         let problems = policy.problems(password, email: account.email)
@@ -160,11 +133,9 @@ struct AccountService: Sendable {
         let hash = try await hashing.run { try await hasher.hash(password) }
         let keep = keys.digest(session, purpose: "session", key: keys.current)
         try await database.transaction { sql in
-            try await sql.raw(
-                "UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1 WHERE id = \(bind: account.id)"
-            ).run()
+            try await AccountStore.setPassword(account.id, hash: hash, on: sql)
             try await SessionStore.deleteAll(.accounts, owner: account.id, keeping: keep, on: sql)
-            try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: account.id)").run()
+            try await PasswordResetStore.deleteAll(of: account.id, on: sql)
         }
     }
 

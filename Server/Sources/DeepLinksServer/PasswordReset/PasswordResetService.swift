@@ -416,9 +416,7 @@ struct PasswordResetService: Sendable {
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()
         let insert: @Sendable (any SQLDatabase) async throws -> Void = { sql in
-            try await sql.raw(
-                "INSERT INTO audit_events (event, account_id, ip_hash, user_agent, at) VALUES (\(bind: event), \(bind: account), \(bind: ipHash), \(bind: agent), \(bind: now))"
-            ).run()
+            try await AccountStore.audit(event, account: account, ipHash: ipHash, userAgent: agent, at: now, on: sql)
         }
         if let sql { try await insert(sql) } else { try await database.withConnection(insert) }
     }
