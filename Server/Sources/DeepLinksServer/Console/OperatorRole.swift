@@ -1,9 +1,3 @@
-import AppSiteAssociation
-import Crypto
-import Foundation
-import SQLKit
-import Synchronization
-
 /// What an operator or an API key may do. Each role includes the ones before it: a viewer reads links, their
 /// counts and the association files; an editor also creates, edits, imports and deletes links; an admin also
 /// manages API keys and issues reset links for the team's backend.

@@ -1,5 +1,4 @@
 import Foundation
-import SQLKit
 
 /// The key a client's throttles use: an IPv4 address as it is, an IPv6 address by its /64 (one subscriber's
 /// whole prefix, which they can rotate through freely), an IPv4-mapped IPv6 address as the IPv4 address.

@@ -1,9 +1,3 @@
-import AppSiteAssociation
-import Foundation
-import Prometheus
-import SQLKit
-import Synchronization
-
 /// Where a counted click came from: the short link itself, or its QR code (the link with `?qr=1`, as
 /// `GET /v1/links/{code}/qr` draws it).
 enum ClickSource: String, Sendable, Hashable {

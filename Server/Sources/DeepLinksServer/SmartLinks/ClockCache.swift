@@ -1,6 +1,5 @@
 import AppSiteAssociation
 import Foundation
-import SQLKit
 import Synchronization
 
 /// Entries up to a budget of cost, in slots with an index by key, a reference bit per slot and a hand (the CLOCK

@@ -1,6 +1,5 @@
 import AppSiteAssociation
 import Foundation
-import SQLKit
 import Synchronization
 
 /// Recently read links, by code, in two bounded CLOCK caches: one for known links and a smaller one for unknown

@@ -1,6 +1,5 @@
 import AppSiteAssociation
 import Foundation
-import SQLKit
 import Synchronization
 
 /// Reads documents for codes the cache missed, many codes per query: a miss joins the batch being gathered while up
