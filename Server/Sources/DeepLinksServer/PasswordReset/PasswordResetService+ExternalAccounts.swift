@@ -22,14 +22,8 @@ extension PasswordResetService {
             let attempt = attempts + 1
             let giveUp = attempt >= settings.lookupAttempts
             let next = clock.milliseconds() + min(Int64(1) << min(attempt, 9), 300) * 1000
-            let drop: SQLQueryString = giveUp ? ", processed = \(bind: true), address = ''" : ""
             try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    UPDATE reset_requests SET lookup_attempts = \(bind: attempt), next_lookup_at = \(bind: next) \(drop)
-                    WHERE id = \(bind: id) AND processed = \(bind: false)
-                    """
-                ).run()
+                try await PasswordResetStore.retryLookup(id, attempt: attempt, next: next, giveUp: giveUp, on: sql)
                 if giveUp { try await audit("reset.lookup_abandoned", account: nil, client: nil, on: sql) }
             }
             metrics?.hookFailures.increment()
@@ -45,7 +39,7 @@ extension PasswordResetService {
             if let subject {
                 _ = try await record(subject: subject, email: address, display: address, on: sql)
             } else {
-                try await sql.raw("DELETE FROM accounts WHERE email = \(bind: address)").run()
+                try await PasswordResetStore.deleteAccount(email: address, on: sql)
             }
         }
         return true
@@ -56,24 +50,9 @@ extension PasswordResetService {
     /// subject's earlier links (the credential generation moves). Such rows have no password and are
     /// never new (the hourly budget of new accounts is for sign-ups, which the backend owns).
     private func record(subject: String, email: String, display: String, on sql: any SQLDatabase) async throws
-        -> any SQLRow
+        -> PasswordResetStore.ResetAccount
     {
-        try await sql.raw(
-            "DELETE FROM accounts WHERE email = \(bind: email) AND (subject IS NULL OR subject <> \(bind: subject))"
-        ).run()
-        let row = try await sql.raw(
-            """
-            INSERT INTO accounts (email, email_display, password_hash, subject, created_at)
-            VALUES (\(bind: email), \(bind: display), '', \(bind: subject), 0)
-            ON CONFLICT (subject) DO UPDATE SET
-              credential_generation = CASE WHEN accounts.email = excluded.email
-                THEN accounts.credential_generation ELSE accounts.credential_generation + 1 END,
-              email = excluded.email, email_display = excluded.email_display, disabled = \(bind: false)
-            RETURNING id, email, email_display, credential_generation, created_at
-            """
-        ).first()
-        guard let row else { throw APIError(status: .internalServerError, code: .internalError) }
-        return row
+        try await PasswordResetStore.recordSubject(subject, email: email, display: display, on: sql)
     }
 
     /// The backend's password hook sets the password and ends the sessions. The token is held while the
@@ -87,16 +66,7 @@ extension PasswordResetService {
         guard let subject = live.subject else { throw Self.invalidToken }
         let now = clock.milliseconds()
         let hold = Int64(backend.accounts.timeoutSeconds + 5)
-        let held = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                UPDATE password_resets SET held_until = \(bind: now + hold * 1000)
-                WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest) AND expires_at > \(bind: now)
-                  AND (held_until IS NULL OR held_until <= \(bind: now)) RETURNING id
-                """
-            ).all()
-        }
-        guard held.count == 1 else {
+        guard try await store.hold(live.id, tokenHash: live.digest, until: now + hold * 1000, now: now) else {
             throw APIError(
                 status: .conflict,
                 code: .resetInProgress,
@@ -105,9 +75,7 @@ extension PasswordResetService {
             )
         }
         func release() async throws {
-            try await database.withConnection { sql in
-                try await sql.raw("UPDATE password_resets SET held_until = NULL WHERE id = \(bind: live.id)").run()
-            }
+            try await store.release(live.id)
         }
         let answer: AccountsBackend.PasswordAnswer
         do {
@@ -138,10 +106,8 @@ extension PasswordResetService {
         }
         // The backend changed the password: the token is spent whatever happened to it meanwhile.
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM password_resets WHERE id = \(bind: live.id)").run()
-            try await sql.raw(
-                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE id = \(bind: live.accountID)"
-            ).run()
+            try await PasswordResetStore.delete(live.id, on: sql)
+            try await PasswordResetStore.moveGeneration(of: live.accountID, on: sql)
             try await completed(live, client: client, on: sql)
         }
         wake()
@@ -165,12 +131,8 @@ extension PasswordResetService {
             throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
         }
         try await database.transaction { sql in
-            let rows = try await sql.raw(
-                "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE subject = \(bind: subject) RETURNING id"
-            ).all()
-            for row in rows {
-                let id = try row.decode(column: "id", as: Int64.self)
-                try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: id)").run()
+            for id in try await PasswordResetStore.moveGeneration(ofSubject: subject, on: sql) {
+                try await PasswordResetStore.deleteAll(of: id, on: sql)
                 try await audit("reset.revoked", account: id, client: nil, on: sql)
             }
         }
@@ -207,12 +169,7 @@ extension PasswordResetService {
                 guard try await !throttled(key, now: now, on: sql) else {
                     throw APIError.tooManyRequests(retryAfter: Int(settings.windowSeconds))
                 }
-                try await sql.raw(
-                    """
-                    INSERT INTO reset_requests (address, address_key, received_at, processed, mailed)
-                    VALUES ('', \(bind: key), \(bind: now), \(bind: true), \(bind: true))
-                    """
-                ).run()
+                try await PasswordResetStore.insertBackendRequest(addressKey: key, at: now, on: sql)
             }
             try await issue(token, account: account, mail: deliver == .mail, now: now, on: sql)
         }

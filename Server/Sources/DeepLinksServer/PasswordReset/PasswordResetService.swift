@@ -16,6 +16,7 @@ import SQLKit
 /// same bytes after the same work whether the account exists or not (R1, R2, R3).
 struct PasswordResetService: Sendable {
     let database: Database
+    var store: PasswordResetStore { PasswordResetStore(database: database) }
     let keys: SecretKeys
     let clock: WallClock
     let settings: PasswordResetSettings
@@ -83,12 +84,13 @@ struct PasswordResetService: Sendable {
         let network = hashed(ClientNetwork.key(client.address))
         let now = clock.milliseconds()
         try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                INSERT INTO reset_requests (address, address_key, client_key, received_at)
-                VALUES (\(bind: email.normalized), \(bind: key), \(bind: network), \(bind: now))
-                """
-            ).run()
+            try await PasswordResetStore.insertRequest(
+                address: email.normalized,
+                addressKey: key,
+                clientKey: network,
+                at: now,
+                on: sql
+            )
             // Who asked is known now; which account, only to the background job.
             try await audit("reset.received", account: nil, client: client, on: sql)
         }
@@ -102,25 +104,20 @@ struct PasswordResetService: Sendable {
         // A processed request matters to the daily cap for a day; then ``Pruning`` deletes it.
         while true {
             let now = clock.milliseconds()
-            let pending = try await database.withConnection { sql in
-                try await sql.raw(
-                    """
-                    SELECT id, address, address_key, lookup_attempts FROM reset_requests
-                    WHERE processed = \(bind: false) AND next_lookup_at <= \(bind: now) ORDER BY id LIMIT 50
-                    """
-                ).all()
-            }
+            let pending = try await store.pendingRequests(now: now, limit: 50)
             if pending.isEmpty { return }
-            for row in pending {
-                let id = try row.decode(column: "id", as: Int64.self)
-                let address = try row.decode(column: "address", as: String.self)
+            for request in pending {
                 if let backend {
-                    let attempts = try row.decode(column: "lookup_attempts", as: Int64.self)
-                    guard try await lookUp(id: id, address: address, attempts: attempts, backend: backend) else {
-                        continue
-                    }
+                    guard
+                        try await lookUp(
+                            id: request.id,
+                            address: request.address,
+                            attempts: request.lookupAttempts,
+                            backend: backend
+                        )
+                    else { continue }
                 }
-                try await process(id: id, address: address, key: try row.decode(column: "address_key", as: String.self))
+                try await process(id: request.id, address: request.address, key: request.addressKey)
             }
         }
     }
@@ -128,13 +125,7 @@ struct PasswordResetService: Sendable {
     /// Whether `address_key` already had its `mailPerWindow` or `mailPerDay` mails.
     func throttled(_ key: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
         func mailedSince(_ start: Int64) async throws -> Int {
-            let row = try await sql.raw(
-                """
-                SELECT COUNT(*) AS n FROM reset_requests
-                WHERE mailed = \(bind: true) AND received_at > \(bind: start) AND address_key = \(bind: key)
-                """
-            ).first()
-            return try row?.decode(column: "n", as: Int.self) ?? 0
+            try await PasswordResetStore.mailed(to: key, since: start, on: sql)
         }
         if try await mailedSince(now - settings.windowSeconds * 1000) >= settings.mailPerWindow { return true }
         return try await mailedSince(now - 86_400_000) >= settings.mailPerDay
@@ -146,41 +137,30 @@ struct PasswordResetService: Sendable {
         // nil: held back by the hourly budget.
         let mailed: Bool? = try await database.transaction { sql in
             // Mark first: whatever happens next, a request is processed once.
-            let claimed = try await sql.raw(
-                "UPDATE reset_requests SET processed = \(bind: true), address = '' WHERE id = \(bind: id) AND processed = \(bind: false) RETURNING id"
-            ).all()
-            guard !claimed.isEmpty else { return false }
-            guard
-                let account = try await sql.raw(
-                    "SELECT id, email, email_display, credential_generation, created_at FROM accounts WHERE email = \(bind: address) AND disabled = \(bind: false)"
-                ).first()
+            guard try await PasswordResetStore.claimRequest(id, on: sql),
+                let account = try await PasswordResetStore.enabledAccount(email: address, on: sql)
             else { return false }
-            let accountID = try account.decode(column: "id", as: Int64.self)
+            let accountID = account.id
             guard try await !throttled(key, now: now, on: sql) else {
                 try await audit("reset.throttled", account: accountID, client: nil, on: sql)
                 return false
             }
             // The hourly budget holds back mail to accounts younger than a day only: sign-ups made to spend it
             // cannot stop mail to the accounts people already had.
-            let isNew = try account.decode(column: "created_at", as: Int64.self) > now - 86_400_000
+            let isNew = account.createdAt > now - 86_400_000
             if isNew {
-                let spent = try await sql.raw(
-                    """
-                    SELECT COUNT(*) AS n,
-                           SUM(CASE WHEN client_key = (SELECT client_key FROM reset_requests WHERE id = \(bind: id)) THEN 1 ELSE 0 END) AS here
-                    FROM reset_requests WHERE mailed = \(bind: true) AND new_account = \(bind: true) AND received_at > \(bind: now - 3_600_000)
-                    """
-                ).first()
-                guard try spent?.decode(column: "n", as: Int.self) ?? 0 < settings.mailBudgetPerHour,
-                    try spent?.decode(column: "here", as: Int?.self) ?? 0 < settings.mailBudgetPerNetworkPerHour
+                let spent = try await PasswordResetStore.mailsToNewAccounts(
+                    since: now - 3_600_000,
+                    networkOf: id,
+                    on: sql
+                )
+                guard spent.all < settings.mailBudgetPerHour, spent.network < settings.mailBudgetPerNetworkPerHour
                 else {
                     try await audit("reset.budget_exhausted", account: accountID, client: nil, on: sql)
                     return nil
                 }
             }
-            try await sql.raw(
-                "UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: isNew) WHERE id = \(bind: id)"
-            ).run()
+            try await PasswordResetStore.markMailed(id, newAccount: isNew, on: sql)
             try await issue(token, account: account, mail: true, now: now, on: sql)
             return true
         }
@@ -200,22 +180,23 @@ struct PasswordResetService: Sendable {
 
     /// Stores `token` as the account's one live token (a new one supersedes the old, T5), and queues the mail
     /// carrying it unless `mail` is false (the backend sends its own: `deliver: "return"`).
-    func issue(_ token: String, account: any SQLRow, mail: Bool, now: Int64, on sql: any SQLDatabase)
-        async throws
-    {
-        let accountID = try account.decode(column: "id", as: Int64.self)
-        let display = try account.decode(column: "email_display", as: String.self)
-        try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
+    func issue(
+        _ token: String,
+        account: PasswordResetStore.ResetAccount,
+        mail: Bool,
+        now: Int64,
+        on sql: any SQLDatabase
+    ) async throws {
+        let display = account.display
         let tokenHash = keys.digest(token, purpose: "reset", key: keys.current)
-        try await sql.raw(
-            """
-            INSERT INTO password_resets (account_id, token_hash, key_version, email, credential_generation, expires_at, created_at)
-            VALUES (\(bind: accountID), \(bind: tokenHash), \(bind: keys.current.version),
-                    \(bind: try account.decode(column: "email", as: String.self)),
-                    \(bind: try account.decode(column: "credential_generation", as: Int64.self)),
-                    \(bind: now + settings.tokenLifetimeSeconds * 1000), \(bind: now))
-            """
-        ).run()
+        try await PasswordResetStore.replaceToken(
+            of: account,
+            tokenHash: tokenHash,
+            keyVersion: keys.current.version,
+            expiresAt: now + settings.tokenLifetimeSeconds * 1000,
+            at: now,
+            on: sql
+        )
         if mail {
             let message = ResetMail.reset(
                 to: display,
@@ -226,7 +207,7 @@ struct PasswordResetService: Sendable {
             )
             try await outbox.enqueue(message, kind: "password-reset", resetTokenHash: tokenHash, on: sql)
         }
-        try await audit("reset.requested", account: accountID, client: nil, on: sql)
+        try await audit("reset.requested", account: account.id, client: nil, on: sql)
     }
 
     // MARK: Verify and confirm
@@ -266,37 +247,24 @@ struct PasswordResetService: Sendable {
         }
         let digests = keys.digests(token, purpose: "reset")
         let now = clock.milliseconds()
-        let row = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT r.id, r.account_id, r.email, r.token_hash, r.credential_generation, r.expires_at, r.failed_attempts,
-                       a.email_display, a.subject
-                FROM password_resets r JOIN accounts a ON a.id = r.account_id
-                WHERE r.token_hash IN (\(binds: digests)) AND a.disabled = \(bind: false)
-                  AND a.credential_generation = r.credential_generation AND a.email = r.email
-                """
-            ).first()
-        }
-        guard let row, let stored = try? row.decode(column: "token_hash", as: String.self),
-            digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(stored.utf8)) })
+        guard let row = try await store.storedToken(digests: digests),
+            digests.contains(where: { SecureBytes.equal(Array($0.utf8), Array(row.tokenHash.utf8)) })
         else {
             if let addressBucket { _ = try await addressLimiter.take(addressBucket, now: now) }
             try await countFailure(tokenID: nil, client: client)
             return nil
         }
         let found = LiveToken(
-            id: try row.decode(column: "id", as: Int64.self),
-            accountID: try row.decode(column: "account_id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            display: try row.decode(column: "email_display", as: String.self),
-            generation: try row.decode(column: "credential_generation", as: Int64.self),
-            digest: stored,
-            subject: try row.decode(column: "subject", as: String?.self)
+            id: row.id,
+            accountID: row.accountID,
+            email: row.email,
+            display: row.display,
+            generation: row.credentialGeneration,
+            digest: row.tokenHash,
+            subject: row.subject
         )
         // Valid while now < expiry: at T-1 s yes, at T+1 s no (T4).
-        guard now < (try row.decode(column: "expires_at", as: Int64.self)),
-            try row.decode(column: "failed_attempts", as: Int64.self) < Int64(settings.failedAttemptCap)
-        else {
+        guard now < row.expiresAt, row.failedAttempts < Int64(settings.failedAttemptCap) else {
             try await audit(event + ".failed", account: found.accountID, client: client)
             return nil
         }
@@ -311,11 +279,7 @@ struct PasswordResetService: Sendable {
 
     private func countFailure(tokenID: Int64?, client: Client) async throws {
         try await database.withConnection { sql in
-            if let tokenID {
-                try await sql.raw(
-                    "UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: tokenID)"
-                ).run()
-            }
+            if let tokenID { try await PasswordResetStore.countFailure(of: tokenID, on: sql) }
             try await audit("reset.failed", account: nil, client: client, on: sql)
         }
     }
@@ -353,17 +317,17 @@ struct PasswordResetService: Sendable {
     /// the reset; the loser gets ``invalidToken``.
     func spend(_ live: LiveToken, settingPassword hash: String?, client: Client) async throws {
         let now = clock.milliseconds()
-        let password: SQLQueryString = hash.map { "password_hash = \(bind: $0)," } ?? ""
         let won: Bool = try await database.transaction { sql in
             guard try await consumed(live, now: now, on: sql) else { return false }
-            let updated = try await sql.raw(
-                """
-                UPDATE accounts SET \(password) credential_generation = credential_generation + 1
-                WHERE id = \(bind: live.accountID) AND credential_generation = \(bind: live.generation)
-                  AND email = \(bind: live.email) AND disabled = \(bind: false) RETURNING id
-                """
-            ).all()
-            guard updated.count == 1 else { throw Self.invalidToken }
+            guard
+                try await PasswordResetStore.changeCredentials(
+                    of: live.accountID,
+                    from: live.generation,
+                    email: live.email,
+                    passwordHash: hash,
+                    on: sql
+                )
+            else { throw Self.invalidToken }
             try await completed(live, client: client, on: sql)
             return true
         }
@@ -374,20 +338,20 @@ struct PasswordResetService: Sendable {
     /// The conditional delete that makes one confirmation the winner: true when it took the live token (not
     /// expired, not capped, not held by a password hook in flight).
     func consumed(_ live: LiveToken, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
-        try await sql.raw(
-            """
-            DELETE FROM password_resets WHERE id = \(bind: live.id) AND token_hash = \(bind: live.digest)
-              AND expires_at > \(bind: now) AND failed_attempts < \(bind: Int64(settings.failedAttemptCap))
-              AND (held_until IS NULL OR held_until <= \(bind: now)) RETURNING id
-            """
-        ).all().count == 1
+        try await PasswordResetStore.consume(
+            live.id,
+            tokenHash: live.digest,
+            now: now,
+            failureCap: Int64(settings.failedAttemptCap),
+            on: sql
+        )
     }
 
     /// After a changed password: every session (S1) and every other one-time secret (S2) ends, the notice
     /// is queued (S3), and the audit says so.
     func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
         try await SessionStore.deleteAll(.accounts, owner: live.accountID, on: sql)
-        try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: live.accountID)").run()
+        try await PasswordResetStore.deleteAll(of: live.accountID, on: sql)
         try await outbox.enqueue(
             ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
             kind: "password-changed",
