@@ -146,10 +146,10 @@ struct ConsoleSecurityTests {
                 )
                 #expect(demoted.status == .unprocessableContent)
             }
-            await #expect(throws: Operators.Failure.lastAdmin) {
+            await #expect(throws: OperatorError.lastAdmin) {
                 try await operators.remove(email: "admin@example.com", by: "cli")
             }
-            await #expect(throws: Operators.Failure.lastAdmin) {
+            await #expect(throws: OperatorError.lastAdmin) {
                 try await operators.setRole(email: "admin@example.com", to: .editor, by: "cli")
             }
             try await operators.setRole(email: "ed@example.com", to: .admin, by: "cli")

@@ -155,7 +155,7 @@ import Testing
                 role: .viewer,
                 hasher: hasher
             )
-            await #expect(throws: Operators.Failure.taken) {
+            await #expect(throws: OperatorError.taken) {
                 try await operators.create(
                     email: "editor@example.com",
                     password: Self.password,
@@ -163,7 +163,7 @@ import Testing
                     hasher: hasher
                 )
             }
-            await #expect(throws: Operators.Failure.weakPassword(["too_short"])) {
+            await #expect(throws: OperatorError.weakPassword(["too_short"])) {
                 try await operators.create(email: "x@example.com", password: "short", role: .admin, hasher: hasher)
             }
             try await world.serve(SmartLinkTests.configure) { api in

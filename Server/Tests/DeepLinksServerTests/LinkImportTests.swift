@@ -14,7 +14,7 @@ import Testing
                 ["a", "b", "c"], ["1", "two, with a comma", "say \"hi\""], ["multi\nline", "", "x"],
             ]
         )
-        #expect(throws: LinkImport.Malformed.self) { try LinkImport.parseCSV("a,b\n\"open,2\n") }
+        #expect(throws: LinkImportError.self) { try LinkImport.parseCSV("a,b\n\"open,2\n") }
     }
 
     /// A crafted file is refused as it is read, with the reason: 8 MiB of commas, a row too many, a huge cell.

@@ -368,7 +368,7 @@ import Testing
             "x<y@example.com", "a,b@example.com", "a;b@example.com", "(a)@example.com", "a\"b@example.com",
             ".a@example.com", "a..b@example.com", "a.@example.com", "a>@example.com", "\"a\"b\"@example.com",
         ] {
-            #expect(throws: EmailAddress.Problem.invalidLocalPart, "\(bad)") { try EmailAddress(bad) }
+            #expect(throws: EmailAddressError.invalidLocalPart, "\(bad)") { try EmailAddress(bad) }
         }
         for good in [
             "ada@example.com", "a.b+tag@example.com", "o'brien@example.com", "\"a@b\"@example.com", "josé@example.com",

@@ -125,7 +125,7 @@ import Testing
         let headers = rendered.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
         #expect(!headers.contains { $0.hasPrefix("Bcc:") })
         #expect(headers.filter { $0.hasPrefix("To:") } == ["To: ada@example.comBcc: eve@example.com"])
-        #expect(throws: EmailAddress.Problem.controlCharacter) {
+        #expect(throws: EmailAddressError.controlCharacter) {
             try EmailAddress("ada@example.com\r\nBcc: eve@example.com")
         }
     }

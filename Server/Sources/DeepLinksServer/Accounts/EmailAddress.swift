@@ -14,13 +14,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// RFC 5321's limit on a path: 254 octets for the address.
     public static let maxOctets = 254
 
-    public enum Problem: String, Error, Sendable {
-        case empty, tooLong = "too_long", controlCharacter = "control_character", notOneAt = "not_one_at"
-        case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart =
-            "invalid_local_part"
-    }
-
-    public init(_ string: String) throws(Problem) {
+    public init(_ string: String) throws(EmailAddressError) {
         // Only ASCII spaces are trimmed: Foundation's `.whitespaces` also drops U+200B, which would
         // make `user@example.com<ZWSP>` match `user@example.com`.
         let trimmed = string.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
@@ -79,4 +73,11 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         let local = address[..<at]
         return (local.first.map(String.init) ?? "") + "***" + address[at...]
     }
+}
+
+/// Why a string is not an email address; the raw value is the reason the API answers with.
+public enum EmailAddressError: String, Error, Sendable {
+    case empty, tooLong = "too_long", controlCharacter = "control_character", notOneAt = "not_one_at"
+    case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart =
+        "invalid_local_part"
 }

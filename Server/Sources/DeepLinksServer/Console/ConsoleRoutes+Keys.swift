@@ -29,7 +29,7 @@ extension ConsoleRoutes {
                         ownerID: viewer.signedIn.id
                     )
                     return try await keysPage(.created, viewer: viewer, created: (key.name, secret))
-                } catch let failure as Operators.Failure {
+                } catch let failure as OperatorError {
                     return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
                 }
             }
@@ -37,11 +37,11 @@ extension ConsoleRoutes {
         router.post("/console/keys/:id/revoke") { request, context -> Response in
             try await form(request, context, role: .admin) { viewer, _ in
                 guard let id = Int64(try context.parameters.require("id")) else {
-                    return try await keysPage(.notFound, viewer: viewer, error: "\(Operators.Failure.noSuchKey)")
+                    return try await keysPage(.notFound, viewer: viewer, error: "\(OperatorError.noSuchKey)")
                 }
                 do {
                     try await operators.revokeKey(id: id, by: viewer.signedIn.email)
-                } catch let failure as Operators.Failure {
+                } catch let failure as OperatorError {
                     return try await keysPage(.notFound, viewer: viewer, error: "\(failure)")
                 }
                 return Self.redirect("/console/keys")
@@ -102,7 +102,7 @@ extension ConsoleRoutes {
                 guard case .object(var object) = json(key) else { fatalError("a key is an object") }
                 object["key"] = .string(secret)
                 return JSONResponse.make(.created, object)
-            } catch let failure as Operators.Failure {
+            } catch let failure as OperatorError {
                 throw APIError.malformed("\(failure)")
             }
         }
@@ -113,7 +113,7 @@ extension ConsoleRoutes {
             }
             do {
                 try await operators.revokeKey(id: id, by: holder?.operatorEmail ?? "api")
-            } catch Operators.Failure.noSuchKey {
+            } catch OperatorError.noSuchKey {
                 throw APIError(status: .notFound, code: .noSuchKey)
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])

@@ -26,7 +26,7 @@ extension ConsoleRoutes {
                             by: viewer.signedIn.email
                         )
                     }
-                } catch let failure as Operators.Failure {
+                } catch let failure as OperatorError {
                     return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
                 }
                 return Self.redirect("/console/keys")
@@ -70,7 +70,7 @@ extension ConsoleRoutes {
         }
         do {
             try await change(email)
-        } catch let failure as Operators.Failure {
+        } catch let failure as OperatorError {
             return try await keysPage(
                 failure == .lastAdmin ? .conflict : .notFound,
                 viewer: viewer,

@@ -31,28 +31,6 @@ public struct Operators: Sendable {
         public let role: OperatorRole
     }
 
-    public enum Failure: Error, CustomStringConvertible, Equatable {
-        case invalidEmail(String)
-        case weakPassword([String])
-        case taken
-        case noSuchOperator
-        case noSuchKey
-        case invalidName
-        case lastAdmin
-
-        public var description: String {
-            switch self {
-            case .invalidEmail(let reason): "not an email address (\(reason))"
-            case .weakPassword(let reasons): "the password is too weak: \(reasons.joined(separator: ", "))"
-            case .taken: "an operator with this address exists"
-            case .noSuchOperator: "no operator has this address"
-            case .noSuchKey: "no API key has this id"
-            case .invalidName: "a key's name is 1 to 80 printable characters"
-            case .lastAdmin: "this is the last admin: make another operator an admin first"
-            }
-        }
-    }
-
     // MARK: Operators
 
     /// Adds an operator; the password must pass the reset journey's policy.
@@ -67,10 +45,10 @@ public struct Operators: Sendable {
         do {
             email = try EmailAddress(submitted)
         } catch {
-            throw Failure.invalidEmail(error.rawValue)
+            throw OperatorError.invalidEmail(error.rawValue)
         }
         let problems = PasswordPolicy().problems(password, email: email.normalized)
-        guard problems.isEmpty else { throw Failure.weakPassword(problems.map(\.rawValue)) }
+        guard problems.isEmpty else { throw OperatorError.weakPassword(problems.map(\.rawValue)) }
         let hash = try await hasher.hash(password)
         let inserted = try await store.insert(
             email: email.normalized,
@@ -78,7 +56,7 @@ public struct Operators: Sendable {
             role: role.rawValue,
             at: clock.milliseconds()
         )
-        guard let id = inserted else { throw Failure.taken }
+        guard let id = inserted else { throw OperatorError.taken }
         try await database.withConnection { sql in
             try await OperatorStore.audit(
                 at: clock.milliseconds(),
@@ -101,7 +79,7 @@ public struct Operators: Sendable {
         let email = Self.normalized(submitted)
         let now = clock.milliseconds()
         try await database.transaction { sql in
-            guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
+            guard let target = try await Self.operatorNamed(email, sql) else { throw OperatorError.noSuchOperator }
             if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
             try await OperatorStore.delete(target.id, on: sql)
             try await SessionStore.deleteAll(.console, owner: target.id, on: sql)
@@ -120,7 +98,7 @@ public struct Operators: Sendable {
         let email = Self.normalized(submitted)
         let now = clock.milliseconds()
         try await database.transaction { sql in
-            guard let target = try await Self.operatorNamed(email, sql) else { throw Failure.noSuchOperator }
+            guard let target = try await Self.operatorNamed(email, sql) else { throw OperatorError.noSuchOperator }
             guard target.role != role else { return }
             if target.role == .admin { try await Self.requireAnotherAdmin(than: target.id, sql) }
             try await OperatorStore.setRole(target.id, to: role.rawValue, on: sql)
@@ -164,7 +142,7 @@ public struct Operators: Sendable {
 
     private static func requireAnotherAdmin(than id: Int64, _ sql: any SQLDatabase) async throws {
         guard try await OperatorStore.another(OperatorRole.admin.rawValue, than: id, on: sql) else {
-            throw Failure.lastAdmin
+            throw OperatorError.lastAdmin
         }
     }
 
@@ -316,7 +294,7 @@ public struct Operators: Sendable {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard (1...80).contains(name.count),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw Failure.invalidName }
+        else { throw OperatorError.invalidName }
         let secret = Self.keyPrefix + Base64URL.encode(SecureBytes.random(count: 32))
         let prefix = String(secret.prefix(Self.keyPrefix.count + 8))
         let now = clock.milliseconds()
@@ -364,7 +342,9 @@ public struct Operators: Sendable {
     public func revokeKey(id: Int64, by actor: String) async throws {
         let now = clock.milliseconds()
         try await database.transaction { sql in
-            guard let prefix = try await OperatorStore.revokeKey(id, at: now, on: sql) else { throw Failure.noSuchKey }
+            guard let prefix = try await OperatorStore.revokeKey(id, at: now, on: sql) else {
+                throw OperatorError.noSuchKey
+            }
             try await Self.audit(sql, now, actor, "key.revoked", "\(prefix)…")
         }
     }

@@ -83,7 +83,7 @@ extension PasswordResetService {
         } catch {
             try await release()
             metrics?.hookFailures.increment()
-            logger.warning("password not changed: \(error)")
+            logger.warning("password not changed: the password hook failed", metadata: ["reason": "\(error)"])
             try await audit("reset.backend_unavailable", account: live.accountID, client: client)
             throw APIError(
                 status: .serviceUnavailable,

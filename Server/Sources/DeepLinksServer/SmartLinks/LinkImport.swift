@@ -47,19 +47,15 @@ struct LinkImport: Sendable {
         var skipped: String? = nil
     }
 
-    struct Malformed: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let policy: LinkPolicy
 
     /// The rows of `text` as links, each checked, with the format they were read as (`auto`: told from the header).
     func rows(_ text: String, format requested: Format, columns overrides: [String: String] = [:])
-        throws(Malformed) -> (format: Format, rows: [Row])
+        throws(LinkImportError) -> (format: Format, rows: [Row])
     {
         let table = try Self.parseCSV(text)
         guard let header = table.first else {
-            throw Malformed(description: "the file is empty: a header row is needed")
+            throw LinkImportError(description: "the file is empty: a header row is needed")
         }
         let names = header.map(Self.normalized)
         // A column the request names for a field (of any format) counts as that field's when the format is told
@@ -77,13 +73,13 @@ struct LinkImport: Sendable {
         // otherwise leave the field empty in every row).
         for (field, name) in overrides.sorted(by: { $0.key < $1.key }) {
             guard fields.contains(where: { $0.0 == field }) else {
-                throw Malformed(
+                throw LinkImportError(
                     description:
                         "the \(format.rawValue) format has no field '\(field)' (its fields: \(fields.map(\.0).joined(separator: ", ")))"
                 )
             }
             guard names.contains(Self.normalized(name)) else {
-                throw Malformed(description: "no column '\(name)' in the header row (named for '\(field)')")
+                throw LinkImportError(description: "no column '\(name)' in the header row (named for '\(field)')")
             }
         }
         var indexes: [String: Int] = [:]
@@ -94,7 +90,7 @@ struct LinkImport: Sendable {
             let looked = alternatives.flatMap { field in
                 overrides[field].map { [$0] } ?? fields.first { $0.0 == field }?.1 ?? []
             }
-            throw Malformed(
+            throw LinkImportError(
                 description:
                     "no column for '\(alternatives[0])' in the \(format.rawValue) format (looked for: \(looked.joined(separator: ", ")); name one with --column \(alternatives[0])=NAME)"
             )
@@ -116,7 +112,7 @@ struct LinkImport: Sendable {
     }
 
     /// The format whose header this is, by the columns only its exporter writes together.
-    static func detect(_ names: [String]) throws(Malformed) -> Format {
+    static func detect(_ names: [String]) throws(LinkImportError) -> Format {
         let has = Set(names)
         func all(_ wanted: String...) -> Bool { wanted.allSatisfy(has.contains) }
         if all("shortlink", "destinationurl") || all("domain", "key", "url") { return .dub }
@@ -130,7 +126,7 @@ struct LinkImport: Sendable {
         if has.contains("code"), has.contains("route") || has.contains("fallback") || has.contains("url") {
             return .csv
         }
-        throw Malformed(
+        throw LinkImportError(
             description:
                 "the header row is none of the formats read (this server's csv, Firebase Dynamic Links' Takeout, dub, Bitly, Shlink): name the format with --format and the columns with --column"
         )
@@ -277,7 +273,7 @@ struct LinkImport: Sendable {
 
     /// RFC 4180 CSV: fields separated by commas, quoted with `"` (a quote doubled inside), lines ended by CRLF or
     /// LF; a byte-order mark is ignored. Refuses a file over ``maxRows``, ``maxColumns`` or ``maxCellBytes``.
-    static func parseCSV(_ text: String) throws(Malformed) -> [[String]] {
+    static func parseCSV(_ text: String) throws(LinkImportError) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var field = ""
@@ -287,18 +283,18 @@ struct LinkImport: Sendable {
         var characters = text.unicodeScalars.makeIterator()
         var pending = characters.next()
         if pending == "\u{FEFF}" { pending = characters.next() }
-        func endField() throws(Malformed) {
+        func endField() throws(LinkImportError) {
             guard row.count < maxColumns else {
-                throw Malformed(description: "line \(line): more than \(maxColumns) columns")
+                throw LinkImportError(description: "line \(line): more than \(maxColumns) columns")
             }
             row.append(field)
             field = ""
             fieldBytes = 0
         }
-        func endRow() throws(Malformed) {
+        func endRow() throws(LinkImportError) {
             try endField()
             guard rows.count < maxRows else {
-                throw Malformed(description: "more than \(maxRows) rows: split the file and import each part")
+                throw LinkImportError(description: "more than \(maxRows) rows: split the file and import each part")
             }
             rows.append(row)
             row = []
@@ -307,7 +303,7 @@ struct LinkImport: Sendable {
             pending = characters.next()
             fieldBytes += 1
             guard fieldBytes <= maxCellBytes else {
-                throw Malformed(description: "line \(line): a cell is longer than \(maxCellBytes) characters")
+                throw LinkImportError(description: "line \(line): a cell is longer than \(maxCellBytes) characters")
             }
             if quoted {
                 if character == "\"" {
@@ -333,8 +329,14 @@ struct LinkImport: Sendable {
             default: field.unicodeScalars.append(character)
             }
         }
-        if quoted { throw Malformed(description: "line \(line): a quoted field is not closed") }
+        if quoted { throw LinkImportError(description: "line \(line): a quoted field is not closed") }
         if !field.isEmpty || !row.isEmpty { try endRow() }
         return rows
     }
+}
+
+/// A file that cannot be read as an export at all (no header row, an unknown format, a column, row or cell past the
+/// limits), as opposed to a row that is refused with its reason.
+struct LinkImportError: Error, CustomStringConvertible {
+    let description: String
 }
