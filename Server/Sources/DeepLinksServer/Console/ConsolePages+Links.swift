@@ -1,0 +1,346 @@
+import AppSiteAssociation
+import DeepLinks
+import Foundation
+import Hummingbird
+
+/// The links' pages: the list, a link with its counts and QR code, the form, the import, the deletion; and the
+/// date and form helpers they share.
+extension ConsolePages {
+    static func links(
+        _ rows: [(link: SmartLink, clicks: Int64)],
+        query: String,
+        next: String?,
+        notice: String?,
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        let body = rows.map { row in
+            let link = row.link
+            let expiry = link.expiresAt.map { formatted($0) } ?? ""
+            return """
+                <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td>\(link.route.map { "<code>\(HTML.escape($0))</code>" } ?? "web link")</td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
+                """
+        }.joined(separator: "\n")
+        let edits =
+            viewer.signedIn.role >= .editor
+            ? #"<a class="button" href="/console/new">New link</a> <a class="button secondary" href="/console/import">Import links</a> "#
+            : ""
+        let create =
+            #"<p>\#(edits)<a class="button secondary" href="/console/export.csv" download>Export links (CSV)</a></p>"#
+        let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
+        let more =
+            next.map {
+                #"<p><a id="next-page" href="/console/links?\#(search)after=\#(HTML.escape(formEncoded($0)))">Next page</a></p>"#
+            } ?? ""
+        return page(
+            title: "Links",
+            viewer: viewer,
+            body: """
+                <h1>Links on <code>\(HTML.escape(policy.linkDomain))</code></h1>
+                \(notice.map { #"<p class="notice" role="status">\#(HTML.escape($0))</p>"# } ?? "")
+                <form method="get" action="/console/links" role="search">
+                <label for="q">Search codes, routes and destinations</label>
+                <input id="q" name="q" type="search" value="\(HTML.escape(query))">
+                <button type="submit">Search</button>
+                </form>
+                \(create)
+                <table id="links"><thead><tr><th>Code</th><th>Route</th><th>Web destination</th><th>Clicks</th><th>Expires (UTC)</th></tr></thead>
+                <tbody>\(body.isEmpty ? #"<tr><td colspan="5">No links\#(query.isEmpty ? "" : " match")</td></tr>"# : body)</tbody></table>
+                \(more)
+                """
+        )
+    }
+
+    static func link(
+        _ link: SmartLink,
+        rows: [LinkStore.ClickRow],
+        referrers: [(host: String, clicks: Int64)],
+        qr: String,
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        let url = policy.shortURL(link.code)
+        var perPlatform: [String: Int64] = [:]
+        var perSource: [String: Int64] = [:]
+        for row in rows where !row.bot {
+            perPlatform[row.platform, default: 0] += row.clicks
+            perSource[row.source, default: 0] += row.clicks
+        }
+        let platforms = perPlatform.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
+            "<tr><td>\(HTML.escape($0.key))</td><td class=\"number\">\($0.value)</td></tr>"
+        }.joined()
+        let sources = perSource.sorted { $0.key < $1.key }.map {
+            "<tr><td>\($0.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\($0.value)</td></tr>"
+        }.joined()
+        let fields: [(String, String?)] = [
+            ("App", link.app ?? policy.primary.bundleID),
+            ("Route", link.route ?? "none: a web link, every platform goes to its web address"),
+            ("iOS", link.destinations.ios), ("iPad", link.destinations.ipad),
+            ("Android", link.destinations.android), ("Desktop", link.destinations.desktop),
+            ("Fallback", link.destinations.fallback), ("Preview title", link.preview.title),
+            ("Preview description", link.preview.description), ("Preview image", link.preview.image),
+            ("Passes the click's query on", link.passQuery ? "yes" : "no"),
+            ("Expires (UTC)", link.expiresAt.map(formatted)), ("After expiry", link.expiredURL),
+        ]
+        let details = fields.compactMap { name, value in
+            value.map { "<tr><th scope=\"row\">\(name)</th><td>\(HTML.escape($0))</td></tr>" }
+        }.joined()
+        let sites = referrers.map {
+            "<tr><td>\(HTML.escape($0.host))</td><td class=\"number\">\($0.clicks)</td></tr>"
+        }.joined()
+        let code = HTML.escape(link.code)
+        let actions =
+            viewer.signedIn.role >= .editor
+            ? #"<p><a class="button" id="edit" href="/console/links/\#(code)/edit">Edit</a> <a class="button secondary" id="delete" href="/console/links/\#(code)/delete">Delete</a></p>"#
+            : ""
+        return page(
+            title: link.code,
+            viewer: viewer,
+            body: """
+                <h1>Link <code>\(code)</code></h1>
+                <p><a href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
+                \(actions)
+                <table id="details">\(details)</table>
+                <h2>Clicks</h2>
+                \(SmartLinkPages.statsBody(link, rows: rows))
+                <div class="columns">
+                <section><h2>Platforms</h2><table id="platforms"><thead><tr><th>Platform</th><th>Clicks</th></tr></thead><tbody>\(platforms)</tbody></table></section>
+                <section><h2>Sources</h2><table id="sources"><thead><tr><th>From</th><th>Clicks</th></tr></thead><tbody>\(sources)</tbody></table></section>
+                <section><h2>Referrers</h2><table id="referrers"><thead><tr><th>Site</th><th>Clicks</th></tr></thead><tbody>\(sites.isEmpty ? #"<tr><td colspan="2">None sent</td></tr>"# : sites)</tbody></table></section>
+                </div>
+                <h2>QR code</h2>
+                <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(SmartLinkRoutes.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
+                """
+        )
+    }
+
+    /// The link form: `values` are the submitted (or stored) texts by field name, `problems` the validator's
+    /// messages by the same names.
+    static func linkForm(
+        code: String?,
+        values: [String: String],
+        problems: [String: [String]],
+        viewer: Viewer,
+        policy: LinkPolicy
+    ) -> String {
+        func field(_ name: String, _ label: String, type: String = "text", help: String? = nil) -> String {
+            let id = name.replacingOccurrences(of: ".", with: "-")
+            let errors = problems[name] ?? []
+            let described = [help.map { _ in "\(id)-help" }, errors.isEmpty ? nil : "\(id)-error"].compactMap { $0 }
+            return """
+                <label for="\(id)">\(label)</label>
+                <input id="\(id)" name="\(name)" type="\(type)" value="\(HTML.escape(values[name] ?? ""))"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
+                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
+                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"\(id)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
+                """
+        }
+        let general =
+            problems[""].map {
+                #"<p class="error" role="alert">\#($0.map(HTML.escape).joined(separator: "<br>"))</p>"#
+            } ?? ""
+        let summary =
+            problems.isEmpty
+            ? ""
+            : #"<p class="error" role="alert" id="form-error">The link was not saved: see the fields marked below.</p>"#
+        let app =
+            policy.apps.count > 1
+            ? """
+            <label for="app">App</label>
+            <select id="app" name="app">\(policy.apps.map { "<option value=\"\(HTML.escape($0.bundleID))\"\(values["app"] == $0.bundleID ? " selected" : "")>\(HTML.escape($0.displayName))</option>" }.joined())</select>
+            \(problems["app"].map { "<p class=\"error\">\($0.map(HTML.escape).joined(separator: "<br>"))</p>" } ?? "")
+            """ : ""
+        let action = code.map { "/console/links/\(HTML.escape($0))/edit" } ?? "/console/new"
+        let codeField =
+            code == nil
+            ? field("code", "Code", help: "3 to 64 letters, digits, - or _; left empty, an unguessable code is made")
+            : ""
+        return page(
+            title: code.map { "Edit \($0)" } ?? "New link",
+            viewer: viewer,
+            body: """
+                <h1>\(code.map { "Edit <code>\(HTML.escape($0))</code>" } ?? "New link")</h1>
+                \(summary)\(general)
+                <form method="post" action="\(action)" novalidate>
+                \(csrfField(viewer))
+                \(codeField)
+                \(app)
+                \(field("route", "Route in the app", help: "A path of the app's, as /post/10: checked against its route manifest. Leave it empty for a web link: every platform then goes to its destination below, else the fallback (required then)"))
+                <fieldset><legend>Without the app</legend>
+                \(field("destinations.ios", "iOS", type: "url"))
+                \(field("destinations.ipad", "iPad", type: "url"))
+                \(field("destinations.android", "Android", type: "url"))
+                \(field("destinations.desktop", "Desktop", type: "url"))
+                \(field("destinations.fallback", "Fallback", type: "url", help: "Where any other client goes"))
+                </fieldset>
+                <fieldset><legend>Social preview</legend>
+                \(field("preview.title", "Title"))
+                \(field("preview.description", "Description"))
+                \(field("preview.image", "Image", type: "url"))
+                </fieldset>
+                <label class="check"><input type="checkbox" name="passQuery" value="on"\(values["passQuery"] == "on" ? " checked" : "")> Pass the click's query (utm_*) on to the destination</label>
+                \(field("expiresAt", "Expires (UTC)", type: "datetime-local"))
+                \(field("expiredURL", "After expiry", type: "url"))
+                <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\(HTML.escape($0))" } ?? "/console/links")">Cancel</a></p>
+                </form>
+                """
+        )
+    }
+
+    /// Another system's export to upload (`/console/import`), with `problem` when the last upload could not be read.
+    static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> String {
+        let formats: [(LinkImport.Format, String)] =
+            [(.auto, "Tell from the header row")]
+            + [
+                (.csv, "This server's CSV"), (.fdl, "Firebase Dynamic Links (Google Takeout)"), (.dub, "Dub export"),
+                (.bitly, "Bitly export"), (.shlink, "Shlink export"),
+            ].map { format, name in
+                (format, "\(name) (fields: \(LinkImport.fields(format).map(\.0).joined(separator: ", ")))")
+            }
+        let conflicts: [(LinkImport.Conflict, String)] = [
+            (.skip, "Leave the existing link (the import can be run again)"), (.replace, "Replace it"),
+            (.fail, "Import nothing if any code is taken"),
+        ]
+        func options<T: RawRepresentable>(_ name: String, _ choices: [(T, String)]) -> String
+        where T.RawValue == String {
+            choices.map { value, label in
+                let selected = values[name] == value.rawValue ? " selected" : ""
+                return #"<option value="\#(value.rawValue)"\#(selected)>\#(HTML.escape(label))</option>"#
+            }.joined()
+        }
+        let error = problem.map { #"<p class="error" id="import-error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
+        return page(
+            title: "Import links",
+            viewer: viewer,
+            body: """
+                <h1>Import links</h1>
+                <p>Each row becomes a smart link that keeps its code, checked as a new link is. The whole file is read first;
+                the report says what became of each row.</p>
+                \(error)
+                <form method="post" action="/console/import?csrf=\(formEncoded(viewer.csrf))" enctype="multipart/form-data">
+                <label for="file">File (CSV, UTF-8, at most \(SmartLinkRoutes.maxImportSize >> 20) MiB)</label>
+                <input id="file" name="file" type="file" accept=".csv,text/csv" required>
+                <label for="format">Format</label>
+                <select id="format" name="format">\(options("format", formats))</select>
+                <label for="columns">Columns the file names otherwise (optional)</label>
+                <input id="columns" name="columns" type="text" value="\(HTML.escape(values["columns"] ?? ""))" aria-describedby="columns-help">
+                <p class="help" id="columns-help">field=column, separated by commas: <code>code=slug, url=Destination</code></p>
+                <label for="onConflict">When a code is already a link</label>
+                <select id="onConflict" name="onConflict">\(options("onConflict", conflicts))</select>
+                <label class="check"><input type="checkbox" id="dryRun" name="dryRun" value="on"\(values["dryRun"] == "on" ? " checked" : "")> Only check: write nothing</label>
+                <p><button type="submit">Import</button> <a class="button secondary" href="/console/links">Cancel</a></p>
+                </form>
+                """
+        )
+    }
+
+    /// What became of each row of an upload.
+    static func importReport(_ report: SmartLinkRoutes.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
+        -> String
+    {
+        let counts = report.counts
+        let order = ["imported", "replaced", "valid", "skipped", "taken", "refused"]
+        let summary = order.compactMap { status in counts[status].map { "\($0) \(status)" } }.joined(separator: ", ")
+        let outcome =
+            !report.taken.isEmpty
+            ? "Nothing was imported: \(report.taken.count) of the codes are already links, and the import was to fail then."
+            : dryRun
+                ? "Checked only: nothing was written. Upload the file again without “Only check” to import it."
+                : "The import is done."
+        let shown = 1_000
+        let rows = report.entries.prefix(shown).map { entry in
+            let code =
+                entry.code.map { code in
+                    entry.status == "imported" || entry.status == "replaced"
+                        ? #"<a href="/console/links/\#(HTML.escape(code))"><code>\#(HTML.escape(code))</code></a>"#
+                        : "<code>\(HTML.escape(code))</code>"
+                } ?? ""
+            return """
+                <tr class="\(entry.status)"><td class="number">\(entry.line)</td><td>\(code)</td><td>\(entry.status)</td><td>\(entry.problems.map(HTML.escape).joined(separator: "<br>"))</td></tr>
+                """
+        }.joined(separator: "\n")
+        let more =
+            report.entries.count > shown
+            ? "<p>The first \(shown) of \(report.entries.count) rows are shown; the API's report has them all.</p>" : ""
+        return page(
+            title: "Import report",
+            viewer: viewer,
+            body: """
+                <h1>Import of \(file.map { "<code>\(HTML.escape($0))</code>" } ?? "a file")</h1>
+                <p class="notice" role="status" id="import-summary">\(HTML.escape(outcome)) \(HTML.escape(summary.isEmpty ? "The file has no rows." : summary + "."))\(report.format.map { " Read as \($0.rawValue)." } ?? "")</p>
+                <table id="import-rows"><thead><tr><th>Line</th><th>Code</th><th>Outcome</th><th>Problems</th></tr></thead>
+                <tbody>\(rows)</tbody></table>
+                \(more)
+                <p><a class="button" href="/console/import">Import another file</a> <a class="button secondary" href="/console/links">Links</a></p>
+                """
+        )
+    }
+
+    /// The form's texts for a stored link.
+    static func formValues(_ link: SmartLink) -> [String: String] {
+        var values: [String: String] = [
+            "code": link.code, "route": link.route ?? "", "app": link.app ?? "",
+            "destinations.ios": link.destinations.ios ?? "", "destinations.ipad": link.destinations.ipad ?? "",
+            "destinations.android": link.destinations.android ?? "",
+            "destinations.desktop": link.destinations.desktop ?? "",
+            "destinations.fallback": link.destinations.fallback ?? "", "preview.title": link.preview.title ?? "",
+            "preview.description": link.preview.description ?? "", "preview.image": link.preview.image ?? "",
+            "expiredURL": link.expiredURL ?? "", "expiresAt": link.expiresAt.map { formatted($0, form: true) } ?? "",
+        ]
+        if link.passQuery { values["passQuery"] = "on" }
+        return values
+    }
+
+    static func confirmDelete(_ link: SmartLink, viewer: Viewer) -> String {
+        let code = HTML.escape(link.code)
+        return page(
+            title: "Delete \(link.code)",
+            viewer: viewer,
+            body: """
+                <h1>Delete <code>\(code)</code>?</h1>
+                <p>The short link stops working at once, on every server, and its click counts are deleted. This cannot be undone.</p>
+                <form method="post" action="/console/links/\(code)/delete">\(csrfField(viewer))
+                <button type="submit" id="confirm-delete">Delete the link</button> <a class="button secondary" href="/console/links/\(code)">Keep it</a>
+                </form>
+                """
+        )
+    }
+
+    // MARK: Support
+
+    static func formatted(_ milliseconds: Int64) -> String { formatted(milliseconds, form: false) }
+
+    /// UTC, as `2026-11-27 14:05` (or `2026-11-27T14:05` for a datetime-local field).
+    static func formatted(_ milliseconds: Int64, form: Bool) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02d%@%02d:%02d",
+            parts.year ?? 0,
+            parts.month ?? 0,
+            parts.day ?? 0,
+            form ? "T" : " ",
+            parts.hour ?? 0,
+            parts.minute ?? 0
+        )
+    }
+
+    /// A datetime-local value (`2026-11-27T14:05`, seconds optional) read as UTC, in milliseconds.
+    static func parseDateTime(_ text: String) -> Int64? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970 * 1000) }
+        }
+        return nil
+    }
+
+    static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+}

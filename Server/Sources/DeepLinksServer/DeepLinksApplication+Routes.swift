@@ -1,0 +1,178 @@
+import DeepLinksMail
+import DeepLinksStorage
+import DeepLinksSupport
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import Prometheus
+import UnixSignals
+
+/// The wiring: every service over the database, the routes that use them, and the background jobs they leave work for.
+extension DeepLinksApplication {
+    /// The router with every route, and the background jobs the routes leave work for.
+    static func routes(
+        settings: ServerSettings,
+        database: Database,
+        metrics: ServerMetrics = ServerMetrics(),
+        clock: WallClock,
+        mailTransport: (any MailTransport)?,
+        logger: Logger
+    ) throws -> (router: Router<AppRequestContext>, jobs: BackgroundJobs, smartLinks: SmartLinkRoutes) {
+        let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
+        let keys = settings.secretKeys ?? SecretKeys.random()
+        var resetSettings = try settings.passwordReset.validated()
+        // The app's name makes a password guessable in context (C3).
+        resetSettings.passwordPolicy.contextWords.append(settings.app.displayName)
+        let app = settings.app
+        let host = app.domains[0]
+        let outbox = MailOutbox(keys: keys, clock: clock, messageDomain: host)
+        let from = settings.from
+        let sender = MailSender(
+            database: database,
+            outbox: outbox,
+            transport: mailTransport
+                ?? settings.mail.transport(heloName: host, envelopeSender: MailSender.address(in: from)),
+            sender: from,
+            logger: logger,
+            metrics: metrics,
+            signer: settings.dkim
+        )
+        let trigger = BackgroundJobs.Trigger()
+        let hashing = HashingGate(limit: 16)
+        let backend = try app.externalAccounts.map { accounts in
+            guard let secrets = settings.hookSecrets else {
+                throw ConfigurationError(
+                    setting: "DEEPLINKS_HOOK_SECRETS",
+                    reason:
+                        "external accounts need the secrets their hooks are signed under (VERSION:BASE64, 32 bytes or more)"
+                )
+            }
+            return AccountsBackend(accounts: accounts, secrets: secrets)
+        }
+        // The reset journey runs when the configuration names the route of the app's reset screen.
+        let resets = try app.passwordReset.map { reset in
+            PasswordResetService(
+                database: database,
+                keys: keys,
+                clock: clock,
+                settings: resetSettings,
+                outbox: outbox,
+                links: try ResetLinks(app: app, reset: reset),
+                appName: app.displayName,
+                wake: trigger.wake,
+                logger: logger,
+                metrics: metrics,
+                hashing: hashing,
+                backend: backend
+            )
+        }
+        if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
+        let webhooks = try Self.webhooks(settings, database: database, clock: clock, logger: logger)
+        let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events)
+        var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
+        links.events = webhooks?.events
+        let jobs = BackgroundJobs(
+            (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? [])
+                + (webhooks.map { [.init(name: "webhooks", run: $0.sender.drain)] } ?? []) + [
+                    .init(name: "link changes", run: links.syncChanges),
+                    .init(name: "mail", run: sender.drain),
+                    .init(name: "click counts", run: { try await clicks.flushIfDue() }, atShutdown: clicks.flush),
+                    .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
+                ],
+            trigger: trigger,
+            logger: logger
+        )
+        var accounts = AccountService(
+            database: database,
+            keys: keys,
+            clock: clock,
+            policy: resetSettings.passwordPolicy,
+            hasher: resetSettings.hasher,
+            hashing: hashing,
+            outbox: outbox,
+            appName: app.displayName,
+            resetPage: resets?.links.page,
+            wake: trigger.wake
+        )
+        if let smtp = sender.transport as? SMTPTransport { accounts.deliversUTF8 = { await smtp.supportsSMTPUTF8() } }
+
+        let operators = Operators(database: database, clock: clock)
+        let access = Access(settings: settings.smartLinks, operators: operators)
+        let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
+        let fallback = try AppPathFallback(policy: policy)
+        let router = Router(context: AppRequestContext.self)
+        router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
+        router.middlewares.add(StrictTransportSecurityMiddleware())
+        router.middlewares.add(StorageFailureMiddleware(logger: logger))
+        router.middlewares.add(NotFoundMiddleware(fallback: fallback))
+        OperationsRoutes(
+            database: database,
+            metrics: metrics,
+            linkCache: links.cache,
+            mailBudgetPerHour: resetSettings.mailBudgetPerHour,
+            clock: clock,
+            logger: logger,
+            metricsReaders: try settings.metricsAllowedFrom.map { try TrustedProxies(["127.0.0.0/8", "::1"] + $0) },
+            proxies: settings.trustedProxies
+        ).register(on: router)
+        AssociationRoutes(files: files).register(on: router)
+        if backend == nil {
+            AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
+                on: router
+            )
+        } else {
+            AccountRoutes.registerExternal(on: router)
+        }
+        WebAssets.register(on: router)
+        if let resets {
+            let page = ResetLandingPage(
+                app: app,
+                links: resets.links,
+                minimumLength: resetSettings.passwordPolicy.minimumLength,
+                lifetimeMinutes: resetSettings.tokenLifetimeSeconds / 60
+            )
+            page.register(on: router)
+            PasswordResetRoutes(
+                service: resets,
+                proxies: settings.trustedProxies,
+                page: page,
+                access: access
+            ).register(on: router)
+        }
+        let smartLinks = SmartLinkRoutes(
+            store: links,
+            access: access,
+            clicks: clicks,
+            policy: policy,
+            fallback: fallback,
+            deferred: DeferredLinks(database: database, keys: keys, clock: clock, events: webhooks?.events),
+            proxies: settings.trustedProxies,
+            clock: clock,
+            unknownCodes: RateLimiter(
+                capacity: settings.smartLinks.unknownCodeBurst,
+                perMinute: settings.smartLinks.unknownCodesPerMinute
+            )
+        )
+        ConsoleRoutes(
+            operators: operators,
+            access: access,
+            links: smartLinks,
+            files: files,
+            doctor: LinkDoctor(
+                settings: settings,
+                fetcher: AASAFetcher(timeoutSeconds: 5),
+                shortLinks: { [links] code in try await links.find(code) }
+            ),
+            hasher: resetSettings.hasher,
+            hashing: hashing,
+            proxies: settings.trustedProxies,
+            clock: clock
+        ).register(on: router)
+        // Last: `/{code}` takes whatever path the routes above do not.
+        smartLinks.register(on: router)
+        try OpenAPIRoutes.register(on: router)
+        return (router, jobs, smartLinks)
+    }
+}
