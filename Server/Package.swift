@@ -118,11 +118,11 @@ let package = Package(
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // AASAFetcher: `deeplinks aasa fetch` and `deeplinks doctor`.
+                // `deeplinks links import|export` against a running server, and the import file's digest.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
