@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "DeepLinksUIKit", targets: ["DeepLinksUIKit"]),
         .library(name: "DeepLinksSwiftUI", targets: ["DeepLinksSwiftUI"]),
         .library(name: "AppSiteAssociation", targets: ["AppSiteAssociation"]),
+        // JSON as written (JSONValue): the association files' parser and the server both use it.
+        .library(name: "DeepLinksJSON", targets: ["DeepLinksJSON"]),
         .library(name: "DemoAppRoutes", targets: ["DemoAppRoutes"]),
     ],
     targets: [
@@ -26,7 +28,8 @@ let package = Package(
         .target(name: "DeepLinksTesting", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         .target(name: "DeepLinksUIKit", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         .target(name: "DeepLinksSwiftUI", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
-        .target(name: "AppSiteAssociation", swiftSettings: swiftSettings),
+        .target(name: "DeepLinksJSON", swiftSettings: swiftSettings),
+        .target(name: "AppSiteAssociation", dependencies: ["DeepLinksJSON"], swiftSettings: swiftSettings),
         // The demo app's route table, shared by the demo app, the server's reference journey and the tests.
         .target(name: "DemoAppRoutes", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         // The reference apps' non-UI code (API client, reset form), built and tested on Linux. No product: an app
@@ -54,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppSiteAssociationTests",
-            dependencies: ["AppSiteAssociation"],
+            dependencies: ["AppSiteAssociation", "DeepLinksJSON"],
             exclude: ["Golden"],  // read by path, as fixtures
             swiftSettings: swiftSettings
         ),

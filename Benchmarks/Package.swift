@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 "BenchmarkSupport",
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "DeepLinksJSON", package: "swift-deeplinks"),
             ],
             path: "Benchmarks/AASABenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

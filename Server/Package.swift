@@ -46,6 +46,7 @@ let package = Package(
             name: "DeepLinksStorage",
             dependencies: [
                 "DeepLinksSupport",
+                .product(name: "DeepLinksJSON", package: "swift-deeplinks"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
@@ -81,6 +82,7 @@ let package = Package(
                 "DeepLinksQR",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "DeepLinksJSON", package: "swift-deeplinks"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,6 +118,7 @@ let package = Package(
                 "DeepLinksSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "DeepLinksJSON", package: "swift-deeplinks"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // `deeplinks links import|export` against a running server, and the import file's digest.
@@ -138,6 +141,7 @@ let package = Package(
                 .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
                 .product(name: "DemoAppRoutes", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
+                .product(name: "DeepLinksJSON", package: "swift-deeplinks"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksJSON
 import Foundation
 import Testing
 

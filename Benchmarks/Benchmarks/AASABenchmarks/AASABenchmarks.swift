@@ -1,6 +1,7 @@
 import AppSiteAssociation
 import Benchmark
 import BenchmarkSupport
+import DeepLinksJSON
 import Foundation
 
 /// Decisions per second for a compiled apple-app-site-association file of 10, 100 and 1,000 rules: paths

@@ -1,3 +1,4 @@
+import DeepLinksJSON
 import SQLKit
 
 /// Adds counted clicks to `link_clicks` and `link_referrers`: the only place that writes them (the stats read them
@@ -105,26 +106,11 @@ package enum ClickCountStore {
                 if position > 0 { output += "," }
                 switch field {
                 case .number(let value): output += String(value)
-                case .text(let value): quote(value, into: &output)
+                case .text(let value): output += JSONValue.string(value).compactJSON
                 }
             }
             output += "]"
         }
         return output + "]"
-    }
-
-    /// `text` as a JSON string: codes, days, platforms and hosts need no escape, but nothing relies on it.
-    static func quote(_ text: String, into output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case _ where scalar.value < 0x20:
-                output += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
     }
 }

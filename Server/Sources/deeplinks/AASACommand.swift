@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import ArgumentParser
+import DeepLinksJSON
 import DeepLinksServer
 import Foundation
 

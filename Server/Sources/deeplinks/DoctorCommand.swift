@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer

@@ -1,7 +1,8 @@
 import AppSiteAssociation
+import DeepLinks
+import DeepLinksJSON
 import DeepLinksServer
 import DemoAppRoutes
-import DeepLinks
 import Foundation
 import Hummingbird
 import HummingbirdTesting

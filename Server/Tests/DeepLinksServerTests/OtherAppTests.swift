@@ -1,6 +1,7 @@
-@testable import DeepLinksServer
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksJSON
+@testable import DeepLinksServer
 import Foundation
 import Testing
 

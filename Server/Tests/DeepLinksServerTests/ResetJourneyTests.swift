@@ -1,3 +1,4 @@
+import DeepLinksJSON
 @testable import DeepLinksMail
 import AppSiteAssociation
 import DeepLinks

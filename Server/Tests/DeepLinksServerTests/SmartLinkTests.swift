@@ -1,3 +1,4 @@
+import DeepLinksJSON
 @testable import DeepLinksSupport
 @testable import DeepLinksServer
 import AppSiteAssociation

@@ -1,3 +1,4 @@
+import DeepLinksJSON
 import Foundation
 
 /// Android's Digital Asset Links file (`/.well-known/assetlinks.json`): an array of statements, each

@@ -1,3 +1,5 @@
+import DeepLinksJSON
+
 /// What an apple-app-site-association file should say: the apps, the paths each opens, what each must not
 /// open, and whether `#no_universal_links` opts a single link out (F2).
 public struct AASAConfiguration: Sendable, Hashable, Codable {

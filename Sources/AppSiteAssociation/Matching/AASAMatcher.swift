@@ -1,3 +1,5 @@
+import DeepLinksJSON
+
 /// The verdict for one (app, URL) under one apple-app-site-association file (§5 M8).
 public enum AASAVerdict: String, Sendable, Hashable, Codable {
     case match, exclude, nomatch

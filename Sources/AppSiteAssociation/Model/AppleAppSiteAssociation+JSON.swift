@@ -1,3 +1,5 @@
+import DeepLinksJSON
+
 extension AppleAppSiteAssociation {
     /// Reads a parsed file the way iOS does: what has the wrong type is left out, never fatal.
     public init(_ value: JSONValue) {

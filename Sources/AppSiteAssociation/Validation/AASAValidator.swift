@@ -1,3 +1,4 @@
+import DeepLinksJSON
 import Foundation
 
 /// Validates an apple-app-site-association file against the diagnostics of <doc:HowIOSReadsAssociationFiles>, reporting every diagnostic

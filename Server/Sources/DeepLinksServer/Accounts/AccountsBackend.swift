@@ -1,7 +1,7 @@
-import AppSiteAssociation
 import AsyncHTTPClient
 import Crypto
 import DeepLinks
+import DeepLinksJSON
 import DeepLinksSupport
 import Foundation
 import NIOCore

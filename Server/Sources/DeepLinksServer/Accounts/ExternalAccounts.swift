@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import AsyncHTTPClient
 import Crypto
 import DeepLinks

@@ -1,6 +1,6 @@
-import AppSiteAssociation
 import Crypto
 import DeepLinks
+import DeepLinksJSON
 import DeepLinksQR
 import DeepLinksSupport
 import Foundation

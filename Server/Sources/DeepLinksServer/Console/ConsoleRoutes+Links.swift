@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import Crypto
 import DeepLinks
 import DeepLinksQR

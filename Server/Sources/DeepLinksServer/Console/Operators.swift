@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import Crypto
 import DeepLinksStorage
 import DeepLinksSupport

@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksJSON
 import Foundation
 
 /// Why a link opens the app or Safari, checked in the order iOS meets it (`deeplinks doctor`, and the console's

@@ -1,4 +1,5 @@
 import AppSiteAssociation
+import DeepLinksJSON
 import Hummingbird
 
 /// Who may call the API, sent as `Authorization: Bearer KEY`: a scoped key (`dlk_...`, made in the console or

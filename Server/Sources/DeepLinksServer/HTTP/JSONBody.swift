@@ -1,4 +1,4 @@
-import AppSiteAssociation
+import DeepLinksJSON
 import Foundation
 import Hummingbird
 import NIOFoundationCompat

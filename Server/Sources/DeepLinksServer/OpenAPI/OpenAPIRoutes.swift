@@ -1,4 +1,4 @@
-import AppSiteAssociation
+import DeepLinksJSON
 import DeepLinksSupport
 import Foundation
 import Hummingbird

@@ -1,4 +1,4 @@
-import AppSiteAssociation
+import DeepLinksJSON
 import DeepLinksStorage
 import Foundation
 import Hummingbird

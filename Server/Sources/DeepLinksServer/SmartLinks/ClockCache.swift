@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import Foundation
 import Synchronization
 

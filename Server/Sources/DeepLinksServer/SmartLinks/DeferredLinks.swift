@@ -1,5 +1,5 @@
-import AppSiteAssociation
 import DeepLinks
+import DeepLinksJSON
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

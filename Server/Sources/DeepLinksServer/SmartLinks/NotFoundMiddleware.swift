@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksJSON
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import DeepLinks
 import Foundation
 

@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksJSON
 import DeepLinksQR
 import Foundation
 import HTTPTypes

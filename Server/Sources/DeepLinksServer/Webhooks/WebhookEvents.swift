@@ -1,5 +1,5 @@
-import AppSiteAssociation
 import AsyncHTTPClient
+import DeepLinksJSON
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

@@ -1,4 +1,3 @@
-import AppSiteAssociation
 import AsyncHTTPClient
 import DeepLinksStorage
 import Foundation

@@ -81,14 +81,3 @@ public indirect enum JSONValue: Sendable, Hashable, Decodable {
         }
     }
 }
-
-/// Builds RFC 6901 JSON pointers (`/applinks/details/0/components/2`).
-enum JSONPointer {
-    static func append(_ pointer: String, _ token: String) -> String {
-        pointer + "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
-    static func append(_ pointer: String, _ index: Int) -> String {
-        pointer + "/" + String(index)
-    }
-}
