@@ -40,7 +40,7 @@ package struct LinkDocumentStore: Sendable {
     package func documents(_ codes: [String]) async throws -> [String: String] {
         let rows = try await database.read { sql in
             try await sql.raw(
-                "SELECT code, document FROM links WHERE code IN (\(codes.map { SQLQueryString("\(bind: $0)") }.joined(separator: ", ")))"
+                "SELECT code, document FROM links WHERE code IN (\(binds: codes))"
             ).all()
         }
         var documents: [String: String] = [:]
@@ -60,7 +60,7 @@ package struct LinkDocumentStore: Sendable {
             let batch = codes[start..<min(start + 500, codes.count)]
             let rows = try await database.withConnection { sql in
                 try await sql.raw(
-                    "SELECT code FROM links WHERE code IN (\(batch.map { SQLQueryString("\(bind: $0)") }.joined(separator: ", ")))"
+                    "SELECT code FROM links WHERE code IN (\(binds: Array(batch)))"
                 ).all()
             }
             for row in rows { found.insert(try row.decode(column: "code", as: String.self)) }
