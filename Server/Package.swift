@@ -14,7 +14,12 @@ let package = Package(
     name: "swift-deeplinks-server",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "DeepLinksServer", targets: ["DeepLinksServer"]),
+        // What a backend that embeds the server imports: the server, and the storage, mail and support types its
+        // public API names (Database, DatabaseURL, MailURL, ConfigurationError). The "Embedding the server" article.
+        .library(
+            name: "DeepLinksServer",
+            targets: ["DeepLinksServer", "DeepLinksStorage", "DeepLinksMail", "DeepLinksSupport"]
+        ),
         .executable(name: "deeplinks", targets: ["deeplinks"]),
     ],
     dependencies: [
@@ -148,6 +153,20 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            swiftSettings: testSwiftSettings
+        ),
+        // A backend embedding the server, as another package would: without package access, so it compiles only
+        // against the public API (the "Embedding the server" article's code).
+        .testTarget(
+            name: "EmbeddingTests",
+            dependencies: [
+                "DeepLinksServer",
+                "DeepLinksStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            packageAccess: false,
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -23,6 +23,8 @@ public enum DeepLinksApplication {
     /// - Parameters:
     ///   - clock: the wall clock of token expiry, throttles and mail backoff; tests move it.
     ///   - mailTransport: where mail goes; by default the one `settings.mail` names.
+    ///   - additionalRoutes: the embedding backend's own routes, added to the same router (after this server's,
+    ///     behind the same middleware).
     public static func make(
         settings: ServerSettings,
         database: Database,
@@ -30,7 +32,8 @@ public enum DeepLinksApplication {
         clock: WallClock = .system,
         mailTransport: (any MailTransport)? = nil,
         logger: Logger,
-        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
+        additionalRoutes: (Router<AppRequestContext>) throws -> Void = { _ in }
     ) throws -> App {
         let (router, jobs, smartLinks) = try routes(
             settings: settings,
@@ -40,6 +43,7 @@ public enum DeepLinksApplication {
             mailTransport: mailTransport,
             logger: logger
         )
+        try additionalRoutes(router)
         let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [connections.handler()],

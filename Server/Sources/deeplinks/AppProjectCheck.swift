@@ -7,9 +7,9 @@ import Foundation
 /// configured links to reach it. The Info.plist registers the custom scheme (a URL type with a name and a role);
 /// the associated-domains entitlement lists `applinks:` for every configured domain; and, read with that
 /// entitlement as iOS reads it, the association file the server generates opens the app on each domain.
-public enum AppProjectCheck {
+enum AppProjectCheck {
     /// A property list file, XML or binary, whose root is a dictionary.
-    public static func read(_ path: String) throws(ConfigurationError) -> [String: Any] {
+    static func read(_ path: String) throws(ConfigurationError) -> [String: Any] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -26,13 +26,13 @@ public enum AppProjectCheck {
     }
 
     /// The configured app an Info.plist belongs to: the one its `CFBundleIdentifier` names, else the primary.
-    public static func app(for infoPlist: [String: Any]?, in configuration: AppConfiguration) -> AppConfiguration {
+    static func app(for infoPlist: [String: Any]?, in configuration: AppConfiguration) -> AppConfiguration {
         (infoPlist?["CFBundleIdentifier"] as? String).flatMap { configuration.app(bundleID: $0) }
             ?? configuration.apps[0]
     }
 
     /// The Info.plist's bundle identifier and URL types against the configured app.
-    public static func infoPlistFindings(_ plist: [String: Any], app: AppConfiguration) -> [Finding] {
+    static func infoPlistFindings(_ plist: [String: Any], app: AppConfiguration) -> [Finding] {
         var findings: [Finding] = []
         if let identifier = plist["CFBundleIdentifier"] as? String, !identifier.contains("$("),
             identifier != app.bundleID
@@ -89,7 +89,7 @@ public enum AppProjectCheck {
 
     /// The associated-domains entitlement against the configured domains, and the generated association file
     /// read through it (which file governs each domain, and whether it opens the app there).
-    public static func entitlementFindings(_ plist: [String: Any], app: AppConfiguration, files: AssociationFiles)
+    static func entitlementFindings(_ plist: [String: Any], app: AppConfiguration, files: AssociationFiles)
         -> [Finding]
     {
         let key = "com.apple.developer.associated-domains"

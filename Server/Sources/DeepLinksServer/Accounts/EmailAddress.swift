@@ -5,16 +5,16 @@ import Foundation
 /// Matching uses NFKC and lower case on both parts, so `User@Example.COM` finds `user@example.com`, while
 /// letters from other scripts stay themselves: `user@gıthub.com` (dotless ı) never matches `user@github.com`.
 /// Mail always goes to the address stored with the account, never to the one submitted.
-public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
+package struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address as the user typed it, trimmed: what they see in mail and on pages.
-    public let display: String
+    package let display: String
     /// The matching key: NFKC, lower-cased.
-    public let normalized: String
+    package let normalized: String
 
     /// RFC 5321's limit on a path: 254 octets for the address.
-    public static let maxOctets = 254
+    package static let maxOctets = 254
 
-    public init(_ string: String) throws(EmailAddressError) {
+    package init(_ string: String) throws(EmailAddressError) {
         // Only ASCII spaces are trimmed: Foundation's `.whitespaces` also drops U+200B, which would
         // make `user@example.com<ZWSP>` match `user@example.com`.
         let trimmed = string.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
@@ -43,7 +43,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         normalized = trimmed.precomposedStringWithCompatibilityMapping.lowercased()
     }
 
-    public var description: String { display }
+    package var description: String { display }
 
     /// RFC 5322's dot-atom (RFC 6531 adds any non-ASCII character) or a quoted string: `a.b+c@`, `"a..b"@`.
     /// `x<y@example.com` is refused: in a `To:` header it would read as another address.
@@ -68,7 +68,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `u***@example.com`: enough for a person to recognise their address, not enough to learn one.
-    public static func masked(_ address: String) -> String {
+    package static func masked(_ address: String) -> String {
         guard let at = address.lastIndex(of: "@") else { return "***" }
         let local = address[..<at]
         return (local.first.map(String.init) ?? "") + "***" + address[at...]
@@ -76,7 +76,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a string is not an email address; the raw value is the reason the API answers with.
-public enum EmailAddressError: String, Error, Sendable {
+package enum EmailAddressError: String, Error, Sendable {
     case empty, tooLong = "too_long", controlCharacter = "control_character", notOneAt = "not_one_at"
     case emptyPart = "empty_part", whitespace, invalidDomain = "invalid_domain", invalidLocalPart =
         "invalid_local_part"

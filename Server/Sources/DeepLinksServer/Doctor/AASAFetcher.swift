@@ -8,29 +8,29 @@ import NIOSSL
 
 /// Fetches a site's apple-app-site-association file by the hosting rules H1–H12 (AppSiteAssociation's article "How iOS reads an association file") (https, no
 /// redirect followed, at most 128 KB, `application/json`), reports what iOS would refuse, then validates it.
-public struct AASAFetcher: Sendable {
-    public struct Report: Sendable {
+package struct AASAFetcher: Sendable {
+    package struct Report: Sendable {
         /// The URL the file was read from.
-        public var url: String
+        package var url: String
         /// Hosting findings (codes `HOSTING_*`) followed by the validator's.
-        public var diagnostics: [AASADiagnostic]
+        package var diagnostics: [AASADiagnostic]
         /// The file's bytes, when it was read.
-        public var body: Data? = nil
+        package var body: Data? = nil
         /// Apple's CDN says why it holds no file (`Apple-Failure-Reason`, with `Apple-Failure-Details`).
-        public var appleFailure: String? = nil
+        package var appleFailure: String? = nil
     }
 
     /// The file cannot be fetched at all (no connection, no answer). One line, for a person.
-    public struct FetchError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct FetchError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
-    public var allowHTTP: Bool
-    public var timeout: TimeAmount
+    package var allowHTTP: Bool
+    package var timeout: TimeAmount
     /// A PEM file of certificates to trust instead of the system's (a test server's own).
-    public var caFile: String?
+    package var caFile: String?
 
-    public init(allowHTTP: Bool = false, timeoutSeconds: Int64 = 10, caFile: String? = nil) {
+    package init(allowHTTP: Bool = false, timeoutSeconds: Int64 = 10, caFile: String? = nil) {
         self.allowHTTP = allowHTTP
         self.timeout = .seconds(timeoutSeconds)
         self.caFile = caFile
@@ -39,7 +39,7 @@ public struct AASAFetcher: Sendable {
     /// `target` is a site (`example.com`, `https://example.com`) or the file's own URL (one whose path ends in
     /// `apple-app-site-association`, or any URL with `asFile`: Apple's CDN serves a domain's file at
     /// `/a/v1/DOMAIN`).
-    public func fetch(_ target: String, asFile: Bool = false) async throws(FetchError) -> Report {
+    package func fetch(_ target: String, asFile: Bool = false) async throws(FetchError) -> Report {
         var text = target.contains("://") ? target : "https://" + target
         let parts: URLParts
         do {

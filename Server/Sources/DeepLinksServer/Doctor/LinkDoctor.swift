@@ -7,7 +7,7 @@ import Foundation
 /// page): a mail scanner's rewrite, the domain's file as iOS fetches it and Apple's CDN copy (what devices read),
 /// the matcher on that copy, the app's route (or, on a short-link domain, the link the code names), and where the
 /// tap happened. It fetches files of the configured apps' domains and short-link domains only.
-public struct LinkDoctor: Sendable {
+package struct LinkDoctor: Sendable {
     let settings: ServerSettings
     let fetcher: AASAFetcher
     let origin: String?
@@ -15,13 +15,13 @@ public struct LinkDoctor: Sendable {
     let shortLinks: (@Sendable (String) async throws -> SmartLink?)?
 
     /// Apple's CDN: a domain's file at this prefix followed by the domain.
-    public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/"
+    package static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/"
 
     /// - Parameters:
     ///   - origin: fetch the domain's file from this origin instead (a staging server, a test server).
     ///   - cdnURL: where the CDN serves a domain's file (the domain is appended); nil: do not ask it.
     ///   - shortLinks: the link stored under a code (nil when none), to check a short link's code; nil: not checked.
-    public init(
+    package init(
         settings: ServerSettings,
         fetcher: AASAFetcher,
         origin: String? = nil,
@@ -35,18 +35,18 @@ public struct LinkDoctor: Sendable {
         self.shortLinks = shortLinks
     }
 
-    public struct Report: Sendable {
-        public var url: String
-        public var findings: [Finding] = []
-        public var notes: [String] = []
-        public var trace: [String] = []
-        public var route: String?
+    package struct Report: Sendable {
+        package var url: String
+        package var findings: [Finding] = []
+        package var notes: [String] = []
+        package var trace: [String] = []
+        package var route: String?
         /// The URL could not be read at all.
-        public var unreadable = false
+        package var unreadable = false
 
-        public var opensApp: Bool { findings.isEmpty && !unreadable }
+        package var opensApp: Bool { findings.isEmpty && !unreadable }
 
-        public var lines: [String] {
+        package var lines: [String] {
             var lines = ["\(url)"] + notes.map { "  \($0)" }
             if !trace.isEmpty { lines += ["  matcher:"] + trace.map { "    \($0)" } }
             if let route { lines.append("  route: \(route)") }
@@ -55,7 +55,7 @@ public struct LinkDoctor: Sendable {
             return lines
         }
 
-        public var json: [String: Any] {
+        package var json: [String: Any] {
             [
                 "url": url, "opensApp": opensApp, "trace": trace, "route": route ?? NSNull(), "notes": notes,
                 "findings": findings.map { ["code": $0.code ?? $0.severity.rawValue, "message": $0.message] },
@@ -63,7 +63,7 @@ public struct LinkDoctor: Sendable {
         }
     }
 
-    public func examine(_ given: String, referrer: String?, userAgent: String?) async -> Report {
+    package func examine(_ given: String, referrer: String?, userAgent: String?) async -> Report {
         var report = Report(url: given)
         var text = given
         if let (original, scanner) = Self.unwrapScanner(given) {
@@ -270,7 +270,7 @@ public struct LinkDoctor: Sendable {
 
     /// The link a mail scanner wrapped: Microsoft Defender's Safe Links (`url=`), Proofpoint's URL Defense (v2 `u=`,
     /// v3 `__URL__`), Mimecast's is opaque and stays.
-    public static func unwrapScanner(_ text: String) -> (original: String, scanner: String)? {
+    package static func unwrapScanner(_ text: String) -> (original: String, scanner: String)? {
         guard let url = try? LinkURL(parsing: text, limits: URLLimits(maxURLLength: 8192)), let host = url.host
         else { return nil }
         // The URL policy's own decoder: each value percent-decoded once.

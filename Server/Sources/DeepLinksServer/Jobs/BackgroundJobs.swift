@@ -11,8 +11,8 @@ import Synchronization
 /// the loops finish what they are doing, within `shutdownGrace`, after which they are cancelled; then the
 /// jobs' `atShutdown` runs (the click counts' whole flush), so nothing counted in memory is lost.
 /// The work itself lives in the database, so a job interrupted by a restart is picked up by the next run.
-public final class BackgroundJobs: Service, Sendable {
-    public typealias Run = @Sendable () async throws -> Void
+package final class BackgroundJobs: Service, Sendable {
+    package typealias Run = @Sendable () async throws -> Void
 
     struct Job: Sendable {
         let name: String
@@ -82,7 +82,7 @@ public final class BackgroundJobs: Service, Sendable {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let streams = jobs.map { _ in trigger.subscribe() }
         let loops = Task {
             await withTaskGroup(of: Void.self) { group in

@@ -17,7 +17,7 @@ import SQLKit
 /// Several servers may share the database: a sender claims a row before sending it (see ``MailSender``),
 /// and the Message-ID is chosen when the row is queued, so the rare duplicate (a crash between the SMTP
 /// server's 250 and the row's update) carries the same Message-ID and receivers can drop it.
-public struct MailOutbox: Sendable {
+package struct MailOutbox: Sendable {
     let keys: SecretKeys
     let clock: WallClock
     /// The right-hand side of Message-IDs.

@@ -3,28 +3,28 @@ import Foundation
 
 /// What `deeplinks outbox` shows and does: the queued and failed messages (never their content), and a
 /// requeue of failed ones, on the database every server shares.
-public struct OutboxAdmin: Sendable {
-    public struct Entry: Sendable, Equatable {
-        public let id: Int64
-        public let kind: String
-        public let createdAt: Date
-        public let attempts: Int
+package struct OutboxAdmin: Sendable {
+    package struct Entry: Sendable, Equatable {
+        package let id: Int64
+        package let kind: String
+        package let createdAt: Date
+        package let attempts: Int
         /// `queued`, `retrying`, `failed` (will not be retried until requeued), `dropped` (its reset link died
         /// first) or `sent`.
-        public let status: String
-        public let lastError: String?
+        package let status: String
+        package let lastError: String?
     }
 
     let database: Database
     let clock: WallClock
 
-    public init(database: Database, clock: WallClock = .system) {
+    package init(database: Database, clock: WallClock = .system) {
         self.database = database
         self.clock = clock
     }
 
     /// The newest `limit` messages that are not sent, or every message with `includeSent`.
-    public func list(includeSent: Bool = false, limit: Int = 100) async throws -> [Entry] {
+    package func list(includeSent: Bool = false, limit: Int = 100) async throws -> [Entry] {
         try await MailOutboxStore(database: database).list(includeSent: includeSent, limit: limit).map { row in
             let status =
                 if row.sentAt != nil {
@@ -46,7 +46,7 @@ public struct OutboxAdmin: Sendable {
     }
 
     /// Makes failed messages due now (`ids`, or every failed one when empty); returns how many.
-    public func requeue(ids: [Int64]) async throws -> Int {
+    package func requeue(ids: [Int64]) async throws -> Int {
         try await MailOutboxStore(database: database).requeueFailed(ids: ids, now: clock.milliseconds())
     }
 }

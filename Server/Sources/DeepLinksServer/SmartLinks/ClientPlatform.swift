@@ -1,5 +1,5 @@
 /// Who follows a link, from its `User-Agent` (and client hints): what decides where it goes.
-public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
+package enum ClientPlatform: String, Sendable, CaseIterable, Codable {
     case iPhone = "iphone", iPad = "ipad", android, desktop
     /// A Mac user agent without a client hint: a Mac, or an iPad (iPadOS 13+ Safari sends a Mac agent by
     /// default). A small page asks the browser for touch support, then comes back as one or the other.
@@ -20,7 +20,7 @@ public enum ClientPlatform: String, Sendable, CaseIterable, Codable {
     static let androidToken = Array("android".utf8), macintoshToken = Array("macintosh".utf8)
     static let ipadosToken = Array("ipados".utf8)
 
-    public init(userAgent: String?, platformHint: String? = nil) {
+    package init(userAgent: String?, platformHint: String? = nil) {
         self.init(agent: AgentText(userAgent), platformHint: platformHint)
     }
 

@@ -9,9 +9,9 @@ import Foundation
 ///   server generates (checked with the matcher, as iOS would);
 /// - the landing domain is not the link domain (a same-domain tap never opens the app);
 /// - every stored link routes to a screen of the app, through the association file, with allowed destinations.
-public enum DeploymentCheck {
+package enum DeploymentCheck {
     /// One line per problem; empty when all is well.
-    public static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
+    package static func problems(settings: ServerSettings, links: [SmartLink]) throws -> [String] {
         var problems: [String] = []
         let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
         let routes = try LinkPolicy(settings: settings.smartLinks, app: settings.app, association: files)
@@ -70,7 +70,7 @@ public enum DeploymentCheck {
     }
 
     /// Every stored link, for the check.
-    public static func storedLinks(in database: Database) async throws -> [SmartLink] {
+    package static func storedLinks(in database: Database) async throws -> [SmartLink] {
         let store = LinkStore(database: database, clock: .system)
         var links: [SmartLink] = []
         while true {

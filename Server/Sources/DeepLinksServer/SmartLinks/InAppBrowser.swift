@@ -1,6 +1,6 @@
 /// The social apps whose own in-app browser shows a link: iOS does not hand a universal link tapped there to
 /// the app it belongs to, so the landing page says how to reach Safari: in-app browsers do not hand universal links to apps.
-public enum InAppBrowser: String, Sendable, CaseIterable {
+package enum InAppBrowser: String, Sendable, CaseIterable {
     case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat",
         line = "LINE"
 
@@ -20,7 +20,7 @@ public enum InAppBrowser: String, Sendable, CaseIterable {
     static let tokenBytes = allCases.map { browser in (browser, browser.tokens.map { Array($0.utf8) }) }
 
     /// The in-app browser `userAgent` comes from, if any.
-    public init?(userAgent: String?) {
+    package init?(userAgent: String?) {
         self.init(agent: AgentText(userAgent))
     }
 

@@ -7,27 +7,27 @@ import Foundation
 /// A link without a route is a **web link**: its `destinations.fallback` (required then) is a page on an allowed
 /// host, the team's shop or help centre, and every platform is sent there (or to its own destination), counted,
 /// QR-coded and previewed like any link; it never offers the app.
-public struct SmartLink: Sendable, Codable, Equatable {
-    public var code: String
+package struct SmartLink: Sendable, Codable, Equatable {
+    package var code: String
     /// The bundle ID of the app the link opens, when the configuration has several; nil: the primary app.
-    public var app: String?
+    package var app: String?
     /// The app's destination, as a path with its query (`/post/10?tag=a`), checked against its route manifest;
     /// nil for a web link.
-    public var route: String?
-    public var destinations = Destinations()
-    public var preview = Preview()
+    package var route: String?
+    package var destinations = Destinations()
+    package var preview = Preview()
     /// Whether the query of a click (utm_* and the rest) is added to the destination.
-    public var passQuery = true
+    package var passQuery = true
     /// When the link stops opening its destinations (milliseconds since 1970), and where it goes then.
-    public var expiresAt: Int64?
-    public var expiredURL: String?
+    package var expiresAt: Int64?
+    package var expiredURL: String?
 
     enum CodingKeys: String, CodingKey {
         case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL
     }
 
     /// Only `code` is required (and a route or a fallback: ``SmartLinkValidator``); the rest has defaults.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(String.self, forKey: .code)
         app = try container.decodeIfPresent(String.self, forKey: .app)
@@ -39,22 +39,22 @@ public struct SmartLink: Sendable, Codable, Equatable {
         expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
     }
 
-    public init(code: String, route: String?) {
+    package init(code: String, route: String?) {
         self.code = code
         self.route = route
     }
 
-    public struct Destinations: Sendable, Codable, Equatable {
-        public var ios: String?
-        public var ipad: String?
-        public var android: String?
-        public var desktop: String?
-        public var fallback: String?
+    package struct Destinations: Sendable, Codable, Equatable {
+        package var ios: String?
+        package var ipad: String?
+        package var android: String?
+        package var desktop: String?
+        package var fallback: String?
     }
 
-    public struct Preview: Sendable, Codable, Equatable {
-        public var title: String?
-        public var description: String?
-        public var image: String?
+    package struct Preview: Sendable, Codable, Equatable {
+        package var title: String?
+        package var description: String?
+        package var image: String?
     }
 }

@@ -1,22 +1,22 @@
 /// One thing a check found (the link doctor, `deeplinks check` on an app's files or on a mail): how serious it is,
 /// a stable code where the check gives one, and a message for people.
-public struct Finding: Sendable, Equatable, CustomStringConvertible {
-    public enum Severity: String, Sendable { case problem, warning }
+package struct Finding: Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable { case problem, warning }
 
-    public var severity: Severity
+    package var severity: Severity
     /// A stable code (`FILE_UNREACHABLE`) for the link doctor's findings; nil where the message is all.
-    public var code: String?
-    public var message: String
+    package var code: String?
+    package var message: String
 
-    public init(severity: Severity = .problem, code: String? = nil, message: String) {
+    package init(severity: Severity = .problem, code: String? = nil, message: String) {
         self.severity = severity
         self.code = code
         self.message = message
     }
 
-    public static func problem(_ message: String) -> Finding { Finding(severity: .problem, message: message) }
-    public static func warning(_ message: String) -> Finding { Finding(severity: .warning, message: message) }
+    package static func problem(_ message: String) -> Finding { Finding(severity: .problem, message: message) }
+    package static func warning(_ message: String) -> Finding { Finding(severity: .warning, message: message) }
 
     /// The code (else the severity) and the message, as a line of a report.
-    public var description: String { "\(code ?? severity.rawValue): \(message)" }
+    package var description: String { "\(code ?? severity.rawValue): \(message)" }
 }
