@@ -90,6 +90,41 @@ package enum ClickCountStore {
         ).run()
     }
 
+    package struct RuleCount: Sendable {
+        package let code: String
+        package let day: String
+        package let rule: String
+        package let variant: String
+        package let clicks: Int64
+
+        package init(code: String, day: String, rule: String, variant: String, clicks: Int64) {
+            (self.code, self.day, self.rule, self.variant, self.clicks) = (code, day, rule, variant, clicks)
+        }
+    }
+
+    /// Adds `rows` (clicks per rule and variant of a link) on the caller's transaction.
+    package static func add(_ rows: [RuleCount], kind: DatabaseKind, on sql: any SQLDatabase) async throws {
+        guard !rows.isEmpty else { return }
+        let counted: SQLQueryString =
+            kind == .postgresql
+            ? """
+            SELECT * FROM unnest(\(bind: rows.map(\.code)), \(bind: rows.map(\.day)), \(bind: rows.map(\.rule)), \
+            \(bind: rows.map(\.variant)), \(bind: rows.map(\.clicks)))
+            """
+            : """
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(\(bind:
+                json(rows) { [.text($0.code), .text($0.day), .text($0.rule), .text($0.variant), .number($0.clicks)] }))
+            """
+        try await sql.raw(
+            """
+            WITH counted (code, day, rule, variant, clicks) AS (\(counted))
+            INSERT INTO link_rule_clicks (code, day, rule, variant, clicks)
+            SELECT code, day, rule, variant, clicks FROM counted WHERE EXISTS (SELECT 1 FROM links WHERE links.code = counted.code)
+            ON CONFLICT (code, day, rule, variant) DO UPDATE SET clicks = link_rule_clicks.clicks + excluded.clicks
+            """
+        ).run()
+    }
+
     /// A value of a row written for `json_each`.
     enum Field {
         case text(String)

@@ -139,6 +139,24 @@ package struct LinkDocumentStore: Sendable {
         }
     }
 
+    /// Clicks of `code` per rule and variant ("" for a rule without a split), all days together.
+    package func ruleClicks(_ code: String) async throws -> [(rule: String, variant: String, clicks: Int64)] {
+        let rows = try await database.withConnection { sql in
+            try await sql.raw(
+                """
+                SELECT rule, variant, CAST(SUM(clicks) AS BIGINT) AS total FROM link_rule_clicks WHERE code = \(bind: code)
+                GROUP BY rule, variant ORDER BY rule, variant
+                """
+            ).all()
+        }
+        return try rows.map {
+            (
+                try $0.decode(column: "rule", as: String.self), try $0.decode(column: "variant", as: String.self),
+                try $0.decode(column: "total", as: Int64.self)
+            )
+        }
+    }
+
     // MARK: The change log
 
     /// The newest change's id (0 when there is none).
@@ -208,6 +226,7 @@ package struct LinkDocumentStore: Sendable {
     package static func delete(_ code: String, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
         try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
+        try await sql.raw("DELETE FROM link_rule_clicks WHERE code = \(bind: code)").run()
         return try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
     }
 }

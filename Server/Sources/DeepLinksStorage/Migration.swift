@@ -366,5 +366,20 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Clicks per rule of a link and variant of its split ('' when the rule has none), per day.
+        Migration(version: 13, name: "clicks per link rule") { sql, kind in
+            try await sql.raw(
+                """
+                CREATE TABLE link_rule_clicks (
+                    code TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    rule TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    clicks BIGINT NOT NULL,
+                    PRIMARY KEY (code, day, rule, variant)
+                )\(unsafeRaw: kind == .sqlite ? " WITHOUT ROWID" : "")
+                """
+            ).run()
+        },
     ]
 }

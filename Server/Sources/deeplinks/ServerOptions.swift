@@ -97,6 +97,13 @@ struct ServerOptions: ParsableArguments {
     var landingDomain: String?
 
     @Option(
+        name: .customLong("country-header"),
+        help:
+            "The header your trusted proxy or CDN puts the visitor's country in (CF-IPCountry, CloudFront-Viewer-Country), for link rules on countries; read only from --trusted-proxy peers. Env: DEEPLINKS_COUNTRY_HEADER."
+    )
+    var countryHeader: String?
+
+    @Option(
         name: .customLong("allowed-destination-host"),
         help:
             "A host smart links may send people to, besides the app's domains, the App Store and Google Play (repeat for several). Env: DEEPLINKS_ALLOWED_DESTINATION_HOSTS (comma-separated)."
@@ -235,6 +242,10 @@ struct ServerOptions: ParsableArguments {
         let hosts = try Self.list(allowedDestinationHosts, environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"])
             .compactMap { try Self.host($0, setting: "allowed destination host") }
         if !hosts.isEmpty { settings.smartLinks.allowedHosts = hosts }
+        // Checked when the server is made (LinkPolicy): a name HTTP allows.
+        if let header = countryHeader ?? environment["DEEPLINKS_COUNTRY_HEADER"] {
+            settings.smartLinks.countryHeader = header
+        }
         // The admin key comes from the environment only, and only its digest is kept.
         if let key = environment["DEEPLINKS_ADMIN_KEY"] {
             try settings.smartLinks.setAdminKey(key)

@@ -12,7 +12,7 @@ import Synchronization
 /// Every other request goes on to Hummingbird's router, on Swift concurrency's pool. A redirect of a cached link
 /// needs neither: the cache, the click counter and the platform's decision are synchronous. Skipping the hand-off to
 /// the pool, the router and the middleware chain is what makes a cached redirect cheap (see the scale benchmark in
-/// Benchmarks/RESULTS.md). The answer is the one the router gives (``SmartLinkRoutes/respond(_:code:request:counting:onlyRedirect:)``
+/// Benchmarks/RESULTS.md). The answer is the one the router gives (``SmartLinkRoutes/respond(_:code:request:peer:counting:onlyRedirect:)``
 /// computes both), with the headers the middleware and Hummingbird add: `Strict-Transport-Security`, `Date`,
 /// `Server`; the request is recorded in the metrics under the route's own name.
 ///
@@ -26,8 +26,9 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// The redirect for a request head, nil when the router must answer it.
-    typealias Answer = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// The redirect for a request head (and the connection's peer, asked only when a link's rules need it), nil
+    /// when the router must answer it.
+    typealias Answer = @Sendable (HTTPRequest, () -> SocketAddress?) -> HTTPResponse?
 
     private let answer: Answer
     private let serverName: String
@@ -58,7 +59,7 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             held = nil
-            if var response = answer(head) {
+            if var response = answer(head, { context.channel.remoteAddress }) {
                 response.headerFields[.date] = Self.date()
                 response.headerFields[.server] = serverName
                 response.headerFields[.contentLength] = "0"

@@ -16,6 +16,10 @@ struct JSONBody {
             throw APIError.malformed(
                 "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
             )
+        } catch let DecodingError.dataCorrupted(context) {
+            throw APIError.malformed(
+                "'\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+            )
         } catch let DecodingError.keyNotFound(key, context) {
             throw APIError.malformed(
                 "'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required"

@@ -41,7 +41,26 @@ final class ClickCounter: Sendable {
         a == b ? nil : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    private let pending = Mutex<(clicks: [Key: Int64], referrers: [ReferrerKey: Int64])>(([:], [:]))
+    /// In the order of `link_rule_clicks`' primary key: the rule (and variant, "" for none) a click reached.
+    struct RuleKey: Hashable, Comparable {
+        let code: String
+        let day: String
+        let rule: String
+        let variant: String
+
+        static func < (a: RuleKey, b: RuleKey) -> Bool {
+            ClickCounter.precedes(a.code, b.code) ?? ClickCounter.precedes(a.day, b.day)
+                ?? ClickCounter.precedes(a.rule, b.rule) ?? ClickCounter.precedes(a.variant, b.variant) ?? false
+        }
+    }
+
+    private struct Pending {
+        var clicks: [Key: Int64] = [:]
+        var referrers: [ReferrerKey: Int64] = [:]
+        var rules: [RuleKey: Int64] = [:]
+    }
+
+    private let pending = Mutex(Pending())
     /// The (link, referring host) pairs seen today by this server: past ``maxReferrerPairs`` a new pair counts as
     /// `other`, so made-up Referer headers cannot grow the table (or this set) without bound.
     private let referrerPairs = Mutex<(day: String, seen: Set<ReferrerKey>)>(("", []))
@@ -72,20 +91,25 @@ final class ClickCounter: Sendable {
         self.events = events
     }
 
-    /// - Parameter referrer: the host of the click's `Referer` (``referrerHost(_:)``), counted for people only.
+    /// - Parameters:
+    ///   - referrer: the host of the click's `Referer` (``referrerHost(_:)``), counted for people only.
+    ///   - rule: the rule of the link (and its variant) that decided where the click went.
     func count(
         code: String,
         platform: ClientPlatform,
         source: ClickSource = .link,
         referrer: String? = nil,
+        rule: RuleHit? = nil,
         at milliseconds: Int64
     ) {
         let day = Self.day(milliseconds)
         let key = Key(code: code, day: day, platform: platform.rawValue, bot: platform == .previewBot, source: source)
         let referred = referrer.flatMap { platform == .previewBot ? nil : referrerKey(code: code, day: day, host: $0) }
+        let ruled = rule.map { RuleKey(code: code, day: day, rule: $0.rule, variant: $0.variant ?? "") }
         pending.withLock { pending in
             pending.clicks[key, default: 0] += 1
             if let referred { pending.referrers[referred, default: 0] += 1 }
+            if let ruled { pending.rules[ruled, default: 0] += 1 }
         }
     }
 
@@ -138,7 +162,7 @@ final class ClickCounter: Sendable {
     /// The background job's flush (every second): ``flush()`` when the counts are few or have waited
     /// ``spacing`` since the last flush.
     func flushIfDue(now: ContinuousClock.Instant = .now) async throws {
-        let few = pending.withLock { $0.clicks.count + $0.referrers.count < Self.rowsPerStatement }
+        let few = pending.withLock { $0.clicks.count + $0.referrers.count + $0.rules.count < Self.rowsPerStatement }
         let due = lastFlush.withLock { last in
             guard few || last.map({ now - $0 >= spacing }) ?? true else { return false }
             last = now
@@ -153,21 +177,25 @@ final class ClickCounter: Sendable {
     /// of 10M links). Never one statement per key. Counts for a link that no longer exists are dropped; what is not
     /// written when a statement fails is kept for the next flush.
     func flush() async throws {
-        let (batch, referrers) = pending.withLock { pending in
-            defer { pending = ([:], [:]) }
+        let taken = pending.withLock { pending in
+            defer { pending = Pending() }
             return pending
         }
+        let (batch, referrers) = (taken.clicks, taken.referrers)
         guard !batch.isEmpty else { return }
         // In key order: each statement's rows fall on neighbouring pages of the table's B-tree, and consecutive
         // statements on consecutive ones, so a page is written about once a flush instead of once per row.
         let rows = batch.sorted { $0.key < $1.key }
         let referred = referrers.sorted { $0.key < $1.key }
-        let size = database.kind == .postgresql ? max(rows.count, referred.count) : Self.rowsPerStatement
-        var written = (clicks: 0, referrers: 0)
+        let ruled = taken.rules.sorted { $0.key < $1.key }
+        let size =
+            database.kind == .postgresql ? max(rows.count, referred.count, ruled.count) : Self.rowsPerStatement
+        var written = (clicks: 0, referrers: 0, rules: 0)
         do {
-            while written.clicks < rows.count || written.referrers < referred.count {
+            while written.clicks < rows.count || written.referrers < referred.count || written.rules < ruled.count {
                 let clicks = rows[written.clicks..<min(written.clicks + size, rows.count)]
                 let referring = referred[written.referrers..<min(written.referrers + size, referred.count)]
+                let byRule = ruled[written.rules..<min(written.rules + size, ruled.count)]
                 try await database.transaction { sql in
                     let stored = try await ClickCountStore.add(
                         clicks.map {
@@ -196,15 +224,29 @@ final class ClickCounter: Sendable {
                         kind: database.kind,
                         on: sql
                     )
+                    try await ClickCountStore.add(
+                        byRule.map {
+                            ClickCountStore.RuleCount(
+                                code: $0.key.code,
+                                day: $0.key.day,
+                                rule: $0.key.rule,
+                                variant: $0.key.variant,
+                                clicks: $0.value
+                            )
+                        },
+                        kind: database.kind,
+                        on: sql
+                    )
                     try await enqueueCounted(clicks, stored: stored, on: sql)
                 }
-                written = (clicks.endIndex, referring.endIndex)
+                written = (clicks.endIndex, referring.endIndex, byRule.endIndex)
                 metrics?.clicksFlushed.increment(by: clicks.reduce(0) { $0 + $1.value })
             }
         } catch {
             pending.withLock { pending in
                 for (key, clicks) in rows[written.clicks...] { pending.clicks[key, default: 0] += clicks }
                 for (key, clicks) in referred[written.referrers...] { pending.referrers[key, default: 0] += clicks }
+                for (key, clicks) in ruled[written.rules...] { pending.rules[key, default: 0] += clicks }
             }
             throw error
         }

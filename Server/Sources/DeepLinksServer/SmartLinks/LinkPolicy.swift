@@ -1,6 +1,8 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksSupport
 import Foundation
+import HTTPTypes
 
 /// What smart links do, apart from serving: validate a link, decide per platform, ask the matcher.
 struct LinkPolicy: Sendable {
@@ -11,9 +13,17 @@ struct LinkPolicy: Sendable {
     let matcher: AASAMatcher
     /// The link domain's own file, when it has one.
     let linkMatcher: (hosts: Set<String>, matcher: AASAMatcher)?
+    /// ``SmartLinkSettings/countryHeader``, parsed once.
+    let countryHeader: HTTPField.Name?
 
     init(settings: SmartLinkSettings, app: AppConfiguration, association: AssociationFiles) throws {
         self.settings = settings
+        countryHeader = try settings.countryHeader.map { name in
+            guard let parsed = HTTPField.Name(name) else {
+                throw ConfigurationError(setting: "country header", reason: "'\(name)' is not a header name")
+            }
+            return parsed
+        }
         apps = app.apps
         var allowed = Set(
             apps.flatMap(\.domains) + ["apps.apple.com", "play.google.com"]
@@ -115,6 +125,93 @@ struct LinkPolicy: Sendable {
             return .probe
         }
     }
+
+    /// What a link with rules does for one visitor: the decision, the rule that made it (nil: the link's own
+    /// destinations) and the link as shown (a rule's route instead of the link's); or the link has ended, or has
+    /// nothing for this visitor (no rule matched and it has no destination of its own).
+    enum Ruled {
+        case decided(Decision, RuleHit?, SmartLink)
+        case ended
+        case nothing
+    }
+
+    /// `link`'s rules for a visitor (built only when the link has rules), then its platform destinations.
+    /// Preview fetchers get the Open Graph page whatever the rules say.
+    func ruled(
+        _ link: SmartLink,
+        platform: ClientPlatform,
+        inAppBrowser: Bool,
+        now: Int64,
+        visitor: () -> RuleVisitor
+    ) -> Ruled {
+        func standing() -> Ruled { .decided(decision(link, platform: platform, inAppBrowser: inAppBrowser), nil, link) }
+        guard link.rules != nil, platform != .previewBot else { return standing() }
+        var visitor = visitor()
+        switch link.ruleOutcome(&visitor) {
+        case .hit(let hit):
+            var shown = link
+            if case .route(let route) = hit.destination { shown.route = route }
+            return .decided(
+                decision(link, platform: platform, inAppBrowser: inAppBrowser, destination: hit.destination),
+                hit,
+                shown
+            )
+        case .needsPlatform:
+            return .decided(.probe, nil, link)
+        case .none where link.route == nil && link.destinations.fallback == nil:
+            return link.hasEnded(at: now) ? .ended : .nothing
+        case .none:
+            return standing()
+        }
+    }
+
+    /// A platform's outcome in words, with the rule that decides it (`?d=1`, the console's link page).
+    func outcome(_ link: SmartLink, platform: ClientPlatform, now: Int64, visitor: () -> RuleVisitor) -> String {
+        switch ruled(link, platform: platform, inAppBrowser: false, now: now, visitor: visitor) {
+        case .ended: return "no rule matches and every rule's window has closed: the 'this link has ended' page (410)"
+        case .nothing: return "no rule matches and the link has no destination of its own: a 'nothing here' page (404)"
+        case .decided(let decision, let hit, _):
+            let what: String
+            switch decision {
+            case .preview: what = "Open Graph page (not counted as a click)"
+            case .landing(let web):
+                what = "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
+            case .redirect(let url): what = "302 to \(url)"
+            case .probe:
+                what =
+                    "a page that asks the browser for touch support, then goes on as ipad or desktop (iPadOS Safari sends a Mac agent)"
+            }
+            guard let hit else { return link.rules == nil ? what : "no rule: " + what }
+            return "rule \(hit.index + 1) '\(hit.rule)'" + (hit.variant.map { ", variant '\($0)'" } ?? "") + ": " + what
+        }
+    }
+
+    /// What a platform gets when a rule of `link` sends it to `destination`: a web address is a 302 everywhere;
+    /// a route is the link's own handling of that route; the store is the App Store, Google Play on Android.
+    /// Preview fetchers get the Open Graph page.
+    func decision(
+        _ link: SmartLink,
+        platform: ClientPlatform,
+        inAppBrowser: Bool,
+        destination: LinkRule.Destination
+    ) -> Decision {
+        if platform == .previewBot { return .preview }
+        switch destination {
+        case .url(let url):
+            return .redirect(url)
+        case .route(let route):
+            var routed = link
+            routed.route = route
+            return decision(routed, platform: platform, inAppBrowser: inAppBrowser)
+        case .store:
+            let app = app(for: link)
+            if platform == .android, let play = app.android?.playStoreURL { return .redirect(play) }
+            if let id = app.appStoreID { return .redirect(Self.appStoreURL(id)) }
+            return app.android.map { .redirect($0.playStoreURL) } ?? .landing(web: nil)
+        }
+    }
+
+    static func appStoreURL(_ id: String) -> String { "https://apps.apple.com/app/id\(id)" }
 
     /// A web link's answer: a redirect on every platform, in-app browsers included (a web page opens there as
     /// well as anywhere), to the platform's own destination or else the link's web address; Open Graph for preview

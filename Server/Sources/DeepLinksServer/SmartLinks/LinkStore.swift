@@ -208,6 +208,25 @@ struct LinkStore: Sendable {
         try await documents.referrers(code, limit: limit)
     }
 
+    /// Clicks per rule and variant of `link`: every rule and variant it has now (0 when never reached), then
+    /// those of rules since renamed or removed.
+    func ruleClicks(_ link: SmartLink) async throws -> [(rule: String, variant: String?, clicks: Int64)] {
+        var counted: [String: Int64] = [:]
+        for row in try await documents.ruleClicks(link.code) { counted[row.rule + "\u{0}" + row.variant] = row.clicks }
+        var rows: [(rule: String, variant: String?, clicks: Int64)] = []
+        for rule in link.rules ?? [] {
+            let variants: [String?] = if case .split(let split) = rule.then { split.map(\.name) } else { [nil] }
+            for variant in variants {
+                rows.append((rule.name, variant, counted.removeValue(forKey: rule.name + "\u{0}" + (variant ?? "")) ?? 0))
+            }
+        }
+        for (key, clicks) in counted.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            rows.append((String(parts[0]), parts[1].isEmpty ? nil : String(parts[1]), clicks))
+        }
+        return rows
+    }
+
     /// A link as an event's data: its stored document.
     private static func document(_ link: SmartLink) throws -> JSONValue {
         try JSONValue.parse(Data(try encode(link).utf8))

@@ -21,9 +21,13 @@ package struct SmartLink: Sendable, Codable, Equatable {
     /// When the link stops opening its destinations (milliseconds since 1970), and where it goes then.
     package var expiresAt: Int64?
     package var expiredURL: String?
+    /// Tried in order before the platform destinations, the first match wins (``LinkRule``); nil: none. A link
+    /// with rules may have neither route nor fallback: when no rule matches, it has ended (past every rule's
+    /// window) or has nothing for that visitor.
+    package var rules: [LinkRule]?
 
     enum CodingKeys: String, CodingKey {
-        case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL
+        case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL, rules
     }
 
     /// Only `code` is required (and a route or a fallback: ``SmartLinkValidator``); the rest has defaults.
@@ -37,6 +41,7 @@ package struct SmartLink: Sendable, Codable, Equatable {
         passQuery = try container.decodeIfPresent(Bool.self, forKey: .passQuery) ?? true
         expiresAt = try container.decodeIfPresent(Int64.self, forKey: .expiresAt)
         expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
+        rules = try container.decodeIfPresent([LinkRule].self, forKey: .rules).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     package init(code: String, route: String?) {

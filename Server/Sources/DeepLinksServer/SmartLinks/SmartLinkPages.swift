@@ -139,21 +139,47 @@ enum SmartLinkPages {
     }
 
     /// `?d=1`: what each platform gets, and whether iOS would open the app, FDL-style.
-    static func decisions(_ link: SmartLink, policy routes: LinkPolicy) -> String {
+    /// What `?d=1` shows: each platform's outcome (with this request's language, query, country and time when
+    /// the link has rules), the rules as they judge this very request, and the checks.
+    /// - Parameter visitor: this request's facts as one platform or another (``RuleVisitor``).
+    static func decisions(
+        _ link: SmartLink,
+        policy routes: LinkPolicy,
+        now: Int64,
+        you: ClientPlatform,
+        visitor: (ClientPlatform) -> RuleVisitor
+    ) -> String {
         var rows: [String] = []
         for platform in ClientPlatform.allCases {
-            let outcome: String
-            switch routes.decision(link, platform: platform) {
-            case .preview: outcome = "Open Graph page (not counted as a click)"
-            case .landing(let web):
-                outcome =
-                    "landing page: Smart App Banner, Open in the app, App Store" + (web.map { ", web: \($0)" } ?? "")
-            case .redirect(let url): outcome = "302 to \(url)"
-            case .probe:
-                outcome =
-                    "a page that asks the browser for touch support, then goes on as ipad or desktop (iPadOS Safari sends a Mac agent)"
-            }
+            let outcome = routes.outcome(link, platform: platform, now: now) { visitor(platform) }
             rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
+        }
+        var traced: [String] = []
+        if let rules = link.rules {
+            var yours = visitor(you)
+            var decided = false
+            for (index, rule) in rules.enumerated() {
+                let verdict: String
+                switch decided ? nil : rule.verdict(&yours) {
+                case nil: verdict = "not tried: an earlier rule matched"
+                case .yes?:
+                    decided = true
+                    verdict = "matches: this is where you go"
+                case .no(let why)?: verdict = "does not match: \(why)"
+                case .needsPlatform?:
+                    decided = true
+                    verdict = "needs to know whether you are on an iPad or a Mac (the touch check asks)"
+                }
+                traced.append(
+                    "<li><strong>\(index + 1). \(HTML.escape(rule.name))</strong>: \(HTML.escape(verdict))</li>"
+                )
+            }
+            let facts = [
+                "platform \(you.rawValue)", yours.osVersion().map { "OS \($0)" }, yours.language().map { "language \($0)" },
+                yours.country().map { "country \($0)" },
+            ].compactMap { $0 }.joined(separator: ", ")
+            traced.insert("<h2>The rules, for this request (\(HTML.escape(facts)))</h2><ul>", at: 0)
+            traced.append("</ul>")
         }
         let inApp = InAppBrowser.allCases.map(\.rawValue).joined(separator: ", ")
         rows.append(
@@ -187,6 +213,7 @@ enum SmartLinkPages {
                 <h1>Link <code>\(HTML.escape(link.code))</code></h1>
                 <p>\(link.route.map { "Opens <code>\(HTML.escape($0))</code> in \(HTML.escape(app.displayName)) (<code>\(HTML.escape(app.bundleID))</code>)." } ?? "A web link: it never offers the app; each platform goes to its destination, else <code>\(HTML.escape(link.destinations.fallback ?? ""))</code>.")</p>
                 <table>\(rows.joined())</table>
+                \(traced.joined())
                 <ul>\(checks.joined())</ul>
                 """
         )
@@ -312,4 +339,15 @@ enum SmartLinkPages {
 
     static let expired =
         page(title: "Expired link", body: "<h1>This link has expired</h1><p>Ask whoever sent it for a new one.</p>")
+    /// A link of rules only, past its last rule's window.
+    static let ended = page(
+        title: "This link has ended",
+        body: "<h1>This link has ended</h1><p>What it pointed to was available for a limited time, which is over.</p>"
+    )
+    /// A link of rules only, none of which matches this visitor (yet).
+    static let nothingForThisVisitor = page(
+        title: "Nothing here for you",
+        body:
+            "<h1>This link leads nowhere for you right now</h1><p>It may open at another time, or on another device.</p>"
+    )
 }

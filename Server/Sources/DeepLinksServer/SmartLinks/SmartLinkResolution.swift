@@ -2,6 +2,7 @@ import DeepLinks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// `GET /{code}`: a stored link opened, counted, and answered per platform.
 extension SmartLinkRoutes {
@@ -30,33 +31,52 @@ extension SmartLinkRoutes {
         }
         guard let link = found else { return fallback.notFound(request) }
         // Not nil: only a redirect may be refused.
-        return respond(link, code: code, request: request, counting: counting)!
+        return respond(link, code: code, request: request, peer: { context.peer }, counting: counting)!
     }
 
     /// The redirect for the head of a `GET` or `HEAD /{code}` whose link the cache holds, counted as the router
     /// counts it; nil when the router must answer (not a code, not cached, not a redirect). For ``CachedRedirects``.
-    func cachedRedirect(_ head: HTTPRequest) -> HTTPResponse? {
+    func cachedRedirect(_ head: HTTPRequest, peer: () -> SocketAddress?) -> HTTPResponse? {
         guard let path = head.path else { return nil }
         let code = String(path.dropFirst().prefix { $0 != "?" })
         guard SmartLinkValidator.isCode(code),
             case .some(.some(let link)) = store.cache.lookup(code, now: clock.milliseconds())
         else { return nil }
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        return respond(link, code: code, request: request, counting: head.method == .get, onlyRedirect: true)?.head
+        return respond(
+            link,
+            code: code,
+            request: request,
+            peer: peer,
+            counting: head.method == .get,
+            onlyRedirect: true
+        )?.head
     }
 
     /// The answer to a request for the stored `link`, counted as a click when `counting` and the request is a
     /// person's first landing. With `onlyRedirect`, nil (and nothing counted) unless the answer is a bodiless
     /// 302: what ``CachedRedirects`` may answer on the event loop.
-    func respond(_ link: SmartLink, code: String, request: Request, counting: Bool, onlyRedirect: Bool = false)
-        -> Response?
-    {
+    /// - Parameter peer: the connection's peer, asked only when the link's rules need the client's address or
+    ///   whether a trusted proxy sent the request.
+    func respond(
+        _ link: SmartLink,
+        code: String,
+        request: Request,
+        peer: () -> SocketAddress?,
+        counting: Bool,
+        onlyRedirect: Bool = false
+    ) -> Response? {
         let agent = AgentText(request.headers[.userAgent])
         var platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
         var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         if query != nil {
             if request.uri.queryParameters["d"] == "1" {
-                return onlyRedirect ? nil : SmartLinkPages.html(.ok, SmartLinkPages.decisions(link, policy: policy))
+                guard !onlyRedirect else { return nil }
+                let address = peer()
+                let page = SmartLinkPages.decisions(link, policy: policy, now: clock.milliseconds(), you: platform) {
+                    visitor(platform: $0, agent: agent, request: request, query: query, peer: address)
+                }
+                return SmartLinkPages.html(.ok, page)
             }
             // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
             if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
@@ -69,14 +89,17 @@ extension SmartLinkRoutes {
         let hop = query
         let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
         query = query.flatMap(Self.removingServerItems)
-        let response = answer(
+        let (response, hit) = answer(
             link,
             code: code,
             agent: agent,
             platform: platform,
             query: query,
             hop: hop,
-            onLandingDomain: onLandingDomain
+            onLandingDomain: onLandingDomain,
+            visitor: { [address = link.rules == nil ? nil : peer()] in
+                visitor(platform: platform, agent: agent, request: request, query: query, peer: address)
+            }
         )
         if onlyRedirect, response.status != .found { return nil }
         // A click is counted where it lands first (a visit to the landing domain came from the link domain),
@@ -87,13 +110,38 @@ extension SmartLinkRoutes {
                 platform: platform,
                 source: source,
                 referrer: ClickCounter.referrerHost(request.headers[.referer]),
+                rule: hit,
                 at: clock.milliseconds()
             )
         }
         return response
     }
 
-    /// What `link` answers the client: every 302 here (``redirect(_:)``) has no body.
+    /// What the link's rules read of the request (``RuleVisitor``), as `platform`.
+    func visitor(
+        platform: ClientPlatform,
+        agent: AgentText,
+        request: Request,
+        query: String?,
+        peer: SocketAddress?
+    ) -> RuleVisitor {
+        RuleVisitor(
+            platform: platform,
+            agent: agent,
+            headers: request.headers,
+            query: query,
+            now: clock.milliseconds(),
+            countryHeader: policy.countryHeader
+        ) { [proxies] in
+            (
+                proxies.clientAddress(peer: peer, headers: request.headers),
+                peer?.ipAddress.map(proxies.trusts) ?? false
+            )
+        }
+    }
+
+    /// What `link` answers the client, and the rule that decided it, if one did: every 302 here
+    /// (``redirect(_:)``) has no body.
     private func answer(
         _ link: SmartLink,
         code: String,
@@ -101,14 +149,49 @@ extension SmartLinkRoutes {
         platform: ClientPlatform,
         query: String?,
         hop: String?,
-        onLandingDomain: Bool
-    ) -> Response {
-        if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-            guard let expired = link.expiredURL else { return SmartLinkPages.html(.gone, SmartLinkPages.expired) }
-            return Self.redirect(expired)
+        onLandingDomain: Bool,
+        visitor: () -> RuleVisitor
+    ) -> (Response, RuleHit?) {
+        let now = clock.milliseconds()
+        if let expiry = link.expiresAt, now >= expiry {
+            guard let expired = link.expiredURL else { return (SmartLinkPages.html(.gone, SmartLinkPages.expired), nil) }
+            return (Self.redirect(expired), nil)
         }
         let passed = link.passQuery ? query : nil
-        let (decision, inAppBrowser) = decide(link, agent: agent, platform: platform)
+        let inAppBrowser = InAppBrowser(agent: agent)
+        let (decision, hit, shown): (LinkPolicy.Decision, RuleHit?, SmartLink)
+        switch policy.ruled(link, platform: platform, inAppBrowser: inAppBrowser != nil, now: now, visitor: visitor) {
+        case .decided(let made, let found, let link): (decision, hit, shown) = (made, found, link)
+        case .ended: return (SmartLinkPages.html(.gone, SmartLinkPages.ended), nil)
+        case .nothing: return (SmartLinkPages.html(.notFound, SmartLinkPages.nothingForThisVisitor), nil)
+        }
+        return (
+            response(
+                shown,
+                code: code,
+                decision: decision,
+                inAppBrowser: inAppBrowser,
+                platform: platform,
+                query: query,
+                passed: passed,
+                hop: hop,
+                onLandingDomain: onLandingDomain
+            ), hit
+        )
+    }
+
+    /// The response a decision makes.
+    private func response(
+        _ link: SmartLink,
+        code: String,
+        decision: LinkPolicy.Decision,
+        inAppBrowser: InAppBrowser?,
+        platform: ClientPlatform,
+        query: String?,
+        passed: String?,
+        hop: String?,
+        onLandingDomain: Bool
+    ) -> Response {
         switch decision {
         case .preview:
             return SmartLinkPages.html(

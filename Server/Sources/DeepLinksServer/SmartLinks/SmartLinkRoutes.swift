@@ -88,11 +88,17 @@ struct SmartLinkRoutes: Sendable {
             let referrers = try await store.referrers(link.code).map { site -> JSONValue in
                 .object(["host": .string(site.host), "clicks": .number(Double(site.clicks))])
             }
+            let rules = try await store.ruleClicks(link).map { row -> JSONValue in
+                var item: [String: JSONValue] = ["rule": .string(row.rule), "clicks": .number(Double(row.clicks))]
+                if let variant = row.variant { item["variant"] = .string(variant) }
+                return .object(item)
+            }
             return JSONResponse.make(
                 .ok,
                 [
                     "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
                     "qrScans": .number(Double(scans)), "days": .array(days), "referrers": .array(referrers),
+                    "rules": .array(rules),
                 ]
             )
         }

@@ -29,6 +29,9 @@ public struct SmartLinkSettings: Sendable, Equatable {
     /// client gets 429 for codes the cache does not know, so made-up codes cannot keep the database busy.
     public var unknownCodeBurst = 100
     public var unknownCodesPerMinute = 60
+    /// The header a trusted proxy or CDN puts the visitor's country in (`CF-IPCountry`, `CloudFront-Viewer-Country`),
+    /// for rules on countries; read only on requests from ``ServerSettings/trustedProxies``. Nil: no country.
+    public var countryHeader: String?
     /// SHA-256 of the admin API key. Without it, the links API answers 503.
     public var adminKeyDigest: [UInt8]?
 

@@ -6,6 +6,8 @@ import Foundation
 struct SmartLinkValidator: Sendable {
     /// Each app's route table (nil without a manifest) and the host its routes are matched on, by bundle ID.
     let manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)]
+    /// The bundle IDs of the apps with a store listing (App Store or Google Play), for a rule's `store`.
+    let stores: Set<String>
     /// The bundle ID of a link that names no app.
     let primary: String
     let allowedHosts: Set<String>
@@ -19,6 +21,7 @@ struct SmartLinkValidator: Sendable {
             )
         }
         self.manifests = manifests
+        stores = Set(apps.filter { $0.appStoreID != nil || $0.android != nil }.map(\.bundleID))
         primary = apps[0].bundleID
         self.allowedHosts = allowedHosts
         // A one-segment reset path (`/reset-password`) is served by the server: no code may take it.
@@ -50,14 +53,8 @@ struct SmartLinkValidator: Sendable {
             problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
         }
         if let route = link.route {
-            if !route.hasPrefix("/") {
-                problems.append("route: a path starting with '/' (the app's destination, as /post/10)")
-            } else if let (manifest, host) = manifests[link.app ?? primary] {
-                if let manifest, case .failure(let rejection) = manifest.match("https://\(host)\(route)") {
-                    problems.append("route: the app has no route for \(route) (\(rejection))")
-                }
-            }
-        } else if link.destinations.fallback == nil {
+            if let problem = routeProblem(route, app: link.app) { problems.append("route: \(problem)") }
+        } else if link.destinations.fallback == nil, link.rules == nil {
             problems.append(
                 "route: a path starting with '/' (the app's destination, as /post/10), or no route and a destinations.fallback (a web link)"
             )
@@ -86,7 +83,18 @@ struct SmartLinkValidator: Sendable {
                 problems.append("\(field): at most 300 characters, no control characters")
             }
         }
-        return problems
+        return problems + ruleProblems(link)
+    }
+
+    /// Why `route` is no route of the app (`app`, nil: the primary one), or nil.
+    func routeProblem(_ route: String, app: String?) -> String? {
+        guard route.hasPrefix("/") else { return "a path starting with '/' (the app's destination, as /post/10)" }
+        if let (manifest, host) = manifests[app ?? primary], let manifest,
+            case .failure(let rejection) = manifest.match("https://\(host)\(route)")
+        {
+            return "the app has no route for \(route) (\(rejection))"
+        }
+        return nil
     }
 
     /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.

@@ -1,0 +1,325 @@
+import Foundation
+
+/// One rule of a link: conditions that must all hold for a visitor, and what the visitor gets then. A link's
+/// rules are tried in order, the first match wins; without a match the link's platform destinations decide.
+///
+/// Decoded strictly (an unknown field is refused with its name) and normalized as it is decoded, once per link:
+/// languages and countries in one case, versions as numbers, times as milliseconds. What the redirect then does
+/// per request is compare.
+package struct LinkRule: Sendable, Codable, Equatable {
+    /// Unique in the link; names the rule in `?d=1` and in the stats.
+    package var name: String
+    package var when: Conditions
+    package var then: Action
+
+    package init(name: String, when: Conditions = Conditions(), then: Action) {
+        (self.name, self.when, self.then) = (name, when, then)
+    }
+
+    /// Every condition given must hold; one not given holds for everyone.
+    package struct Conditions: Sendable, Codable, Equatable {
+        /// Any of these platforms (`iphone`, `ipad`, `android`, `desktop`, `mac-or-ipad`, `bot`).
+        package var platforms: [ClientPlatform]?
+        /// The OS version, inclusive at both ends (`17` is 17.0; `26.1`); needs `platforms` of iphone, ipad or
+        /// android only.
+        package var os: VersionRange?
+        /// The visitor's preferred language (`Accept-Language`, highest quality first) is one of these or a
+        /// variant of one: `de` matches `de-CH`; `de-CH` does not match `de`.
+        package var languages: [String]?
+        /// A query item of the click.
+        package var query: QueryCondition?
+        /// From this instant (inclusive) until that one (exclusive), milliseconds since 1970; ISO 8601 in JSON.
+        package var from: Int64?
+        package var until: Int64?
+        /// The visitor's country (ISO 3166-1 alpha-2) from the header the trusted proxy sets
+        /// (``SmartLinkSettings/countryHeader``); never guessed from the address.
+        package var countries: [String]?
+
+        package init() {}
+
+        var isEmpty: Bool { self == Conditions() }
+    }
+
+    package struct VersionRange: Sendable, Codable, Equatable {
+        package var min: OSVersion?
+        package var max: OSVersion?
+    }
+
+    package struct QueryCondition: Sendable, Codable, Equatable {
+        package var name: String
+        /// Nil: the item is present, with any value.
+        package var equals: String?
+    }
+
+    /// Where a visitor the rule matches goes: exactly one of `url`, `route`, `store` or `split`.
+    package enum Action: Sendable, Equatable {
+        case destination(Destination)
+        /// A weighted split (A/B); weights add up to 100.
+        case split([Variant])
+    }
+
+    package enum Destination: Sendable, Equatable {
+        /// A web address on an allowed host: a 302 on every platform.
+        case url(String)
+        /// A route of the link's app: the link's own per-platform handling (landing page, Android intent), with
+        /// this route instead of the link's.
+        case route(String)
+        /// The app's store listing: the App Store, or Google Play on Android.
+        case store
+    }
+
+    package struct Variant: Sendable, Equatable {
+        package var name: String
+        package var weight: Int
+        package var destination: Destination
+    }
+}
+
+/// An OS version as a rule compares it: major and minor (`17.4`, `26`).
+package struct OSVersion: Sendable, Comparable, Codable, CustomStringConvertible {
+    package let major: Int
+    package let minor: Int
+
+    package init(major: Int, minor: Int = 0) {
+        (self.major, self.minor) = (major, minor)
+    }
+
+    /// `17`, `17.4`, `17.4.1` (the patch is ignored); nil for anything else.
+    package init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count),
+            parts.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy(\.isASCIIDigit) }),
+            let major = Int(parts[0])
+        else { return nil }
+        self.init(major: major, minor: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+    }
+
+    package static func < (a: OSVersion, b: OSVersion) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
+
+    package var description: String { minor == 0 ? "\(major)" : "\(major).\(minor)" }
+
+    package init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let version = OSVersion(text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "a version such as 17 or 17.4")
+            )
+        }
+        self = version
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+// MARK: JSON
+
+/// Keys of a JSON object, refusing those a type does not know: a misspelt condition must not widen a rule.
+struct StrictKeys: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+
+    static func container(_ decoder: any Decoder, allowing known: [String]) throws -> KeyedDecodingContainer<Self> {
+        let container = try decoder.container(keyedBy: Self.self)
+        if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [unknown],
+                    debugDescription: "unknown field (known: \(known.joined(separator: ", ")))"
+                )
+            )
+        }
+        return container
+    }
+}
+
+extension KeyedDecodingContainer where Key == StrictKeys {
+    func value<T: Decodable>(_ key: String, as type: T.Type = T.self) throws -> T? {
+        try decodeIfPresent(T.self, forKey: StrictKeys(stringValue: key))
+    }
+}
+
+extension LinkRule {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(decoder, allowing: ["name", "when", "then"])
+        guard let name: String = try container.value("name") else {
+            throw DecodingError.keyNotFound(StrictKeys(stringValue: "name"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+        }
+        self.name = name
+        when = try container.value("when") ?? Conditions()
+        guard let then: Action = try container.value("then") else {
+            throw DecodingError.keyNotFound(StrictKeys(stringValue: "then"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+        }
+        self.then = then
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: StrictKeys.self)
+        try container.encode(name, forKey: StrictKeys(stringValue: "name"))
+        if !when.isEmpty { try container.encode(when, forKey: StrictKeys(stringValue: "when")) }
+        try container.encode(then, forKey: StrictKeys(stringValue: "then"))
+    }
+}
+
+extension LinkRule.Conditions {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(
+            decoder,
+            allowing: ["platforms", "os", "languages", "query", "from", "until", "countries"]
+        )
+        platforms = try container.value("platforms")
+        os = try container.value("os")
+        languages = try container.value("languages", as: [String].self)?.map { $0.lowercased() }
+        query = try container.value("query")
+        from = try Self.instant(container, "from")
+        until = try Self.instant(container, "until")
+        countries = try container.value("countries", as: [String].self)?.map { $0.uppercased() }
+    }
+
+    /// An ISO 8601 instant with its offset (`2026-12-01T00:00:00Z`), as milliseconds since 1970.
+    private static func instant(_ container: KeyedDecodingContainer<StrictKeys>, _ key: String) throws -> Int64? {
+        guard let text: String = try container.value(key) else { return nil }
+        guard let date = try? Date(text, strategy: .iso8601) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath + [StrictKeys(stringValue: key)],
+                    debugDescription: "an ISO 8601 instant with its offset, as 2026-12-01T00:00:00Z"
+                )
+            )
+        }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: StrictKeys.self)
+        func put<T: Encodable>(_ value: T?, _ key: String) throws {
+            try container.encodeIfPresent(value, forKey: StrictKeys(stringValue: key))
+        }
+        try put(platforms, "platforms")
+        try put(os, "os")
+        try put(languages, "languages")
+        try put(query, "query")
+        try put(from.map(Self.iso), "from")
+        try put(until.map(Self.iso), "until")
+        try put(countries, "countries")
+    }
+
+    static func iso(_ milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+    }
+}
+
+extension LinkRule.VersionRange {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(decoder, allowing: ["min", "max"])
+        min = try container.value("min")
+        max = try container.value("max")
+    }
+}
+
+extension LinkRule.QueryCondition {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(decoder, allowing: ["name", "equals"])
+        guard let name: String = try container.value("name") else {
+            throw DecodingError.keyNotFound(StrictKeys(stringValue: "name"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+        }
+        self.name = name
+        equals = try container.value("equals")
+    }
+}
+
+extension LinkRule.Destination {
+    static let keys = ["url", "route", "store"]
+
+    /// The one destination key of `container`, nil when it has none.
+    init?(_ container: KeyedDecodingContainer<StrictKeys>) throws {
+        let given = Self.keys.filter { container.contains(StrictKeys(stringValue: $0)) }
+        guard let key = given.first else { return nil }
+        guard given.count == 1 else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath,
+                    debugDescription: "one of url, route and store, not \(given.joined(separator: " and "))"
+                )
+            )
+        }
+        switch key {
+        case "url": self = .url(try container.value("url") ?? "")
+        case "route": self = .route(try container.value("route") ?? "")
+        default:
+            guard try container.value("store", as: Bool.self) == true else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: container.codingPath + [StrictKeys(stringValue: "store")],
+                        debugDescription: "true, or leave it out"
+                    )
+                )
+            }
+            self = .store
+        }
+    }
+
+    func encode(into container: inout KeyedEncodingContainer<StrictKeys>) throws {
+        switch self {
+        case .url(let url): try container.encode(url, forKey: StrictKeys(stringValue: "url"))
+        case .route(let route): try container.encode(route, forKey: StrictKeys(stringValue: "route"))
+        case .store: try container.encode(true, forKey: StrictKeys(stringValue: "store"))
+        }
+    }
+}
+
+extension LinkRule.Action: Codable {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(decoder, allowing: LinkRule.Destination.keys + ["split"])
+        let destination = try LinkRule.Destination(container)
+        let split: [LinkRule.Variant]? = try container.value("split")
+        switch (destination, split) {
+        case (let destination?, nil): self = .destination(destination)
+        case (nil, let variants?): self = .split(variants)
+        default:
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "exactly one of url, route, store and split")
+            )
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: StrictKeys.self)
+        switch self {
+        case .destination(let destination): try destination.encode(into: &container)
+        case .split(let variants): try container.encode(variants, forKey: StrictKeys(stringValue: "split"))
+        }
+    }
+}
+
+extension LinkRule.Variant: Codable {
+    package init(from decoder: any Decoder) throws {
+        let container = try StrictKeys.container(decoder, allowing: ["variant", "weight"] + LinkRule.Destination.keys)
+        guard let name: String = try container.value("variant"), let weight: Int = try container.value("weight"),
+            let destination = try LinkRule.Destination(container)
+        else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a variant needs 'variant' (its name), 'weight' and one of url, route and store"
+                )
+            )
+        }
+        (self.name, self.weight, self.destination) = (name, weight, destination)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: StrictKeys.self)
+        try container.encode(name, forKey: StrictKeys(stringValue: "variant"))
+        try container.encode(weight, forKey: StrictKeys(stringValue: "weight"))
+        try destination.encode(into: &container)
+    }
+}

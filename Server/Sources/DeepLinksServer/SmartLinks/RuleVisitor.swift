@@ -1,0 +1,267 @@
+import DeepLinks
+import Foundation
+import HTTPTypes
+import NIOCore
+
+/// What a link's rules read of one request, each fact worked out the first time a rule asks for it: a link
+/// without rules, or rules that never ask, cost nothing more.
+struct RuleVisitor {
+    let platform: ClientPlatform
+    let agent: AgentText
+    let headers: HTTPFields
+    let query: String?
+    let now: Int64
+    /// The client's address (through trusted proxies) and whether the TCP peer is a trusted proxy.
+    let client: () -> (address: String, viaTrustedProxy: Bool)
+    /// The header a trusted proxy puts the visitor's country in.
+    let countryHeader: HTTPField.Name?
+
+    private var memo = Memo()
+    private struct Memo {
+        var language: String??
+        var version: OSVersion??
+        var country: String??
+        var client: (address: String, viaTrustedProxy: Bool)?
+    }
+
+    init(
+        platform: ClientPlatform,
+        agent: AgentText,
+        headers: HTTPFields,
+        query: String?,
+        now: Int64,
+        countryHeader: HTTPField.Name?,
+        client: @escaping () -> (address: String, viaTrustedProxy: Bool)
+    ) {
+        (self.platform, self.agent, self.headers, self.query, self.now) = (platform, agent, headers, query, now)
+        (self.countryHeader, self.client) = (countryHeader, client)
+    }
+
+    /// The language the visitor prefers most, lower-cased: the first of the highest quality in `Accept-Language`
+    /// (`de-CH, de;q=0.9, en;q=0.5` gives `de-ch`); nil without one (or with `*` only).
+    mutating func language() -> String? {
+        if let known = memo.language { return known }
+        let found = headers[.acceptLanguage].flatMap(Self.preferredLanguage)
+        memo.language = .some(found)
+        return found
+    }
+
+    static func preferredLanguage(_ header: String) -> String? {
+        var best: (tag: Substring, quality: Double)?
+        for item in header.utf8.count <= 1024 ? header.split(separator: ",").prefix(32) : [] {
+            let parts = item.split(separator: ";")
+            let tag = parts.first?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard !tag.isEmpty, tag != "*", tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+            else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.trimmingCharacters(in: .whitespaces)
+                if pair.hasPrefix("q=") { quality = Double(pair.dropFirst(2)) ?? 0 }
+            }
+            guard quality > 0, quality <= 1 else { continue }
+            if best == nil || quality > best!.quality { best = (Substring(tag), quality) }
+        }
+        return best.map { $0.tag.lowercased() }
+    }
+
+    /// The OS version the browser reports. On iOS, Safari's `Version/` token first: since iOS 26 Safari freezes
+    /// the `iPhone OS` token at 18_x, while `Version/` is Safari's own version, which is the OS's (26.x on
+    /// iOS 26). Other iOS browsers (Chrome, Firefox, in-app browsers) send no `Version/`; their `iPhone OS`
+    /// token is read, frozen or not. On Android the `Sec-CH-UA-Platform-Version` client hint when sent, else the
+    /// `Android N` token (Chrome's reduced agent says `Android 10` whatever the version).
+    mutating func osVersion() -> OSVersion? {
+        if let known = memo.version { return known }
+        let found: OSVersion?
+        switch platform {
+        case .iPhone, .iPad:
+            found = Self.version(after: Self.safariVersion, in: agent, separator: UInt8(ascii: "."))
+                ?? Self.version(after: Self.iPhoneOS, in: agent, separator: UInt8(ascii: "_"))
+                ?? Self.version(after: Self.cpuOS, in: agent, separator: UInt8(ascii: "_"))
+        case .android:
+            let hint = headers[Self.platformVersionHint]?.filter { $0 != "\"" }
+            found = hint.flatMap { OSVersion($0) } ?? Self.version(after: Self.android, in: agent, separator: UInt8(ascii: "."))
+        default:
+            found = nil
+        }
+        memo.version = .some(found)
+        return found
+    }
+
+    static let safariVersion = Array("version/".utf8), iPhoneOS = Array("iphone os ".utf8)
+    static let cpuOS = Array("cpu os ".utf8), android = Array("android ".utf8)
+    static let platformVersionHint = HTTPField.Name("Sec-CH-UA-Platform-Version")!
+
+    /// `major[sep minor]` right after `token` in the agent.
+    static func version(after token: [UInt8], in agent: AgentText, separator: UInt8) -> OSVersion? {
+        let bytes = agent.bytes
+        guard token.count < bytes.count else { return nil }
+        for start in 0...(bytes.count - token.count) where bytes[start..<start + token.count].elementsEqual(token) {
+            var index = start + token.count
+            func number() -> Int? {
+                let begin = index
+                while index < bytes.count, index - begin < 3, (48...57).contains(bytes[index]) { index += 1 }
+                return index > begin ? Int(String(decoding: bytes[begin..<index], as: UTF8.self)) : nil
+            }
+            guard let major = number() else { continue }
+            var minor = 0
+            if index < bytes.count, bytes[index] == separator {
+                index += 1
+                minor = number() ?? 0
+            }
+            return OSVersion(major: major, minor: minor)
+        }
+        return nil
+    }
+
+    /// The visitor's country, upper-cased, from the configured header, and only when the request came through a
+    /// trusted proxy (anyone else could write the header). `XX` and `T1` (unknown, Tor) are no country.
+    mutating func country() -> String? {
+        if let known = memo.country { return known }
+        var found: String?
+        if let countryHeader, let value = headers[countryHeader], clientInfo().viaTrustedProxy {
+            let code = value.trimmingCharacters(in: .whitespaces).uppercased()
+            if code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }), code != "XX" { found = code }
+        }
+        memo.country = .some(found)
+        return found
+    }
+
+    mutating func clientInfo() -> (address: String, viaTrustedProxy: Bool) {
+        if let known = memo.client { return known }
+        let found = client()
+        memo.client = found
+        return found
+    }
+
+    /// The decoded value of the first query item named `name`; "" for an item without `=`; nil when absent.
+    func queryValue(_ name: String) -> String? {
+        guard let query else { return nil }
+        for pair in query.split(separator: "&") {
+            let (key, value) = pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
+            if Self.decoded(key) == name { return Self.decoded(value) }
+        }
+        return nil
+    }
+
+    /// A query component as a form writes it: `+` is a space, then percent-decoded (kept as sent if malformed).
+    static func decoded(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return (try? PercentEncoding.decode(spaced)) ?? spaced
+    }
+
+    /// A number from 0 to 99, the same for the same visitor (client address and browser) on the same rule of
+    /// the same link, on every server: FNV-1a over them, then a 64-bit finalizer. Nothing is stored or sent.
+    mutating func bucket(code: String, rule: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix<S: Sequence<UInt8>>(_ bytes: S) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            hash ^= 0xff
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        mix(code.utf8)
+        mix(rule.utf8)
+        mix(clientInfo().address.utf8)
+        mix(agent.bytes)
+        hash ^= hash >> 33
+        hash = hash &* 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        hash = hash &* 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return Int(hash % 100)
+    }
+}
+
+/// Which rule of a link a visitor reaches.
+struct RuleHit: Equatable {
+    let index: Int
+    let rule: String
+    let variant: String?
+    let destination: LinkRule.Destination
+}
+
+extension LinkRule {
+    /// Whether `visitor` meets every condition: `.yes`, `.no(why)`, or `.needsPlatform` when the visitor is a
+    /// Mac agent that may be an iPad and the rule tells the two apart (the touch check decides first).
+    enum Verdict: Equatable {
+        case yes
+        case no(String)
+        case needsPlatform
+    }
+
+    func verdict(_ visitor: inout RuleVisitor) -> Verdict {
+        let when = self.when
+        if let platforms = when.platforms, !platforms.contains(visitor.platform) {
+            if visitor.platform == .macOrIPad, platforms.contains(.iPad) || platforms.contains(.desktop) {
+                if !(platforms.contains(.iPad) && platforms.contains(.desktop)) { return .needsPlatform }
+            } else {
+                return .no("platform is \(visitor.platform.rawValue)")
+            }
+        }
+        if let from = when.from, visitor.now < from { return .no("before \(Conditions.iso(from))") }
+        if let until = when.until, visitor.now >= until { return .no("ended \(Conditions.iso(until))") }
+        if let range = when.os {
+            guard let version = visitor.osVersion() else { return .no("OS version unknown") }
+            if let min = range.min, version < min { return .no("OS \(version) is below \(min)") }
+            if let max = range.max, version > max { return .no("OS \(version) is above \(max)") }
+        }
+        if let languages = when.languages {
+            guard let language = visitor.language() else { return .no("no Accept-Language") }
+            if !languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") }) {
+                return .no("prefers \(language)")
+            }
+        }
+        if let query = when.query {
+            guard let value = visitor.queryValue(query.name) else { return .no("no query item \(query.name)") }
+            if let equals = query.equals, value != equals { return .no("\(query.name) is not \(equals)") }
+        }
+        if let countries = when.countries {
+            guard let country = visitor.country() else { return .no("country unknown") }
+            if !countries.contains(country) { return .no("country is \(country)") }
+        }
+        return .yes
+    }
+}
+
+extension SmartLink {
+    /// The first rule `visitor` meets: a hit; `.needsPlatform` first when an earlier rule cannot tell without
+    /// knowing whether a Mac agent is an iPad; nil when none matches.
+    func ruleOutcome(_ visitor: inout RuleVisitor) -> RuleOutcome {
+        for (index, rule) in (rules ?? []).enumerated() {
+            switch rule.verdict(&visitor) {
+            case .no: continue
+            case .needsPlatform: return .needsPlatform
+            case .yes:
+                switch rule.then {
+                case .destination(let destination):
+                    return .hit(RuleHit(index: index, rule: rule.name, variant: nil, destination: destination))
+                case .split(let variants):
+                    var bucket = visitor.bucket(code: code, rule: rule.name)
+                    let chosen =
+                        variants.first { variant in
+                            bucket -= variant.weight
+                            return bucket < 0
+                        } ?? variants[variants.count - 1]
+                    return .hit(
+                        RuleHit(index: index, rule: rule.name, variant: chosen.name, destination: chosen.destination)
+                    )
+                }
+            }
+        }
+        return .none
+    }
+
+    /// Whether the link has ended: it has no destination of its own, and every rule's window has closed.
+    func hasEnded(at now: Int64) -> Bool {
+        guard route == nil, destinations.fallback == nil, let rules, !rules.isEmpty else { return false }
+        return rules.allSatisfy { rule in rule.when.until.map { now >= $0 } ?? false }
+    }
+}
+
+enum RuleOutcome: Equatable {
+    case hit(RuleHit)
+    case needsPlatform
+    case none
+}
