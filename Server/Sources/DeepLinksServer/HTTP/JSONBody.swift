@@ -14,18 +14,29 @@ struct JSONBody {
             return try JSONDecoder().decode(T.self, from: Data(JSONValue.object(object).compactJSON.utf8))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             throw APIError.malformed(
-                "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
+                "'\(Self.path(context.codingPath))' has the wrong type"
             )
         } catch let DecodingError.dataCorrupted(context) {
             throw APIError.malformed(
-                "'\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+                "'\(Self.path(context.codingPath))': \(context.debugDescription)"
             )
         } catch let DecodingError.keyNotFound(key, context) {
             throw APIError.malformed(
-                "'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required"
+                "'\(Self.path(context.codingPath + [key]))' is required"
             )
         } catch {
             throw APIError.malformed("the body does not describe a link")
+        }
+    }
+
+    /// A coding path as the API's documents write it: `rules[0].when.platforms`.
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.reduce(into: "") { path, key in
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += (path.isEmpty ? "" : ".") + key.stringValue
+            }
         }
     }
 

@@ -1,0 +1,252 @@
+import DeepLinksJSON
+@testable import DeepLinksServer
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SQLKit
+import Testing
+
+/// Link rules over the live socket, with the headers real browsers send. Each visitor asks twice: the first
+/// answer comes from the router (the link is not cached yet), the next from the cached redirect path, and both
+/// must agree.
+@Suite struct LinkRuleTests {
+    static let admin = SmartLinkTests.admin
+    /// Safari 26 on iOS 26: the `iPhone OS` token is frozen at 18_6, `Version/26.0` tells the truth.
+    static let safari26 =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1"
+    static let safari18 =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1"
+    /// Chrome's reduced agent on Android: `Android 10; K` whatever the device.
+    static let chromeAndroid =
+        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+    static let firefoxDesktop = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"
+    static let swissGerman = "de-CH, de;q=0.9, en;q=0.5"
+
+    static let campaign = #"""
+        {"code":"campaign","route":"/post/10","destinations":{"fallback":"https://links.example.com/"},"rules":[
+          {"name":"ios 26","when":{"platforms":["iphone","ipad"],"os":{"min":"26"}},"then":{"url":"https://shop.example.org/ios26"}},
+          {"name":"android 14","when":{"platforms":["android"],"os":{"min":"14"}},"then":{"url":"https://shop.example.org/android14"}},
+          {"name":"german","when":{"languages":["de"]},"then":{"url":"https://shop.example.org/de"}},
+          {"name":"spring","when":{"query":{"name":"campaign","equals":"spring"}},"then":{"route":"/post/11"}},
+          {"name":"swiss","when":{"countries":["CH"]},"then":{"store":true}},
+          {"name":"android test","when":{"platforms":["android"]},"then":{"split":[
+            {"variant":"a","weight":50,"url":"https://shop.example.org/a"},
+            {"variant":"b","weight":50,"url":"https://shop.example.org/b"}]}}
+        ]}
+        """#
+
+    static func configure(_ settings: inout ServerSettings) {
+        SmartLinkTests.configure(&settings)
+        settings.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"])
+        settings.smartLinks.countryHeader = "CF-IPCountry"
+    }
+
+    static func withoutTrustedProxies(_ settings: inout ServerSettings) {
+        configure(&settings)
+        settings.trustedProxies = TrustedProxies()
+    }
+
+    /// Where a visitor goes: the `Location` of a 302, else the status and body; asked twice, the same both times.
+    static func visit(_ api: ResetClient, _ path: String, _ headers: HTTPFields) async throws -> String {
+        var answers: [String] = []
+        for _ in 0..<2 {
+            let response = try await api.get(path, headers: headers)
+            answers.append(
+                response.status == .found
+                    ? response.headers[.location] ?? "" : "\(response.status.code) \(response.text)"
+            )
+        }
+        #expect(answers[0] == answers[1], "the router and the cached path disagree for \(headers)")
+        return answers[0]
+    }
+
+    static func create(_ api: ResetClient, _ json: String) async throws {
+        let created = try await api.post("/v1/links", json, headers: admin)
+        #expect(created.status == .created, "\(created.text)")
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func eachMatcherSendsItsVisitorsWhereItSays(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(Self.configure) { api in
+                try await Self.create(api, Self.campaign)
+                // OS version: Safari 26 on iOS 26 matches `min 26` by its Version/ token; Safari 18 does not.
+                #expect(try await Self.visit(api, "/campaign", [.userAgent: Self.safari26]) == "https://shop.example.org/ios26")
+                let safari18 = try await Self.visit(api, "/campaign", [.userAgent: Self.safari18])
+                #expect(safari18.hasPrefix("200 ") && safari18.contains("/post/10"), "the landing page of the link's route")
+                // Chrome on Android: the client hint gives the version the reduced agent hides.
+                #expect(
+                    try await Self.visit(
+                        api,
+                        "/campaign",
+                        [.userAgent: Self.chromeAndroid, HTTPField.Name("Sec-CH-UA-Platform-Version")!: "\"14.0.0\""]
+                    ) == "https://shop.example.org/android14"
+                )
+                // Preferred language, with quality values: de-CH first.
+                #expect(
+                    try await Self.visit(
+                        api,
+                        "/campaign",
+                        [.userAgent: Self.firefoxDesktop, .acceptLanguage: Self.swissGerman]
+                    ) == "https://shop.example.org/de"
+                )
+                // German only second: the link's own desktop destination.
+                #expect(
+                    try await Self.visit(
+                        api,
+                        "/campaign",
+                        [.userAgent: Self.firefoxDesktop, .acceptLanguage: "en-GB, de;q=0.9"]
+                    ) == "https://links.example.com/"
+                )
+                // A query item: the rule's route, on the landing page (the click's query is passed on).
+                let spring = try await Self.visit(api, "/campaign?campaign=spring", [.userAgent: Self.safari18])
+                #expect(spring.contains("/post/11") && !spring.contains("/post/10"), "\(spring.prefix(300))")
+                #expect(
+                    try await Self.visit(api, "/campaign?campaign=summer", [.userAgent: Self.firefoxDesktop])
+                        == "https://links.example.com/?campaign=summer"
+                )
+                // The country a trusted proxy (loopback here) names: the store.
+                let swiss: HTTPFields = [
+                    .userAgent: Self.firefoxDesktop, HTTPField.Name("CF-IPCountry")!: "CH",
+                    HTTPField.Name("X-Forwarded-For")!: "203.0.113.9",
+                ]
+                #expect(try await Self.visit(api, "/campaign", swiss) == "https://apps.apple.com/app/id1234567890")
+            }
+            // From a peer that is no trusted proxy, the header is anyone's claim: ignored.
+            try await world.serve(Self.withoutTrustedProxies) { api in
+                let claimed = try await Self.visit(
+                    api,
+                    "/campaign",
+                    [.userAgent: Self.firefoxDesktop, HTTPField.Name("CF-IPCountry")!: "CH"]
+                )
+                #expect(claimed == "https://links.example.com/")
+            }
+        }
+    }
+
+    @Test func aSplitKeepsItsProportionsOverManyVisitorsAndEachVisitorItsVariant() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                try await Self.create(api, Self.campaign)
+                var variants: [String: Int] = [:]
+                for visitor in 0..<400 {
+                    let headers: HTTPFields = [
+                        .userAgent: Self.chromeAndroid,
+                        HTTPField.Name("X-Forwarded-For")!: "198.51.\(visitor / 200).\(visitor % 200 + 1)",
+                    ]
+                    let first = try await api.get("/campaign", headers: headers)
+                    let location = try #require(first.headers[.location])
+                    variants[location, default: 0] += 1
+                    // The same visitor again (now from the cache): the same variant, no cookie involved.
+                    let again = try await api.get("/campaign", headers: headers)
+                    #expect(again.headers[.location] == location)
+                    #expect(first.headers[.setCookie] == nil)
+                }
+                let a = variants["https://shop.example.org/a"] ?? 0
+                let b = variants["https://shop.example.org/b"] ?? 0
+                #expect(a + b == 400, "\(variants)")
+                // 50/50 over 400 visitors: 200 ± 40 is beyond four standard deviations (10).
+                #expect((160...240).contains(a), "a: \(a), b: \(b)")
+
+                // Clicks per rule and variant, in the stats.
+                var rules: [[String: Any]] = []
+                for _ in 0..<100 {
+                    rules = try await api.get("/v1/links/campaign/stats", headers: Self.admin).object["rules"]
+                        as? [[String: Any]] ?? []
+                    if rules.filter({ $0["rule"] as? String == "android test" }).reduce(0, { $0 + ($1["clicks"] as? Int ?? 0) })
+                        == 800
+                    {
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let counted = Dictionary(
+                    uniqueKeysWithValues: rules.map {
+                        ("\($0["rule"] as? String ?? "")/\($0["variant"] as? String ?? "")", $0["clicks"] as? Int ?? -1)
+                    }
+                )
+                #expect(counted["android test/a"] == 2 * a && counted["android test/b"] == 2 * b, "\(counted)")
+                #expect(counted["german/"] == 0 && counted.count == 7, "every rule and variant is listed: \(counted)")
+            }
+        }
+    }
+
+    @Test func aLinkPastItsLastWindowHasEndedAndOneBeforeItsFirstLeadsNowhereYet() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let now = world.clock.wallClock.milliseconds()
+            @Sendable func iso(_ offsetSeconds: Int64) -> String {
+                Date(timeIntervalSince1970: Double(now / 1000 + offsetSeconds)).formatted(.iso8601)
+            }
+            try await world.serve(Self.configure) { api in
+                try await Self.create(
+                    api,
+                    """
+                    {"code":"advent","rules":[
+                      {"name":"december","when":{"from":"\(iso(3600))","until":"\(iso(7200))"},"then":{"url":"https://shop.example.org/advent"}}
+                    ]}
+                    """
+                )
+                let early = try await Self.visit(api, "/advent", [.userAgent: Self.firefoxDesktop])
+                #expect(early.hasPrefix("404 ") && early.contains("leads nowhere for you right now"), "\(early)")
+                world.clock.advance(seconds: 3600)
+                #expect(try await Self.visit(api, "/advent", [.userAgent: Self.firefoxDesktop]) == "https://shop.example.org/advent")
+                world.clock.advance(seconds: 3600)
+                let ended = try await Self.visit(api, "/advent", [.userAgent: Self.safari26])
+                #expect(ended.hasPrefix("410 ") && ended.contains("This link has ended"), "\(ended)")
+                // Preview fetchers still get the Open Graph page.
+                #expect(try await api.get("/advent", headers: [.userAgent: SmartLinkTests.iMessage]).status == .ok)
+            }
+        }
+    }
+
+    @Test func theDebugPageSaysWhichRuleFiresForThisVisitorAndWhy() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                try await Self.create(api, Self.campaign)
+                let page = try await api.get(
+                    "/campaign?d=1",
+                    headers: [.userAgent: Self.firefoxDesktop, .acceptLanguage: Self.swissGerman]
+                ).text
+                #expect(page.contains("platform desktop, language de-ch"), "\(page)")
+                #expect(page.contains("<strong>1. ios 26</strong>: does not match: platform is desktop"))
+                #expect(page.contains("<strong>3. german</strong>: matches: this is where you go"))
+                #expect(page.contains("<strong>4. spring</strong>: not tried: an earlier rule matched"))
+                // Each platform's row, with this request's language: the german rule for all but iOS 26 and bots.
+                #expect(page.contains("rule 3 &#39;german&#39;: 302 to https://shop.example.org/de") || page.contains("rule 3 'german': 302 to https://shop.example.org/de"), "\(page)")
+            }
+        }
+    }
+
+    @Test func theAPIRefusesRulesThatCannotWorkWithTheReason() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                func refused(_ rules: String) async throws -> String {
+                    let response = try await api.post(
+                        "/v1/links",
+                        #"{"code":"bad","route":"/post/1","rules":"# + rules + "}",
+                        headers: Self.admin
+                    )
+                    #expect(response.status == .badRequest || response.status == .unprocessableContent, "\(response.text)")
+                    return response.text
+                }
+                let answer1 = try await refused(#"[{"name":"x","when":{"platfroms":["iphone"]},"then":{"url":"https://shop.example.org/"}}]"#)
+                #expect(answer1.contains("rules[0].when.platfroms': unknown field"), "\(answer1)")
+                let answer2 = try await refused(#"[{"name":"all","then":{"url":"https://shop.example.org/"}},{"name":"de","when":{"languages":["de"]},"then":{"store":true}}]"#)
+                #expect(answer2.contains("rules[1]: never reached: rules[0] ('all') matches every visitor it would"), "\(answer2)")
+                let answer3 = try await refused(#"[{"name":"ab","then":{"split":[{"variant":"a","weight":60,"url":"https://shop.example.org/a"},{"variant":"b","weight":30,"url":"https://shop.example.org/b"}]}}]"#)
+                #expect(answer3.contains("the weights add up to 90, not 100"), "\(answer3)")
+                let answer4 = try await refused(#"[{"name":"old","when":{"os":{"max":"16"}},"then":{"store":true}}]"#)
+                #expect(answer4.contains("os: needs platforms among iphone, ipad and android"), "\(answer4)")
+                let answer5 = try await refused(#"[{"name":"evil","then":{"url":"https://evil.example.net/"}}]"#)
+                #expect(answer5.contains("evil.example.net is not on the destination allowlist"), "\(answer5)")
+                let answer6 = try await refused(#"[{"name":"both","then":{"url":"https://shop.example.org/","store":true}}]"#)
+                #expect(answer6.contains("one of url, route and store"), "\(answer6)")
+                let answer7 = try await refused(#"[{"name":"w","when":{"from":"2027-01-01T00:00:00Z","until":"2026-01-01T00:00:00Z"},"then":{"store":true}}]"#)
+                #expect(answer7.contains("from must come before until"), "\(answer7)")
+                let answer8 = try await refused(#"[{"name":"r","then":{"route":"/nowhere/at/all"}}]"#)
+                #expect(answer8.contains("the app has no route"), "\(answer8)")
+                #expect(try await api.get("/v1/links/bad", headers: Self.admin).status == .notFound, "nothing was stored")
+            }
+        }
+    }
+}
