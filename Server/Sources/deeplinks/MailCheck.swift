@@ -102,6 +102,15 @@ struct MailCheck {
                 )
             )
         }
+        for name in LinkTrackingProtection.stripped(in: url) {
+            findings.append(
+                Finding(
+                    severity: .warning,
+                    message:
+                        "Mail removes '\(name)' when the link is opened (Link Tracking Protection; \(LinkTrackingProtection.evidence(name) ?? "")): put what it carries in the path or a utm_ parameter"
+                )
+            )
+        }
         let sensitive = Set(report?.route?.redactedParameters.filter { $0.value == ["<redacted>"] }.map(\.key) ?? [])
         for item in parsed.queryItems {
             let value = item.value ?? ""

@@ -113,4 +113,28 @@ import FoundationNetworking
             #expect(result.stderr.hasPrefix("error: \(path): "), "\(result.stderr)")
         }
     }
+
+    @Test func aParameterLinkTrackingProtectionRemovesIsWarnedAbout() throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let message = """
+            From: Demo <news@links.example.com>\r
+            To: ada@example.com\r
+            Subject: Ten per cent off\r
+            Content-Type: text/plain; charset=utf-8\r
+            \r
+            https://links.example.com/post/10?mc_eid=4f2a9c&utm_source=mail\r
+
+            """
+        let file = folder.appendingPathComponent("campaign.eml")
+        try Data(message.utf8).write(to: file)
+        let result = try CommandRunner.run(["check", "--mail", file.path, "--json"])
+        #expect(result.status == 0, "a warning is no problem: \(result.stdout)\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let warnings = (report["links"] as? [[String: Any]] ?? []).flatMap { $0["warnings"] as? [String] ?? [] }
+        #expect(warnings.count == 1, "utm_source survives: \(warnings)")
+        #expect(
+            warnings.first?.hasPrefix("Mail removes 'mc_eid' when the link is opened (Link Tracking Protection") == true
+        )
+    }
 }

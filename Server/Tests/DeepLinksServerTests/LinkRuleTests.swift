@@ -71,9 +71,15 @@ import Testing
             try await world.serve(Self.configure) { api in
                 try await Self.create(api, Self.campaign)
                 // OS version: Safari 26 on iOS 26 matches `min 26` by its Version/ token; Safari 18 does not.
-                #expect(try await Self.visit(api, "/campaign", [.userAgent: Self.safari26]) == "https://shop.example.org/ios26")
+                #expect(
+                    try await Self.visit(api, "/campaign", [.userAgent: Self.safari26])
+                        == "https://shop.example.org/ios26"
+                )
                 let safari18 = try await Self.visit(api, "/campaign", [.userAgent: Self.safari18])
-                #expect(safari18.hasPrefix("200 ") && safari18.contains("/post/10"), "the landing page of the link's route")
+                #expect(
+                    safari18.hasPrefix("200 ") && safari18.contains("/post/10"),
+                    "the landing page of the link's route"
+                )
                 // Chrome on Android: the client hint gives the version the reduced agent hides.
                 #expect(
                     try await Self.visit(
@@ -151,9 +157,13 @@ import Testing
                 // Clicks per rule and variant, in the stats.
                 var rules: [[String: Any]] = []
                 for _ in 0..<100 {
-                    rules = try await api.get("/v1/links/campaign/stats", headers: Self.admin).object["rules"]
+                    rules =
+                        try await api.get("/v1/links/campaign/stats", headers: Self.admin).object["rules"]
                         as? [[String: Any]] ?? []
-                    if rules.filter({ $0["rule"] as? String == "android test" }).reduce(0, { $0 + ($1["clicks"] as? Int ?? 0) })
+                    if rules.filter({ $0["rule"] as? String == "android test" }).reduce(
+                        0,
+                        { $0 + ($1["clicks"] as? Int ?? 0) }
+                    )
                         == 800
                     {
                         break
@@ -189,7 +199,10 @@ import Testing
                 let early = try await Self.visit(api, "/advent", [.userAgent: Self.firefoxDesktop])
                 #expect(early.hasPrefix("404 ") && early.contains("leads nowhere for you right now"), "\(early)")
                 world.clock.advance(seconds: 3600)
-                #expect(try await Self.visit(api, "/advent", [.userAgent: Self.firefoxDesktop]) == "https://shop.example.org/advent")
+                #expect(
+                    try await Self.visit(api, "/advent", [.userAgent: Self.firefoxDesktop])
+                        == "https://shop.example.org/advent"
+                )
                 world.clock.advance(seconds: 3600)
                 let ended = try await Self.visit(api, "/advent", [.userAgent: Self.safari26])
                 #expect(ended.hasPrefix("410 ") && ended.contains("This link has ended"), "\(ended)")
@@ -212,7 +225,43 @@ import Testing
                 #expect(page.contains("<strong>3. german</strong>: matches: this is where you go"))
                 #expect(page.contains("<strong>4. spring</strong>: not tried: an earlier rule matched"))
                 // Each platform's row, with this request's language: the german rule for all but iOS 26 and bots.
-                #expect(page.contains("rule 3 &#39;german&#39;: 302 to https://shop.example.org/de") || page.contains("rule 3 'german': 302 to https://shop.example.org/de"), "\(page)")
+                #expect(
+                    page.contains("rule 3 &#39;german&#39;: 302 to https://shop.example.org/de")
+                        || page.contains("rule 3 'german': 302 to https://shop.example.org/de"),
+                    "\(page)"
+                )
+            }
+        }
+    }
+
+    @Test func aLinkThatReliesOnAParameterLinkTrackingProtectionRemovesIsWarnedAbout() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                let created = try await api.post(
+                    "/v1/links",
+                    #"""
+                    {"code":"ads","route":"/post/1","destinations":{"desktop":"https://shop.example.org/?gclid=abc&utm_source=mail"},
+                     "rules":[{"name":"from facebook","when":{"query":{"name":"fbclid"}},"then":{"url":"https://shop.example.org/fb"}}]}
+                    """#,
+                    headers: Self.admin
+                )
+                #expect(created.status == .created, "\(created.text)")
+                let warnings = created.object["warnings"] as? [String] ?? []
+                #expect(warnings.count == 2, "\(warnings)")
+                #expect(
+                    warnings.contains {
+                        $0.hasPrefix("rules[0].when.query: matches on 'fbclid'") && $0.contains("docs.mapp.com")
+                    }
+                )
+                #expect(warnings.contains { $0.hasPrefix("destinations.desktop: carries 'gclid'") })
+                // utm_* survive: no warning; nor is a warning stored with the link.
+                let plain = try await api.post(
+                    "/v1/links",
+                    #"{"code":"utm","route":"/post/1?utm_source=mail"}"#,
+                    headers: Self.admin
+                )
+                #expect(plain.status == .created && plain.object["warnings"] == nil)
+                #expect(try await api.get("/v1/links/ads", headers: Self.admin).object["warnings"] == nil)
             }
         }
     }
@@ -226,26 +275,45 @@ import Testing
                         #"{"code":"bad","route":"/post/1","rules":"# + rules + "}",
                         headers: Self.admin
                     )
-                    #expect(response.status == .badRequest || response.status == .unprocessableContent, "\(response.text)")
+                    #expect(
+                        response.status == .badRequest || response.status == .unprocessableContent,
+                        "\(response.text)"
+                    )
                     return response.text
                 }
-                let answer1 = try await refused(#"[{"name":"x","when":{"platfroms":["iphone"]},"then":{"url":"https://shop.example.org/"}}]"#)
+                let answer1 = try await refused(
+                    #"[{"name":"x","when":{"platfroms":["iphone"]},"then":{"url":"https://shop.example.org/"}}]"#
+                )
                 #expect(answer1.contains("rules[0].when.platfroms': unknown field"), "\(answer1)")
-                let answer2 = try await refused(#"[{"name":"all","then":{"url":"https://shop.example.org/"}},{"name":"de","when":{"languages":["de"]},"then":{"store":true}}]"#)
-                #expect(answer2.contains("rules[1]: never reached: rules[0] ('all') matches every visitor it would"), "\(answer2)")
-                let answer3 = try await refused(#"[{"name":"ab","then":{"split":[{"variant":"a","weight":60,"url":"https://shop.example.org/a"},{"variant":"b","weight":30,"url":"https://shop.example.org/b"}]}}]"#)
+                let answer2 = try await refused(
+                    #"[{"name":"all","then":{"url":"https://shop.example.org/"}},{"name":"de","when":{"languages":["de"]},"then":{"store":true}}]"#
+                )
+                #expect(
+                    answer2.contains("rules[1]: never reached: rules[0] ('all') matches every visitor it would"),
+                    "\(answer2)"
+                )
+                let answer3 = try await refused(
+                    #"[{"name":"ab","then":{"split":[{"variant":"a","weight":60,"url":"https://shop.example.org/a"},{"variant":"b","weight":30,"url":"https://shop.example.org/b"}]}}]"#
+                )
                 #expect(answer3.contains("the weights add up to 90, not 100"), "\(answer3)")
                 let answer4 = try await refused(#"[{"name":"old","when":{"os":{"max":"16"}},"then":{"store":true}}]"#)
                 #expect(answer4.contains("os: needs platforms among iphone, ipad and android"), "\(answer4)")
                 let answer5 = try await refused(#"[{"name":"evil","then":{"url":"https://evil.example.net/"}}]"#)
                 #expect(answer5.contains("evil.example.net is not on the destination allowlist"), "\(answer5)")
-                let answer6 = try await refused(#"[{"name":"both","then":{"url":"https://shop.example.org/","store":true}}]"#)
+                let answer6 = try await refused(
+                    #"[{"name":"both","then":{"url":"https://shop.example.org/","store":true}}]"#
+                )
                 #expect(answer6.contains("one of url, route and store"), "\(answer6)")
-                let answer7 = try await refused(#"[{"name":"w","when":{"from":"2027-01-01T00:00:00Z","until":"2026-01-01T00:00:00Z"},"then":{"store":true}}]"#)
+                let answer7 = try await refused(
+                    #"[{"name":"w","when":{"from":"2027-01-01T00:00:00Z","until":"2026-01-01T00:00:00Z"},"then":{"store":true}}]"#
+                )
                 #expect(answer7.contains("from must come before until"), "\(answer7)")
                 let answer8 = try await refused(#"[{"name":"r","then":{"route":"/nowhere/at/all"}}]"#)
                 #expect(answer8.contains("the app has no route"), "\(answer8)")
-                #expect(try await api.get("/v1/links/bad", headers: Self.admin).status == .notFound, "nothing was stored")
+                #expect(
+                    try await api.get("/v1/links/bad", headers: Self.admin).status == .notFound,
+                    "nothing was stored"
+                )
             }
         }
     }

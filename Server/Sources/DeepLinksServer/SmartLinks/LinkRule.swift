@@ -151,12 +151,18 @@ extension LinkRule {
     package init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, allowing: ["name", "when", "then"])
         guard let name: String = try container.value("name") else {
-            throw DecodingError.keyNotFound(StrictKeys(stringValue: "name"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+            throw DecodingError.keyNotFound(
+                StrictKeys(stringValue: "name"),
+                .init(codingPath: decoder.codingPath, debugDescription: "")
+            )
         }
         self.name = name
         when = try container.value("when") ?? Conditions()
         guard let then: Action = try container.value("then") else {
-            throw DecodingError.keyNotFound(StrictKeys(stringValue: "then"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+            throw DecodingError.keyNotFound(
+                StrictKeys(stringValue: "then"),
+                .init(codingPath: decoder.codingPath, debugDescription: "")
+            )
         }
         self.then = then
     }
@@ -229,7 +235,10 @@ extension LinkRule.QueryCondition {
     package init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, allowing: ["name", "equals"])
         guard let name: String = try container.value("name") else {
-            throw DecodingError.keyNotFound(StrictKeys(stringValue: "name"), .init(codingPath: decoder.codingPath, debugDescription: ""))
+            throw DecodingError.keyNotFound(
+                StrictKeys(stringValue: "name"),
+                .init(codingPath: decoder.codingPath, debugDescription: "")
+            )
         }
         self.name = name
         equals = try container.value("equals")

@@ -217,7 +217,9 @@ struct LinkStore: Sendable {
         for rule in link.rules ?? [] {
             let variants: [String?] = if case .split(let split) = rule.then { split.map(\.name) } else { [nil] }
             for variant in variants {
-                rows.append((rule.name, variant, counted.removeValue(forKey: rule.name + "\u{0}" + (variant ?? "")) ?? 0))
+                rows.append(
+                    (rule.name, variant, counted.removeValue(forKey: rule.name + "\u{0}" + (variant ?? "")) ?? 0)
+                )
             }
         }
         for (key, clicks) in counted.sorted(by: { $0.key < $1.key }) {

@@ -74,12 +74,15 @@ struct RuleVisitor {
         let found: OSVersion?
         switch platform {
         case .iPhone, .iPad:
-            found = Self.version(after: Self.safariVersion, in: agent, separator: UInt8(ascii: "."))
+            found =
+                Self.version(after: Self.safariVersion, in: agent, separator: UInt8(ascii: "."))
                 ?? Self.version(after: Self.iPhoneOS, in: agent, separator: UInt8(ascii: "_"))
                 ?? Self.version(after: Self.cpuOS, in: agent, separator: UInt8(ascii: "_"))
         case .android:
             let hint = headers[Self.platformVersionHint]?.filter { $0 != "\"" }
-            found = hint.flatMap { OSVersion($0) } ?? Self.version(after: Self.android, in: agent, separator: UInt8(ascii: "."))
+            found =
+                hint.flatMap { OSVersion($0) }
+                ?? Self.version(after: Self.android, in: agent, separator: UInt8(ascii: "."))
         default:
             found = nil
         }
@@ -137,7 +140,8 @@ struct RuleVisitor {
     func queryValue(_ name: String) -> String? {
         guard let query else { return nil }
         for pair in query.split(separator: "&") {
-            let (key, value) = pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
+            let (key, value) =
+                pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
             if Self.decoded(key) == name { return Self.decoded(value) }
         }
         return nil

@@ -175,7 +175,8 @@ enum SmartLinkPages {
                 )
             }
             let facts = [
-                "platform \(you.rawValue)", yours.osVersion().map { "OS \($0)" }, yours.language().map { "language \($0)" },
+                "platform \(you.rawValue)", yours.osVersion().map { "OS \($0)" },
+                yours.language().map { "language \($0)" },
                 yours.country().map { "country \($0)" },
             ].compactMap { $0 }.joined(separator: ", ")
             traced.insert("<h2>The rules, for this request (\(HTML.escape(facts)))</h2><ul>", at: 0)

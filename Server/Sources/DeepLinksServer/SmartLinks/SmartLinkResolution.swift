@@ -154,7 +154,9 @@ extension SmartLinkRoutes {
     ) -> (Response, RuleHit?) {
         let now = clock.milliseconds()
         if let expiry = link.expiresAt, now >= expiry {
-            guard let expired = link.expiredURL else { return (SmartLinkPages.html(.gone, SmartLinkPages.expired), nil) }
+            guard let expired = link.expiredURL else {
+                return (SmartLinkPages.html(.gone, SmartLinkPages.expired), nil)
+            }
             return (Self.redirect(expired), nil)
         }
         let passed = link.passQuery ? query : nil

@@ -32,7 +32,7 @@ struct SmartLinkRoutes: Sendable {
             }
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
             guard try await store.insert(link) else { throw APIError(status: .conflict, code: .codeTaken) }
-            return try document(link, status: .created)
+            return try document(link, status: .created, warn: true)
         }
         router.get("/v1/links") { request, _ -> Response in
             try await admit(.viewer, request)
@@ -63,7 +63,7 @@ struct SmartLinkRoutes: Sendable {
             body["code"] = .string(code)
             let link = try validated(JSONBody(object: body).decode(SmartLink.self))
             guard try await store.update(link) else { throw APIError(status: .notFound, code: .noSuchLink) }
-            return try document(link, status: .ok)
+            return try document(link, status: .ok, warn: true)
         }
         router.delete("/v1/links/:code") { request, context -> Response in
             try await admit(.editor, request)
@@ -435,19 +435,22 @@ struct SmartLinkRoutes: Sendable {
         return link
     }
 
-    /// A link as the API shows it: its stored document and its short URL.
-    /// The stored link with its short URL beside its fields.
-    private func document(_ link: SmartLink, status: HTTPResponse.Status) throws -> Response {
+    /// A link as the API shows it: its stored document and its short URL; after a create or an update, the
+    /// warnings (``LinkTrackingProtection``) when there are any.
+    private func document(_ link: SmartLink, status: HTTPResponse.Status, warn: Bool = false) throws -> Response {
         struct Document: Encodable {
             let link: SmartLink
             let url: String
-            enum Key: CodingKey { case url }
+            let warnings: [String]
+            enum Key: CodingKey { case url, warnings }
             func encode(to encoder: any Encoder) throws {
                 try link.encode(to: encoder)
                 var container = encoder.container(keyedBy: Key.self)
                 try container.encode(url, forKey: .url)
+                if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
             }
         }
-        return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code)))
+        let warnings = warn ? LinkTrackingProtection.warnings(link) : []
+        return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code), warnings: warnings))
     }
 }

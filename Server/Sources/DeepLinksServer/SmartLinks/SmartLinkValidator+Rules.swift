@@ -18,7 +18,9 @@ extension SmartLinkValidator {
             problems += conditionProblems(rule.when, field: "\(field).when")
             switch rule.then {
             case .destination(let destination):
-                if let problem = destinationProblem(destination, link: link) { problems.append("\(field).then: \(problem)") }
+                if let problem = destinationProblem(destination, link: link) {
+                    problems.append("\(field).then: \(problem)")
+                }
             case .split(let variants):
                 problems += splitProblems(variants, link: link, field: "\(field).then.split")
             }
@@ -45,7 +47,9 @@ extension SmartLinkValidator {
         if let os = when.os {
             let versioned: Set<ClientPlatform> = [.iPhone, .iPad, .android]
             if os.min == nil, os.max == nil { problems.append("\(field).os: a min, a max or both") }
-            if let min = os.min, let max = os.max, min > max { problems.append("\(field).os: min \(min) is above max \(max)") }
+            if let min = os.min, let max = os.max, min > max {
+                problems.append("\(field).os: min \(min) is above max \(max)")
+            }
             if when.platforms.map({ !Set($0).isSubset(of: versioned) }) ?? true {
                 problems.append(
                     "\(field).os: needs platforms among iphone, ipad and android (OS versions compare within one OS)"
@@ -78,7 +82,9 @@ extension SmartLinkValidator {
         let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
         else { return false }
-        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        return parts.dropFirst().allSatisfy {
+            (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 
     private func destinationProblem(_ destination: LinkRule.Destination, link: SmartLink) -> String? {
