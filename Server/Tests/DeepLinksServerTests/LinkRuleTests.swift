@@ -266,6 +266,48 @@ import Testing
         }
     }
 
+    /// This server's CSV carries the rules: exported, imported into an empty server, the same documents.
+    @Test func aLinksRulesSurviveTheCSVRoundTrip() async throws {
+        let windowed = #"""
+            {"code":"advent","rules":[{"name":"december","when":{"platforms":["iphone","android"],"from":"2026-12-01T00:00:00Z","until":"2026-12-25T00:00:00Z","languages":["de","fr-ch"]},"then":{"split":[{"variant":"shop","weight":70,"url":"https://shop.example.org/advent?x=1,2"},{"variant":"app","weight":30,"route":"/post/24"}]}}]}
+            """#
+        var exported = ""
+        var documents: [String] = []
+        try await ResetWorld.with(.sqlite) { world in
+            (exported, documents) = try await world.serveReturning(Self.configure) { api in
+                try await Self.create(api, Self.campaign)
+                try await Self.create(api, windowed)
+                let file = try await api.get("/v1/links/export", headers: Self.admin).text
+                var documents: [String] = []
+                for code in ["advent", "campaign"] {
+                    documents.append(try await api.get("/v1/links/\(code)", headers: Self.admin).text)
+                }
+                return (file, documents)
+            }
+        }
+        #expect(exported.hasPrefix(LinkExport.header.joined(separator: ",") + "\n") && exported.contains("rules"))
+        let (file, stored) = (exported, documents)
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                let report = try await api.post("/v1/links/import", file, headers: LinkImportTests.csv)
+                #expect(report.object["imported"] as? Int == 2, "\(report.text)")
+                for (code, document) in zip(["advent", "campaign"], stored) {
+                    let now = try await api.get("/v1/links/\(code)", headers: Self.admin).text
+                    #expect(now == document)
+                    #expect(now.contains(#""rules":["#))
+                }
+                #expect(try await api.get("/v1/links/export", headers: Self.admin).text == file)
+                // A cell that is no list of rules is refused with the reason, and nothing is imported.
+                let broken =
+                    LinkExport.header.joined(separator: ",")
+                    + "\nbroken,,/post/1,,,,,,,,,true,,,\"[{\"\"name\"\":\"\"x\"\",\"\"then\"\":{\"\"store\"\":true},\"\"colour\"\":1}]\"\n"
+                let refused = try await api.post("/v1/links/import", broken, headers: LinkImportTests.csv)
+                #expect(refused.text.contains("rules: '[0].colour': unknown field"), "\(refused.text)")
+                #expect(try await api.get("/v1/links/broken", headers: Self.admin).status == .notFound)
+            }
+        }
+    }
+
     @Test func theAPIRefusesRulesThatCannotWorkWithTheReason() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in

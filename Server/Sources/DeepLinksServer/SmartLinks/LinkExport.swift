@@ -6,7 +6,7 @@ import Foundation
 enum LinkExport {
     static let header = [
         "code", "app", "route", "ios", "ipad", "android", "desktop", "fallback", "title", "description", "image",
-        "passQuery", "expiresAt", "expiredURL",
+        "passQuery", "expiresAt", "expiredURL", "rules",
     ]
 
     /// The header row and one row per link, LF-ended.
@@ -17,11 +17,18 @@ enum LinkExport {
                 link.code, link.app, link.route, link.destinations.ios, link.destinations.ipad,
                 link.destinations.android, link.destinations.desktop, link.destinations.fallback, link.preview.title,
                 link.preview.description, link.preview.image, link.passQuery ? "true" : "false",
-                link.expiresAt.map(String.init), link.expiredURL,
+                link.expiresAt.map(String.init), link.expiredURL, link.rules.map(rulesJSON),
             ]
             text += cells.map { cell($0 ?? "") }.joined(separator: ",") + "\n"
         }
         return text
+    }
+
+    /// The rules as the API writes them, on one line.
+    static func rulesJSON(_ rules: [LinkRule]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(rules)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
     /// A cell as RFC 4180 writes it, quoted when it must be; a text a spreadsheet would run as a formula

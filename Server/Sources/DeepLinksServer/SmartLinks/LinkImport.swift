@@ -9,7 +9,7 @@ import Foundation
 /// overrides a field's column by name). `auto` tells the format from the header row.
 /// - `csv`: this server's own (`GET /v1/links/export` writes it): `code`, `app`, `route`, `ios`, `ipad`,
 ///   `android`, `desktop`, `fallback` (or `url`), `title`, `description`, `image`, `passQuery`, `expiresAt`,
-///   `expiredURL`. A row without a route is a web link.
+///   `expiredURL`, `rules` (the rules as the API's JSON array). A row without a route is a web link.
 /// - `fdl`: Firebase Dynamic Links from Google Takeout: `short_link` and one column per long-link parameter (`link`,
 ///   `ibi`, `isi`, `apn`, `ifl`, `ipfl`, `afl`, `ofl`, `st`, `sd`, `si`, ..., `archived`), or the guide's labels
 ///   (`Short link`, `Deep link (link)`, ...); an older export with a long-link column is read too. A row means what
@@ -172,6 +172,20 @@ struct LinkImport: Sendable {
                 link.expiresAt = expiry
             }
             link.expiredURL = value("expiredurl")
+            if let text = value("rules") {
+                do {
+                    let rules = try JSONDecoder().decode([LinkRule].self, from: Data(text.utf8))
+                    link.rules = rules.isEmpty ? nil : rules
+                } catch {
+                    let reason =
+                        if case DecodingError.dataCorrupted(let context) = error {
+                            "'\(JSONBody.path(context.codingPath))': \(context.debugDescription)"
+                        } else {
+                            "not the API's JSON array of rules"
+                        }
+                    return Row(line: line, code: code, link: nil, problems: ["rules: \(reason)"])
+                }
+            }
         case .fdl:
             // Takeout's columns are the long link's parameters; an older export has the long link whole.
             var parameters: [String: String] = [:]
@@ -222,6 +236,7 @@ struct LinkImport: Sendable {
                 ("code", ["code"]), ("app", ["app"]), ("route", ["route"]), ("fallback", ["fallback", "url"]),
                 ("ios", ["ios"]), ("ipad", ["ipad"]), ("android", ["android"]), ("desktop", ["desktop"]),
                 ("passquery", ["passquery"]), ("expiresat", ["expiresat"]), ("expiredurl", ["expiredurl"]),
+                ("rules", ["rules"]),
             ] + preview
         case .fdl:
             return [
