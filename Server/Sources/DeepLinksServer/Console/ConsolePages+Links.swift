@@ -56,10 +56,25 @@ extension ConsolePages {
         rows: [LinkStore.ClickRow],
         referrers: [(host: String, clicks: Int64)],
         qr: String,
+        ruleClicks: [(rule: String, variant: String?, clicks: Int64)],
+        now: Int64,
         viewer: Viewer,
         policy: LinkPolicy
     ) -> String {
         let url = policy.shortURL(link.code)
+        let ruleRows = ruleClicks.map { row in
+            let values = link.rules?.first { $0.name == row.rule }.map(formValues)
+            let when = values.map { values in
+                ["platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries"].compactMap { field in
+                    values[field].flatMap { $0.isEmpty ? nil : "\(field) \($0)" }
+                }.joined(separator: "; ")
+            }
+            return "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
+        }.joined()
+        let rules =
+            ruleRows.isEmpty
+            ? ""
+            : "<h2>Rules</h2><table id=\"rules\"><thead><tr><th scope=\"col\">Rule</th><th scope=\"col\">Variant</th><th scope=\"col\">When</th><th scope=\"col\">Clicks</th></tr></thead><tbody>\(ruleRows)</tbody></table>"
         var perPlatform: [String: Int64] = [:]
         var perSource: [String: Int64] = [:]
         for row in rows where !row.bot {
@@ -101,6 +116,9 @@ extension ConsolePages {
                 <p><a href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
                 \(actions)
                 <table id="details">\(details)</table>
+                \(rules)
+                <h2>Where each platform goes</h2>
+                \(reach(link, policy: policy, now: now))
                 <h2>Clicks</h2>
                 \(SmartLinkPages.statsBody(link, rows: rows))
                 <div class="columns">
@@ -121,7 +139,8 @@ extension ConsolePages {
         values: [String: String],
         problems: [String: [String]],
         viewer: Viewer,
-        policy: LinkPolicy
+        policy: LinkPolicy,
+        reach: String? = nil
     ) -> String {
         func field(_ name: String, _ label: String, type: String = "text", help: String? = nil) -> String {
             let id = name.replacingOccurrences(of: ".", with: "-")
@@ -180,6 +199,9 @@ extension ConsolePages {
                 <label class="check"><input type="checkbox" name="passQuery" value="on"\(values["passQuery"] == "on" ? " checked" : "")> Pass the click's query (utm_*) on to the destination</label>
                 \(field("expiresAt", "Expires (UTC)", type: "datetime-local"))
                 \(field("expiredURL", "After expiry", type: "url"))
+                <p><button type="submit" id="save">Save</button></p>
+                \(rulesEditor(values: values, problems: problems))
+                \(reach.map { "<section aria-labelledby=\"reach-title\"><h2 id=\"reach-title\">Where each platform goes</h2>\($0)</section>" } ?? "")
                 <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\(HTML.escape($0))" } ?? "/console/links")">Cancel</a></p>
                 </form>
                 """
@@ -287,6 +309,11 @@ extension ConsolePages {
             "expiredURL": link.expiredURL ?? "", "expiresAt": link.expiresAt.map { formatted($0, form: true) } ?? "",
         ]
         if link.passQuery { values["passQuery"] = "on" }
+        let rules = link.rules ?? []
+        values["rules"] = String(rules.count)
+        for (index, rule) in rules.enumerated() {
+            for (field, value) in formValues(rule) { values[ruleField(index, field)] = value }
+        }
         return values
     }
 

@@ -56,6 +56,7 @@ extension ConsoleRoutes {
         }
         router.post("/console/new") { request, context -> Response in
             try await form(request, context, role: .editor) { viewer, fields in
+                if let changed = rulesChanged(nil, fields, viewer) { return changed }
                 var values = fields
                 if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
                     values["code"] = SmartLinkValidator.generateCode()
@@ -161,6 +162,8 @@ extension ConsoleRoutes {
                         rows: try await store.stats(link.code),
                         referrers: try await store.referrers(link.code),
                         qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
+                        ruleClicks: try await store.ruleClicks(link),
+                        now: clock.milliseconds(),
                         viewer: viewer,
                         policy: policy
                     )
@@ -197,7 +200,8 @@ extension ConsoleRoutes {
                         values: ConsolePages.formValues(link),
                         problems: [:],
                         viewer: viewer,
-                        policy: policy
+                        policy: policy,
+                        reach: ConsolePages.reach(link, policy: policy, now: clock.milliseconds())
                     )
                 )
             }
@@ -205,6 +209,7 @@ extension ConsoleRoutes {
         router.post("/console/links/:code/edit") { request, context -> Response in
             try await form(request, context, role: .editor) { viewer, fields in
                 guard let stored = try await existing(context) else { return notFound(viewer) }
+                if let changed = rulesChanged(stored.code, fields, viewer) { return changed }
                 var values = fields
                 values["code"] = stored.code
                 let (link, problems) = parsed(values)
@@ -239,6 +244,26 @@ extension ConsoleRoutes {
         ConsolePages.response(
             .notFound,
             ConsolePages.message(title: "No such link", viewer: viewer, text: "There is no link with this code.")
+        )
+    }
+
+    /// The form again after a rules button (add, move, remove), changed and not saved; nil for a save.
+    private func rulesChanged(_ code: String?, _ fields: [String: String], _ viewer: ConsolePages.Viewer) -> Response? {
+        guard let operation = fields["op"] else { return nil }
+        let values = ConsolePages.applying(operation, to: fields) ?? fields
+        var preview = values
+        preview["code"] = code ?? "preview"
+        let (link, _) = parsed(preview)
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.linkForm(
+                code: code,
+                values: values,
+                problems: [:],
+                viewer: viewer,
+                policy: policy,
+                reach: link.map { ConsolePages.reach($0, policy: policy, now: clock.milliseconds()) }
+            )
         )
     }
 
@@ -287,9 +312,16 @@ extension ConsoleRoutes {
                 problems["expiresAt", default: []].append("expiresAt: a date and time, as 2026-12-31T23:59 (UTC)")
             }
         }
+        let (rules, ruleProblems) = parsedRules(values)
+        link.rules = rules
+        problems.merge(ruleProblems) { $0 + $1 }
         for problem in policy.validator.problems(link) {
-            // The validator names the field before a colon: `destinations.ios: ...`.
+            // The validator names the field before a colon: `destinations.ios: ...`; a rule's as `rules[2]...`.
             let field = problem.prefix { $0 != ":" }
+            if field.hasPrefix("rules["), let index = Int(field.dropFirst(6).prefix { $0 != "]" }) {
+                problems[ConsolePages.ruleField(index, ""), default: []].append(problem)
+                continue
+            }
             problems[values.keys.contains(String(field)) || field == "code" ? String(field) : "", default: []]
                 .append(problem)
         }

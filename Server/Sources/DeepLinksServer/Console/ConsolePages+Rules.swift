@@ -1,0 +1,221 @@
+import Foundation
+import HTTPTypes
+
+/// The link form's rules: one fieldset per rule, in order, with buttons that add, move and remove rules (each
+/// posts the form, which comes back changed and unsaved: no script), and the table of where each platform goes.
+extension ConsolePages {
+    /// A rule's fields in the form, each named `rule.INDEX.FIELD`; `rules` holds how many there are.
+    static let ruleFields = ["name", "platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries", "then"]
+
+    static func ruleField(_ index: Int, _ field: String) -> String { "rule.\(index).\(field)" }
+
+    static func ruleCount(_ values: [String: String]) -> Int {
+        min(max(Int(values["rules"] ?? "") ?? 0, 0), SmartLinkValidator.maxRules)
+    }
+
+    /// A rule as the form's texts.
+    static func formValues(_ rule: LinkRule) -> [String: String] {
+        let when = rule.when
+        func list(_ items: [String]?) -> String { items?.joined(separator: ", ") ?? "" }
+        func destination(_ destination: LinkRule.Destination) -> String { destination.address ?? "store" }
+        let then: String =
+            switch rule.then {
+            case .destination(let target): destination(target)
+            case .split(let variants):
+                variants.map { "\($0.name) \($0.weight) \(destination($0.destination))" }.joined(separator: "\n")
+            }
+        return [
+            "name": rule.name, "platforms": list(when.platforms?.map(\.rawValue)),
+            "osMin": when.os?.min?.description ?? "", "osMax": when.os?.max?.description ?? "",
+            "languages": list(when.languages), "countries": list(when.countries),
+            "query": when.query.map { query in query.name + (query.equals.map { "=" + $0 } ?? "") } ?? "",
+            "from": when.from.map { formatted($0, form: true) } ?? "",
+            "until": when.until.map { formatted($0, form: true) } ?? "", "then": then,
+        ]
+    }
+
+    /// The form's values after a rules button: `add`, `up.INDEX`, `down.INDEX` or `remove.INDEX`; nil for
+    /// anything else.
+    static func applying(_ operation: String, to values: [String: String]) -> [String: String]? {
+        var rules = (0..<ruleCount(values)).map { index in
+            Dictionary(uniqueKeysWithValues: ruleFields.map { ($0, values[ruleField(index, $0)] ?? "") })
+        }
+        let parts = operation.split(separator: ".")
+        let index = parts.count == 2 ? Int(parts[1]) : nil
+        switch (parts.first, index) {
+        case ("add"?, nil) where rules.count < SmartLinkValidator.maxRules:
+            rules.append(["name": "rule \(rules.count + 1)"])
+        case ("up"?, let index?) where rules.indices.contains(index) && index > 0:
+            rules.swapAt(index, index - 1)
+        case ("down"?, let index?) where rules.indices.contains(index) && index < rules.count - 1:
+            rules.swapAt(index, index + 1)
+        case ("remove"?, let index?) where rules.indices.contains(index):
+            rules.remove(at: index)
+        default:
+            return nil
+        }
+        var changed = values.filter { !$0.key.hasPrefix("rule.") }
+        changed["rules"] = String(rules.count)
+        for (index, rule) in rules.enumerated() {
+            for (field, value) in rule { changed[ruleField(index, field)] = value }
+        }
+        return changed
+    }
+
+    /// The rules' fieldsets; `problems["rule.INDEX"]` are shown in their rule.
+    static func rulesEditor(values: [String: String], problems: [String: [String]]) -> String {
+        let count = ruleCount(values)
+        func input(_ index: Int, _ field: String, _ label: String, type: String = "text", help: String? = nil)
+            -> String
+        {
+            let name = ruleField(index, field)
+            let id = name.replacingOccurrences(of: ".", with: "-")
+            return """
+                <label for="\(id)">\(label)</label>
+                <input id="\(id)" name="\(name)" type="\(type)" value="\(HTML.escape(values[name] ?? ""))"\(help == nil ? "" : " aria-describedby=\"\(id)-help\"")>
+                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
+                """
+        }
+        var rules: [String] = []
+        for index in 0..<count {
+            let number = index + 1
+            let errors = problems[ruleField(index, "")] ?? []
+            let thenID = "rule-\(index)-then"
+            rules.append(
+                """
+                <fieldset class="rule" id="rule-\(index)"><legend>Rule \(number)</legend>
+                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"rule-\(index)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
+                \(input(index, "name", "Name", help: "Names the rule in the stats and in ?d=1"))
+                \(input(index, "platforms", "Platforms", help: "Any of iphone, ipad, android, desktop, separated by commas; empty: every platform"))
+                \(input(index, "osMin", "OS version from"))
+                \(input(index, "osMax", "OS version up to", help: "As 17 or 26.1, with platforms of one OS. iOS 26 Safari reports its real version in its Version/ token only"))
+                \(input(index, "languages", "Preferred languages", help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"))
+                \(input(index, "query", "Query item", help: "A name (present) or name=value in the click's query"))
+                \(input(index, "from", "From (UTC)", type: "datetime-local"))
+                \(input(index, "until", "Until (UTC)", type: "datetime-local"))
+                \(input(index, "countries", "Countries", help: "Two-letter codes, as CH, DE: from the header your proxy sets"))
+                <label for="\(thenID)">Sends to</label>
+                <textarea id="\(thenID)" name="\(ruleField(index, "then"))" rows="2" aria-describedby="\(thenID)-help">\(HTML.escape(values[ruleField(index, "then")] ?? ""))</textarea>
+                <p class="help" id="\(thenID)-help">A web address, a route of the app (/post/10) or store; or a split, one variant a line: name, weight, destination (a 50 https://..., b 50 /post/11; weights add up to 100)</p>
+                <p><button type="submit" class="secondary" name="op" value="up.\(index)"\(index == 0 ? " disabled" : "") aria-label="Move rule \(number) up">Move up</button>
+                <button type="submit" class="secondary" name="op" value="down.\(index)"\(index == count - 1 ? " disabled" : "") aria-label="Move rule \(number) down">Move down</button>
+                <button type="submit" class="secondary" name="op" value="remove.\(index)" aria-label="Remove rule \(number)">Remove</button></p>
+                </fieldset>
+                """
+            )
+        }
+        return """
+            <fieldset id="rules"><legend>Rules</legend>
+            <p class="help">Tried in order, the first match wins; then the destinations above. A visitor meets a rule when every condition given holds.</p>
+            <input type="hidden" name="rules" value="\(count)">
+            \(rules.joined())
+            <p><button type="submit" class="secondary" name="op" value="add" id="add-rule"\(count >= SmartLinkValidator.maxRules ? " disabled" : "")>Add a rule</button></p>
+            </fieldset>
+            """
+    }
+
+    /// Where each platform goes with `link` now, for a visitor who sends no language, query or country.
+    static func reach(_ link: SmartLink, policy: LinkPolicy, now: Int64) -> String {
+        let rows = ClientPlatform.allCases.map { platform in
+            let outcome = policy.outcome(link, platform: platform, now: now) {
+                RuleVisitor(
+                    platform: platform,
+                    agent: AgentText(nil),
+                    headers: [:],
+                    query: nil,
+                    now: now,
+                    countryHeader: nil
+                ) { ("", false) }
+            }
+            return "<tr><th scope=\"row\">\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>"
+        }
+        return """
+            <table id="reach"><caption>Where each platform goes now (a visitor who sends no language, query or country)</caption>
+            <thead><tr><th scope="col">Platform</th><th scope="col">Goes to</th></tr></thead><tbody>\(rows.joined())</tbody></table>
+            """
+    }
+}
+
+extension ConsoleRoutes {
+    /// The rules the form's fields describe, and the problems of those that cannot be read, by `rule.INDEX.`.
+    func parsedRules(_ values: [String: String]) -> ([LinkRule]?, [String: [String]]) {
+        var rules: [LinkRule] = []
+        var problems: [String: [String]] = [:]
+        for index in 0..<ConsolePages.ruleCount(values) {
+            func text(_ field: String) -> String? {
+                let value = values[ConsolePages.ruleField(index, field)]?.trimmingCharacters(in: .whitespacesAndNewlines)
+                return value?.isEmpty == false ? value : nil
+            }
+            func list(_ field: String) -> [String]? {
+                text(field).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            }
+            var complaints: [String] = []
+            var when = LinkRule.Conditions()
+            if let platforms = list("platforms") {
+                when.platforms = platforms.compactMap { name in
+                    let platform = ClientPlatform(rawValue: name.lowercased())
+                    if platform == nil { complaints.append("platforms: '\(name)' is none of iphone, ipad, android, desktop") }
+                    return platform
+                }
+            }
+            for (field, bound) in [("osMin", "from"), ("osMax", "up to")] {
+                guard let text = text(field) else { continue }
+                guard let version = OSVersion(text) else {
+                    complaints.append("OS version \(bound): a version such as 17 or 26.1")
+                    continue
+                }
+                var range = when.os ?? LinkRule.VersionRange()
+                if field == "osMin" { range.min = version } else { range.max = version }
+                when.os = range
+            }
+            when.languages = list("languages")?.map { $0.lowercased() }
+            when.countries = list("countries")?.map { $0.uppercased() }
+            if let query = text("query") {
+                let parts = query.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                when.query = .init(name: String(parts[0]), equals: parts.count == 2 ? String(parts[1]) : nil)
+            }
+            for field in ["from", "until"] {
+                guard let text = text(field) else { continue }
+                guard let instant = ConsolePages.parseDateTime(text) else {
+                    complaints.append("\(field): a date and time, as 2026-12-31T23:59 (UTC)")
+                    continue
+                }
+                if field == "from" { when.from = instant } else { when.until = instant }
+            }
+            let then = Self.action(text("then") ?? "")
+            if then == nil {
+                complaints.append(
+                    "sends to: a web address, a route, store, or variant lines as 'a 50 https://...'"
+                )
+            }
+            if complaints.isEmpty, let then {
+                rules.append(LinkRule(name: text("name") ?? "", when: when, then: then))
+            } else {
+                problems[ConsolePages.ruleField(index, ""), default: []] += complaints
+            }
+        }
+        return (problems.isEmpty ? (rules.isEmpty ? nil : rules) : nil, problems)
+    }
+
+    /// A rule's "sends to" text: one destination, or variant lines `NAME WEIGHT DESTINATION`.
+    static func action(_ text: String) -> LinkRule.Action? {
+        func destination(_ text: some StringProtocol) -> LinkRule.Destination? {
+            let text = String(text)
+            if text.lowercased() == "store" { return .store }
+            if text.hasPrefix("/") { return .route(text) }
+            return text.contains("://") ? .url(text) : nil
+        }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        if lines.count == 1, !lines[0].contains(" ") { return destination(lines[0]).map { .destination($0) } }
+        var variants: [LinkRule.Variant] = []
+        for line in lines {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard words.count >= 3, let weight = Int(words[words.count - 2]),
+                let target = destination(words[words.count - 1])
+            else { return nil }
+            variants.append(.init(name: words.dropLast(2).joined(separator: " "), weight: weight, destination: target))
+        }
+        return variants.isEmpty ? nil : .split(variants)
+    }
+}
