@@ -34,6 +34,7 @@ test-browser:
 	python3 Server/Tests/Browser/stats_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 	python3 Server/Tests/Browser/landing_page_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 	python3 Server/Tests/Browser/console_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
+	python3 Server/Tests/Browser/link_rules_test.py "$$(swift build --package-path Server --show-bin-path)/deeplinks"
 
 # External accounts: the example backend (Examples/ExistingBackend, Python's standard library) beside the
 # server, the whole journey both ways in and both ways to confirm, and its faults (Chromium for the web form).
