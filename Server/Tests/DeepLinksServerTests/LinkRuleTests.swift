@@ -3,6 +3,7 @@ import DeepLinksJSON
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import SQLKit
 import Testing
 
@@ -306,6 +307,56 @@ import Testing
                 #expect(try await api.get("/v1/links/broken", headers: Self.admin).status == .notFound)
             }
         }
+    }
+
+    @Test(
+        arguments: [
+            ("de-CH, de;q=0.9, en;q=0.5", "de-ch"), ("en;q=0.5, fr", "fr"), ("*", nil), ("de;q=0", nil),
+            ("en-US,en;q=0.9", "en-us"), ("da, en-gb;q=0.8, en;q=0.7", "da"), ("fr;q=1.0, de", "fr"),
+            ("xx;q=2, pt-BR;q=0.3", "pt-br"), ("  it ;q=0.800 , es;q=0.75", "it"), ("", nil), ("<script>, nl", "nl"),
+        ] as [(String, String?)]
+    )
+    func thePreferredLanguageIsReadAsBrowsersWriteIt(_ header: String, _ expected: String?) {
+        #expect(RuleVisitor.preferredLanguage(header) == expected)
+    }
+
+    @Test func osVersionsComeFromTheTokenThatTellsTheTruth() {
+        func version(_ agent: String, _ platform: ClientPlatform, hint: String? = nil) -> String? {
+            var headers: HTTPFields = [:]
+            if let hint { headers[HTTPField.Name("Sec-CH-UA-Platform-Version")!] = hint }
+            var visitor = RuleVisitor(
+                platform: platform,
+                agent: AgentText(agent),
+                headers: headers,
+                query: nil,
+                now: 0,
+                countryHeader: nil
+            ) {
+                ""
+            } viaTrustedProxy: {
+                false
+            }
+            return visitor.osVersion()?.description
+        }
+        #expect(version(Self.safari26, .iPhone) == "26")
+        #expect(version(Self.safari18, .iPhone) == "18.6")
+        // Chrome on iOS sends no Version/: its (frozen) iPhone OS token.
+        let chromeIOS =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1"
+        #expect(version(chromeIOS, .iPhone) == "17.4")
+        #expect(version(SmartLinkTests.iPad, .iPad) == "17.5")
+        #expect(version(Self.chromeAndroid, .android) == "10")
+        #expect(version(Self.chromeAndroid, .android, hint: "\"14.0.0\"") == "14")
+        #expect(version(Self.firefoxDesktop, .desktop) == nil)
+    }
+
+    @Test func aPeerIsTrustedByItsSocketAddress() throws {
+        let proxies = try TrustedProxies(["127.0.0.1", "10.0.0.0/8"])
+        #expect(proxies.trusts(peer: try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+        #expect(proxies.trusts(peer: try SocketAddress(ipAddress: "::ffff:10.1.2.3", port: 1)))
+        #expect(!proxies.trusts(peer: try SocketAddress(ipAddress: "192.0.2.1", port: 1)))
+        #expect(!proxies.trusts(peer: try SocketAddress(ipAddress: "::1", port: 1)))
+        #expect(!TrustedProxies().trusts(peer: try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
     }
 
     @Test func theAPIRefusesRulesThatCannotWorkWithTheReason() async throws {

@@ -65,11 +65,13 @@ extension ConsolePages {
         let ruleRows = ruleClicks.map { row in
             let values = link.rules?.first { $0.name == row.rule }.map(formValues)
             let when = values.map { values in
-                ["platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries"].compactMap { field in
+                ["platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries"].compactMap {
+                    field in
                     values[field].flatMap { $0.isEmpty ? nil : "\(field) \($0)" }
                 }.joined(separator: "; ")
             }
-            return "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
+            return
+                "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
         }.joined()
         let rules =
             ruleRows.isEmpty

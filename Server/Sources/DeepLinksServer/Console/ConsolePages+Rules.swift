@@ -5,7 +5,9 @@ import HTTPTypes
 /// posts the form, which comes back changed and unsaved: no script), and the table of where each platform goes.
 extension ConsolePages {
     /// A rule's fields in the form, each named `rule.INDEX.FIELD`; `rules` holds how many there are.
-    static let ruleFields = ["name", "platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries", "then"]
+    static let ruleFields = [
+        "name", "platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries", "then",
+    ]
 
     static func ruleField(_ index: Int, _ field: String) -> String { "rule.\(index).\(field)" }
 
@@ -125,7 +127,11 @@ extension ConsolePages {
                     query: nil,
                     now: now,
                     countryHeader: nil
-                ) { ("", false) }
+                ) {
+                    ""
+                } viaTrustedProxy: {
+                    false
+                }
             }
             return "<tr><th scope=\"row\">\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>"
         }
@@ -143,7 +149,9 @@ extension ConsoleRoutes {
         var problems: [String: [String]] = [:]
         for index in 0..<ConsolePages.ruleCount(values) {
             func text(_ field: String) -> String? {
-                let value = values[ConsolePages.ruleField(index, field)]?.trimmingCharacters(in: .whitespacesAndNewlines)
+                let value = values[ConsolePages.ruleField(index, field)]?.trimmingCharacters(
+                    in: .whitespacesAndNewlines
+                )
                 return value?.isEmpty == false ? value : nil
             }
             func list(_ field: String) -> [String]? {
@@ -154,7 +162,9 @@ extension ConsoleRoutes {
             if let platforms = list("platforms") {
                 when.platforms = platforms.compactMap { name in
                     let platform = ClientPlatform(rawValue: name.lowercased())
-                    if platform == nil { complaints.append("platforms: '\(name)' is none of iphone, ipad, android, desktop") }
+                    if platform == nil {
+                        complaints.append("platforms: '\(name)' is none of iphone, ipad, android, desktop")
+                    }
                     return platform
                 }
             }

@@ -37,6 +37,23 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The address of a socket's peer, from its bytes.
+    init?(_ socket: SocketAddress) {
+        switch socket {
+        case .v4(let address):
+            self = withUnsafeBytes(of: address.address.sin_addr) { .v4(Array($0)) }
+        case .v6(let address):
+            let bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+            if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+                self = .v4(Array(bytes.suffix(4)))
+            } else {
+                self = .v6(bytes)
+            }
+        case .unixDomainSocket:
+            return nil
+        }
+    }
+
     var bytes: [UInt8] {
         switch self {
         case .v4(let bytes), .v6(let bytes): bytes

@@ -39,6 +39,12 @@ public struct TrustedProxies: Sendable, Equatable {
         return trusts(parsed)
     }
 
+    /// Whether the TCP peer is one of the proxies, read from the socket address (no text made and parsed).
+    func trusts(peer: SocketAddress?) -> Bool {
+        guard !networks.isEmpty, let peer, let address = IPAddress(peer) else { return false }
+        return trusts(address)
+    }
+
     private func trusts(_ address: IPAddress) -> Bool {
         networks.contains { $0.contains(address) }
     }

@@ -11,8 +11,10 @@ struct RuleVisitor {
     let headers: HTTPFields
     let query: String?
     let now: Int64
-    /// The client's address (through trusted proxies) and whether the TCP peer is a trusted proxy.
-    let client: () -> (address: String, viaTrustedProxy: Bool)
+    /// The client's address (through trusted proxies), for a split.
+    let client: () -> String
+    /// Whether the TCP peer is a trusted proxy, for the country header.
+    let viaTrustedProxy: () -> Bool
     /// The header a trusted proxy puts the visitor's country in.
     let countryHeader: HTTPField.Name?
 
@@ -21,7 +23,8 @@ struct RuleVisitor {
         var language: String??
         var version: OSVersion??
         var country: String??
-        var client: (address: String, viaTrustedProxy: Bool)?
+        var client: String?
+        var viaTrustedProxy: Bool?
     }
 
     init(
@@ -31,10 +34,11 @@ struct RuleVisitor {
         query: String?,
         now: Int64,
         countryHeader: HTTPField.Name?,
-        client: @escaping () -> (address: String, viaTrustedProxy: Bool)
+        client: @escaping () -> String,
+        viaTrustedProxy: @escaping () -> Bool
     ) {
         (self.platform, self.agent, self.headers, self.query, self.now) = (platform, agent, headers, query, now)
-        (self.countryHeader, self.client) = (countryHeader, client)
+        (self.countryHeader, self.client, self.viaTrustedProxy) = (countryHeader, client, viaTrustedProxy)
     }
 
     /// The language the visitor prefers most, lower-cased: the first of the highest quality in `Accept-Language`
@@ -46,22 +50,57 @@ struct RuleVisitor {
         return found
     }
 
+    /// Read byte by byte, on every redirect of a link with a language rule: the first 32 items of at most 1,024
+    /// bytes; a tag of letters, digits and `-`; a quality as HTTP writes it (`0`, `0.5`, `1.000`), in thousandths.
     static func preferredLanguage(_ header: String) -> String? {
-        var best: (tag: Substring, quality: Double)?
-        for item in header.utf8.count <= 1024 ? header.split(separator: ",").prefix(32) : [] {
-            let parts = item.split(separator: ";")
-            let tag = parts.first?.trimmingCharacters(in: .whitespaces) ?? ""
-            guard !tag.isEmpty, tag != "*", tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
-            else { continue }
-            var quality = 1.0
-            for parameter in parts.dropFirst() {
-                let pair = parameter.trimmingCharacters(in: .whitespaces)
-                if pair.hasPrefix("q=") { quality = Double(pair.dropFirst(2)) ?? 0 }
+        var best: (tag: ArraySlice<UInt8>, quality: Int)?
+        var bytes = Array(header.utf8.prefix(1024))
+        for index in bytes.indices where (0x41...0x5A).contains(bytes[index]) { bytes[index] |= 0x20 }
+        var items = 0
+        var start = 0
+        while start < bytes.count, items < 32 {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            items += 1
+            defer { start = end + 1 }
+            var item = bytes[start..<end]
+            func trim(_ part: inout ArraySlice<UInt8>) {
+                while part.first == 0x20 || part.first == 0x09 { part.removeFirst() }
+                while part.last == 0x20 || part.last == 0x09 { part.removeLast() }
             }
-            guard quality > 0, quality <= 1 else { continue }
-            if best == nil || quality > best!.quality { best = (Substring(tag), quality) }
+            trim(&item)
+            let semicolon = item.firstIndex(of: UInt8(ascii: ";")) ?? item.endIndex
+            var tag = item[..<semicolon]
+            trim(&tag)
+            guard !tag.isEmpty,
+                tag.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D })
+            else { continue }
+            var quality = 1000
+            if semicolon < item.endIndex {
+                var parameter = item[(semicolon + 1)...]
+                trim(&parameter)
+                guard let parsed = Self.quality(parameter) else { continue }
+                quality = parsed
+            }
+            if quality > 0, quality > best?.quality ?? 0 { best = (tag, quality) }
         }
-        return best.map { $0.tag.lowercased() }
+        return best.map { String(decoding: $0.tag, as: UTF8.self) }
+    }
+
+    /// `q=0.5` as 500; nil when it is not a quality.
+    static func quality(_ parameter: ArraySlice<UInt8>) -> Int? {
+        guard parameter.count >= 3, parameter.starts(with: Array("q=".utf8)) else { return nil }
+        let value = parameter.dropFirst(2)
+        guard let first = value.first, first == 0x30 || first == 0x31 else { return nil }
+        var thousandths = first == 0x31 ? 1000 : 0
+        let fraction = value.dropFirst()
+        guard fraction.isEmpty || (fraction.first == 0x2E && fraction.count <= 4) else { return nil }
+        var scale = 100
+        for digit in fraction.dropFirst() {
+            guard (0x30...0x39).contains(digit), first == 0x30 || digit == 0x30 else { return nil }
+            thousandths += Int(digit - 0x30) * scale
+            scale /= 10
+        }
+        return thousandths
     }
 
     /// The OS version the browser reports. On iOS, Safari's `Version/` token first: since iOS 26 Safari freezes
@@ -121,7 +160,7 @@ struct RuleVisitor {
     mutating func country() -> String? {
         if let known = memo.country { return known }
         var found: String?
-        if let countryHeader, let value = headers[countryHeader], clientInfo().viaTrustedProxy {
+        if let countryHeader, let value = headers[countryHeader], trustedPeer() {
             let code = value.trimmingCharacters(in: .whitespaces).uppercased()
             if code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }), code != "XX" { found = code }
         }
@@ -129,10 +168,17 @@ struct RuleVisitor {
         return found
     }
 
-    mutating func clientInfo() -> (address: String, viaTrustedProxy: Bool) {
+    mutating func clientAddress() -> String {
         if let known = memo.client { return known }
         let found = client()
         memo.client = found
+        return found
+    }
+
+    mutating func trustedPeer() -> Bool {
+        if let known = memo.viaTrustedProxy { return known }
+        let found = viaTrustedProxy()
+        memo.viaTrustedProxy = found
         return found
     }
 
@@ -167,7 +213,7 @@ struct RuleVisitor {
         }
         mix(code.utf8)
         mix(rule.utf8)
-        mix(clientInfo().address.utf8)
+        mix(clientAddress().utf8)
         mix(agent.bytes)
         hash ^= hash >> 33
         hash = hash &* 0xff51_afd7_ed55_8ccd
@@ -191,8 +237,35 @@ extension LinkRule {
     /// Mac agent that may be an iPad and the rule tells the two apart (the touch check decides first).
     enum Verdict: Equatable {
         case yes
-        case no(String)
+        case no(Miss)
         case needsPlatform
+    }
+
+    /// The first condition a visitor failed: words only for `?d=1`, never built on a redirect.
+    enum Miss: Equatable, CustomStringConvertible {
+        case platform(ClientPlatform)
+        case notYet(Int64), ended(Int64)
+        case osUnknown, osBelow(OSVersion, OSVersion), osAbove(OSVersion, OSVersion)
+        case noLanguage, language(String)
+        case noQueryItem(String), queryValue(String, String)
+        case countryUnknown, country(String)
+
+        var description: String {
+            switch self {
+            case .platform(let platform): "platform is \(platform.rawValue)"
+            case .notYet(let from): "before \(Conditions.iso(from))"
+            case .ended(let until): "ended \(Conditions.iso(until))"
+            case .osUnknown: "OS version unknown"
+            case .osBelow(let version, let min): "OS \(version) is below \(min)"
+            case .osAbove(let version, let max): "OS \(version) is above \(max)"
+            case .noLanguage: "no Accept-Language"
+            case .language(let language): "prefers \(language)"
+            case .noQueryItem(let name): "no query item \(name)"
+            case .queryValue(let name, let value): "\(name) is not \(value)"
+            case .countryUnknown: "country unknown"
+            case .country(let country): "country is \(country)"
+            }
+        }
     }
 
     func verdict(_ visitor: inout RuleVisitor) -> Verdict {
@@ -201,31 +274,39 @@ extension LinkRule {
             if visitor.platform == .macOrIPad, platforms.contains(.iPad) || platforms.contains(.desktop) {
                 if !(platforms.contains(.iPad) && platforms.contains(.desktop)) { return .needsPlatform }
             } else {
-                return .no("platform is \(visitor.platform.rawValue)")
+                return .no(.platform(visitor.platform))
             }
         }
-        if let from = when.from, visitor.now < from { return .no("before \(Conditions.iso(from))") }
-        if let until = when.until, visitor.now >= until { return .no("ended \(Conditions.iso(until))") }
+        if let from = when.from, visitor.now < from { return .no(.notYet(from)) }
+        if let until = when.until, visitor.now >= until { return .no(.ended(until)) }
         if let range = when.os {
-            guard let version = visitor.osVersion() else { return .no("OS version unknown") }
-            if let min = range.min, version < min { return .no("OS \(version) is below \(min)") }
-            if let max = range.max, version > max { return .no("OS \(version) is above \(max)") }
+            guard let version = visitor.osVersion() else { return .no(.osUnknown) }
+            if let min = range.min, version < min { return .no(.osBelow(version, min)) }
+            if let max = range.max, version > max { return .no(.osAbove(version, max)) }
         }
         if let languages = when.languages {
-            guard let language = visitor.language() else { return .no("no Accept-Language") }
-            if !languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") }) {
-                return .no("prefers \(language)")
-            }
+            guard let language = visitor.language() else { return .no(.noLanguage) }
+            if !languages.contains(where: { Self.isVariant(language, of: $0) }) { return .no(.language(language)) }
         }
         if let query = when.query {
-            guard let value = visitor.queryValue(query.name) else { return .no("no query item \(query.name)") }
-            if let equals = query.equals, value != equals { return .no("\(query.name) is not \(equals)") }
+            guard let value = visitor.queryValue(query.name) else { return .no(.noQueryItem(query.name)) }
+            if let equals = query.equals, value != equals { return .no(.queryValue(query.name, equals)) }
         }
         if let countries = when.countries {
-            guard let country = visitor.country() else { return .no("country unknown") }
-            if !countries.contains(country) { return .no("country is \(country)") }
+            guard let country = visitor.country() else { return .no(.countryUnknown) }
+            if !countries.contains(country) { return .no(.country(country)) }
         }
         return .yes
+    }
+}
+
+extension LinkRule {
+    /// Whether `tag` is `language` or one of its variants (`de-ch` of `de`), without building a string.
+    static func isVariant(_ tag: String, of language: String) -> Bool {
+        var tagBytes = tag.utf8.makeIterator()
+        for byte in language.utf8 where tagBytes.next() != byte { return false }
+        let next = tagBytes.next()
+        return next == nil || next == UInt8(ascii: "-")
     }
 }
 

@@ -133,10 +133,9 @@ extension SmartLinkRoutes {
             now: clock.milliseconds(),
             countryHeader: policy.countryHeader
         ) { [proxies] in
-            (
-                proxies.clientAddress(peer: peer, headers: request.headers),
-                peer?.ipAddress.map(proxies.trusts) ?? false
-            )
+            proxies.clientAddress(peer: peer, headers: request.headers)
+        } viaTrustedProxy: { [proxies] in
+            proxies.trusts(peer: peer)
         }
     }
 
