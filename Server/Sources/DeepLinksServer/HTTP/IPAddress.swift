@@ -37,13 +37,14 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The address of a socket's peer, from its bytes.
+    /// The address of a socket's peer, from its bytes: `sockaddr_in` holds it at bytes 4..<8, `sockaddr_in6` at
+    /// 8..<24, after the family and port (and the flow label), on Linux and Darwin alike.
     init?(_ socket: SocketAddress) {
         switch socket {
         case .v4(let address):
-            self = withUnsafeBytes(of: address.address.sin_addr) { .v4(Array($0)) }
+            self = withUnsafeBytes(of: address.address) { .v4(Array($0[4..<8])) }
         case .v6(let address):
-            let bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+            let bytes = withUnsafeBytes(of: address.address) { Array($0[8..<24]) }
             if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
                 self = .v4(Array(bytes.suffix(4)))
             } else {
