@@ -103,6 +103,18 @@ def main(binary):
         editor.wait.until(EC.presence_of_element_located((By.ID, "rule-1-then")))
         check(editor.driver.find_element(By.ID, "rule-0-name").get_attribute("value") == "iphones", "the edit form holds the rules in order")
         editor.shoot("edit-rules")
+
+        # A rule on a parameter Link Tracking Protection removes: saved, with a warning on the link's page.
+        editor.driver.find_element(By.ID, "add-rule").click()
+        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-2-name")))
+        editor.fill("rule-2-name", "from ads")
+        editor.fill("rule-2-query", "gclid")
+        editor.fill("rule-2-then", "https://links.example.com/ads")
+        editor.submit()
+        editor.wait.until(EC.presence_of_element_located((By.ID, "warnings")))
+        warnings = editor.driver.find_element(By.ID, "warnings").text
+        check("matches on 'gclid', which Link Tracking Protection removes" in warnings, f"the page warns about gclid ({warnings})")
+        editor.shoot("link-page-warning")
     finally:
         editor.quit()
         log = server.stop()

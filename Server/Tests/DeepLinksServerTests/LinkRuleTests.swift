@@ -131,6 +131,31 @@ import Testing
         }
     }
 
+    /// The app that a short link opened asks where it leads: the rules decide, for the platform it names and the
+    /// query it forwards.
+    @Test func theAppOpenedByAShortLinkResolvesItThroughTheRules() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                try await Self.create(api, Self.campaign)
+                let app = "Demo/1.0 CFNetwork/3826.400.120 Darwin/25.0.0"
+                let spring = try await api.get(
+                    "/v1/links/campaign/resolve?platform=iphone&campaign=spring",
+                    headers: [.userAgent: app]
+                )
+                #expect(spring.object["route"] as? String == "/post/11", "\(spring.text)")
+                let german = try await api.get(
+                    "/v1/links/campaign/resolve?platform=iphone",
+                    headers: [.userAgent: app, .acceptLanguage: "de-DE"]
+                )
+                #expect(
+                    german.object["url"] as? String == "https://shop.example.org/de" && german.object["route"] == nil
+                )
+                let plain = try await api.get("/v1/links/campaign/resolve?platform=iphone", headers: [.userAgent: app])
+                #expect(plain.object["route"] as? String == "/post/10", "no rule: the link's own route (\(plain.text))")
+            }
+        }
+    }
+
     @Test func aSplitKeepsItsProportionsOverManyVisitorsAndEachVisitorItsVariant() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in

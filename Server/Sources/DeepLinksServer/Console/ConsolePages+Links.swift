@@ -73,6 +73,11 @@ extension ConsolePages {
             return
                 "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
         }.joined()
+        let warnings = LinkTrackingProtection.warnings(link)
+        let warned =
+            warnings.isEmpty
+            ? ""
+            : "<section id=\"warnings\" aria-labelledby=\"warnings-title\"><h2 id=\"warnings-title\">Warnings</h2><ul>\(warnings.map { "<li>\(HTML.escape($0))</li>" }.joined())</ul></section>"
         let rules =
             ruleRows.isEmpty
             ? ""
@@ -118,9 +123,7 @@ extension ConsolePages {
                 <p><a href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
                 \(actions)
                 <table id="details">\(details)</table>
-                \(rules)
-                <h2>Where each platform goes</h2>
-                \(reach(link, policy: policy, now: now))
+                \(warned)
                 <h2>Clicks</h2>
                 \(SmartLinkPages.statsBody(link, rows: rows))
                 <div class="columns">
@@ -130,6 +133,9 @@ extension ConsolePages {
                 </div>
                 <h2>QR code</h2>
                 <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(SmartLinkRoutes.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
+                \(rules)
+                <h2>Where each platform goes</h2>
+                \(reach(link, policy: policy, now: now))
                 """
         )
     }

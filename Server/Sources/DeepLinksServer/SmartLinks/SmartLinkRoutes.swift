@@ -178,12 +178,51 @@ struct SmartLinkRoutes: Sendable {
                 try? await Task.sleep(for: Self.refusalDelay)
                 throw APIError.tooManyRequests(retryAfter: refused.wait)
             }
-            if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+            let now = clock.milliseconds()
+            if let expiry = link.expiresAt, now >= expiry {
                 throw APIError(status: .gone, code: .linkExpired)
             }
+            // The link's rules, for the app that was opened: its platform as it says (`platform=iphone`), else by
+            // its agent; the short link's query as the app forwards it; its language and country as a browser's.
+            var shown = link
+            if link.rules != nil {
+                let parameters = request.uri.queryParameters
+                let platform =
+                    parameters["platform"].flatMap { ClientPlatform(rawValue: String($0)) }
+                    ?? ClientPlatform(userAgent: request.headers[.userAgent])
+                let query = request.uri.query.flatMap { query in
+                    URLParts.rewritingItems(query) { name, pair in name == "platform" ? nil : String(pair) }
+                }.flatMap { $0.isEmpty ? nil : $0 }
+                let agent = AgentText(request.headers[.userAgent])
+                var visitor = visitor(
+                    platform: platform,
+                    agent: agent,
+                    request: request,
+                    query: query,
+                    peer: context.peer
+                )
+                switch link.ruleOutcome(&visitor) {
+                case .hit(let hit):
+                    switch hit.destination {
+                    case .route(let route): shown.route = route
+                    case .url(let url): return JSONResponse.make(.ok, ["url": .string(url)])
+                    case .store:
+                        let app = policy.app(for: link)
+                        let store =
+                            platform == .android
+                            ? app.android?.playStoreURL : app.appStoreID.map(LinkPolicy.appStoreURL)
+                        return JSONResponse.make(.ok, ["url": .string(store ?? policy.appURL(link))])
+                    }
+                case .none where link.route == nil && link.destinations.fallback == nil:
+                    if link.hasEnded(at: now) { throw APIError(status: .gone, code: .linkExpired) }
+                    throw APIError(status: .notFound, code: .noSuchLink)
+                case .none, .needsPlatform:
+                    break
+                }
+            }
             // A web link has no route: its url is the web address, for the app to open in a browser.
-            var answer: [String: JSONValue] = ["url": .string(policy.appURL(link))]
-            if let route = link.route { answer["route"] = .string(route) }
+            var answer: [String: JSONValue] = ["url": .string(policy.appURL(shown))]
+            if let route = shown.route { answer["route"] = .string(route) }
             return JSONResponse.make(.ok, answer)
         }
         // Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
