@@ -57,6 +57,25 @@ import Testing
         #expect(cache.bytes <= longCost + 3 * shortCost && cache.lookup("s99", now: 2) != nil)
     }
 
+    /// A link's rules take their share of the bound: twenty rules of a split each weigh kilobytes.
+    @Test func rulesCountInALinksFootprint() throws {
+        let plain = Self.link("r")
+        var ruled = plain
+        let rule = try JSONDecoder().decode(
+            LinkRule.self,
+            from: Data(
+                #"""
+                {"name":"a rule with a long name","when":{"platforms":["iphone","ipad"],"languages":["de-ch","fr-ch","it-ch"],"countries":["CH","LI"],"query":{"name":"campaign","equals":"winter-sale-2026"}},
+                 "then":{"split":[{"variant":"control group","weight":50,"url":"https://shop.example.org/a/very/long/path/one"},{"variant":"treatment group","weight":50,"route":"/post/10?from=the-winter-campaign"}]}}
+                """#.utf8
+            )
+        )
+        ruled.rules = Array(repeating: rule, count: 20)
+        let difference = LinkCache.footprint("r", ruled) - LinkCache.footprint("r", plain)
+        // Per rule, at least its strings: the name, five tags, the query, two variants' names and destinations.
+        #expect(difference > 20 * 500, "\(difference)")
+    }
+
     @Test func aFullCacheEvictsOneEntryAndSparesTheOnesReadSinceTheLastSweep() {
         let cache = Self.synced(capacity: 3, unknownCapacity: 3)
         for code in ["a", "b", "c"] { cache.store(code, Self.link(code), now: 0, generation: cache.generation) }
