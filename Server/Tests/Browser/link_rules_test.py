@@ -56,7 +56,7 @@ def main(binary):
         editor.driver.find_element(By.ID, "add-rule").click()
         editor.wait.until(EC.presence_of_element_located((By.ID, "rule-1-name")))
         editor.fill("rule-1-name", "iphones")
-        editor.fill("rule-1-platforms", "iphone")
+        editor.driver.find_element(By.ID, "rule-1-platform-iphone").click()
         editor.fill("rule-1-then", "store")
         editor.shoot("two-rules")
 
@@ -102,6 +102,8 @@ def main(binary):
         editor.driver.find_element(By.ID, "edit").click()
         editor.wait.until(EC.presence_of_element_located((By.ID, "rule-1-then")))
         check(editor.driver.find_element(By.ID, "rule-0-name").get_attribute("value") == "iphones", "the edit form holds the rules in order")
+        check(editor.driver.find_element(By.ID, "rule-0-platform-iphone").is_selected()
+              and not editor.driver.find_element(By.ID, "rule-0-platform-ipad").is_selected(), "and the platforms ticked")
         editor.shoot("edit-rules")
 
         # A rule on a parameter Link Tracking Protection removes: saved, with a warning on the link's page.

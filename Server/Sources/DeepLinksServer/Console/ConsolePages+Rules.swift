@@ -5,8 +5,14 @@ import HTTPTypes
 /// posts the form, which comes back changed and unsaved: no script), and the table of where each platform goes.
 extension ConsolePages {
     /// A rule's fields in the form, each named `rule.INDEX.FIELD`; `rules` holds how many there are.
-    static let ruleFields = [
-        "name", "platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries", "then",
+    static let ruleFields =
+        ["name"] + ClientPlatform.allCases.map { "platform.\($0.rawValue)" }
+        + ["osMin", "osMax", "languages", "query", "from", "until", "countries", "then"]
+
+    /// The platforms' checkboxes, as people call them.
+    static let platformLabels: [(ClientPlatform, String)] = [
+        (.iPhone, "iPhone"), (.iPad, "iPad"), (.android, "Android"), (.desktop, "Desktop"),
+        (.macOrIPad, "Mac or iPad (before the touch check)"), (.previewBot, "Preview fetchers"),
     ]
 
     static func ruleField(_ index: Int, _ field: String) -> String { "rule.\(index).\(field)" }
@@ -26,7 +32,7 @@ extension ConsolePages {
             case .split(let variants):
                 variants.map { "\($0.name) \($0.weight) \(destination($0.destination))" }.joined(separator: "\n")
             }
-        return [
+        var values = [
             "name": rule.name, "platforms": list(when.platforms?.map(\.rawValue)),
             "osMin": when.os?.min?.description ?? "", "osMax": when.os?.max?.description ?? "",
             "languages": list(when.languages), "countries": list(when.countries),
@@ -34,6 +40,8 @@ extension ConsolePages {
             "from": when.from.map { formatted($0, form: true) } ?? "",
             "until": when.until.map { formatted($0, form: true) } ?? "", "then": then,
         ]
+        for platform in when.platforms ?? [] { values["platform.\(platform.rawValue)"] = "on" }
+        return values
     }
 
     /// The form's values after a rules button: `add`, `up.INDEX`, `down.INDEX` or `remove.INDEX`; nil for
@@ -88,7 +96,12 @@ extension ConsolePages {
                 <fieldset class="rule" id="rule-\(index)"><legend>Rule \(number)</legend>
                 \(errors.isEmpty ? "" : "<p class=\"error\" id=\"rule-\(index)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
                 \(input(index, "name", "Name", help: "Names the rule in the stats and in ?d=1"))
-                \(input(index, "platforms", "Platforms", help: "Any of iphone, ipad, android, desktop, separated by commas; empty: every platform"))
+                <fieldset class="platforms"><legend>Platforms (none ticked: every platform)</legend>
+                \(platformLabels.map { platform, label in
+                    let name = ruleField(index, "platform.\(platform.rawValue)")
+                    return "<label class=\"check\"><input type=\"checkbox\" id=\"\(name.replacingOccurrences(of: ".", with: "-"))\" name=\"\(name)\" value=\"on\"\(values[name] == "on" ? " checked" : "")> \(label)</label>"
+                }.joined(separator: "\n"))
+                </fieldset>
                 \(input(index, "osMin", "OS version from"))
                 \(input(index, "osMax", "OS version up to", help: "As 17 or 26.1, with platforms of one OS. iOS 26 Safari reports its real version in its Version/ token only"))
                 \(input(index, "languages", "Preferred languages", help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"))
@@ -159,15 +172,8 @@ extension ConsoleRoutes {
             }
             var complaints: [String] = []
             var when = LinkRule.Conditions()
-            if let platforms = list("platforms") {
-                when.platforms = platforms.compactMap { name in
-                    let platform = ClientPlatform(rawValue: name.lowercased())
-                    if platform == nil {
-                        complaints.append("platforms: '\(name)' is none of iphone, ipad, android, desktop")
-                    }
-                    return platform
-                }
-            }
+            let ticked = ClientPlatform.allCases.filter { text("platform.\($0.rawValue)") == "on" }
+            when.platforms = ticked.isEmpty ? nil : ticked
             for (field, bound) in [("osMin", "from"), ("osMax", "up to")] {
                 guard let text = text(field) else { continue }
                 guard let version = OSVersion(text) else {

@@ -76,8 +76,10 @@ final class LinkCache: Sendable {
         func destination(_ target: LinkRule.Destination) -> Int { target.address.map(heapBytes) ?? 0 }
         return rules.reduce(arrayBytes(rules)) { total, rule in
             let when = rule.when
-            var bytes = heapBytes(rule.name) + arrayBytes(when.platforms) + strings(when.languages)
-                + strings(when.countries) + (when.query.map { heapBytes($0.name) + ($0.equals.map(heapBytes) ?? 0) } ?? 0)
+            var bytes =
+                heapBytes(rule.name) + arrayBytes(when.platforms) + strings(when.languages)
+                + strings(when.countries)
+                + (when.query.map { heapBytes($0.name) + ($0.equals.map(heapBytes) ?? 0) } ?? 0)
             switch rule.then {
             case .destination(let target): bytes += destination(target)
             case .split(let variants):
