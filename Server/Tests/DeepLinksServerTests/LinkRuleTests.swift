@@ -156,6 +156,29 @@ import Testing
         }
     }
 
+    /// The console's doctor says that a short link's rules decide first, and where to see which one fires.
+    @Test func theDoctorNamesAShortLinksRules() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            _ = try await Operators(database: world.database, clock: world.clock.wallClock).create(
+                email: "viewer@example.com",
+                password: ConsoleTests.password,
+                role: .viewer,
+                hasher: world.settings().passwordReset.hasher
+            )
+            try await world.serve({
+                Self.configure(&$0)
+                $0.smartLinks.otherLinkDomains = ["demo.page.example"]
+            }) { api in
+                try await Self.create(api, Self.campaign)
+                let (visit, _) = try await ConsoleTests.signIn(api, "viewer@example.com")
+                let url = ConsolePages.formEncoded("https://demo.page.example/campaign")
+                let diagnosis = try await api.get("/console/doctor?url=\(url)", headers: visit.headers).text
+                #expect(diagnosis.contains("short link campaign → /post/10"), "\(diagnosis)")
+                #expect(diagnosis.contains("6 rule(s) decide first, in order (ios 26, android 14, german"))
+            }
+        }
+    }
+
     @Test func aSplitKeepsItsProportionsOverManyVisitorsAndEachVisitorItsVariant() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in

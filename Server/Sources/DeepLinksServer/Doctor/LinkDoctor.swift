@@ -226,7 +226,13 @@ package struct LinkDoctor: Sendable {
         }
         do {
             if let link = try await shortLinks(code) {
-                report.route = "short link \(code) → \(link.route ?? "web link to \(link.destinations.fallback ?? "")")"
+                let target = link.route ?? link.destinations.fallback.map { "web link to \($0)" } ?? "its rules only"
+                report.route = "short link \(code) → \(target)"
+                if let rules = link.rules {
+                    report.notes.append(
+                        "\(rules.count) rule(s) decide first, in order (\(rules.map(\.name).joined(separator: ", "))): ?d=1 on the short link shows the one each visitor reaches"
+                    )
+                }
             } else {
                 report.findings.append(
                     Finding(
