@@ -31,6 +31,13 @@ def location(url, headers):
         return error.headers.get("Location") if error.code == 302 else f"{error.code}"
 
 
+def post(console, by, selector):
+    """Clicks a button that posts the form, then waits for the page the post answers (the old one gone)."""
+    page = console.driver.find_element(By.TAG_NAME, "html")
+    console.driver.find_element(by, selector).click()
+    console.wait.until(EC.staleness_of(page))
+
+
 def main(binary):
     server = Server(binary)
     base = server.base
@@ -47,44 +54,41 @@ def main(binary):
         editor.fill("destinations-fallback", "https://links.example.com/sale")
 
         # Two rules, added with the form's button: what was typed comes back with each post.
-        editor.driver.find_element(By.ID, "add-rule").click()
-        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-0-name")))
+        post(editor, By.ID, "add-rule")
         check(editor.driver.find_element(By.ID, "code").get_attribute("value") == "rules-demo", "adding a rule keeps the fields")
         editor.fill("rule-0-name", "german")
         editor.fill("rule-0-languages", "de")
         editor.fill("rule-0-then", "https://links.example.com/de")
-        editor.driver.find_element(By.ID, "add-rule").click()
-        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-1-name")))
+        post(editor, By.ID, "add-rule")
         editor.fill("rule-1-name", "iphones")
         editor.driver.find_element(By.ID, "rule-1-platform-iphone").click()
         editor.fill("rule-1-then", "store")
         editor.shoot("two-rules")
 
         # Order: the second moves above the first.
-        editor.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Move rule 2 up']").click()
-        editor.wait_text("#rule-0 legend", "Rule 1")
-        editor.wait.until(lambda driver: driver.find_element(By.ID, "rule-0-name").get_attribute("value") == "iphones")
+        post(editor, By.CSS_SELECTOR, "button[aria-label='Move rule 2 up']")
+        check(editor.driver.find_element(By.ID, "rule-0-name").get_attribute("value") == "iphones", "moved up")
         check(editor.driver.find_element(By.ID, "rule-1-name").get_attribute("value") == "german", "moved: iphones first, german second")
         reach = editor.driver.find_element(By.ID, "reach").text
         check("iphone rule 1 'iphones': 302 to https://apps.apple.com/app/id1234567890" in reach, f"the form shows where an iPhone goes ({reach})")
 
         # A third, then removed.
-        editor.driver.find_element(By.ID, "add-rule").click()
-        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-2-name")))
-        editor.driver.find_element(By.CSS_SELECTOR, "button[aria-label='Remove rule 3']").click()
-        editor.wait.until(lambda driver: not driver.find_elements(By.ID, "rule-2-name"))
+        post(editor, By.ID, "add-rule")
+        check(editor.driver.find_elements(By.ID, "rule-2-name") != [], "a third rule added")
+        post(editor, By.CSS_SELECTOR, "button[aria-label='Remove rule 3']")
+        check(editor.driver.find_elements(By.ID, "rule-2-name") == [], "the third rule removed")
         check(len(editor.driver.find_elements(By.CSS_SELECTOR, "fieldset.rule")) == 2, "removed: two rules left")
 
         # A rule that cannot be read is refused beside it, and nothing is written.
         editor.fill("rule-1-then", "somewhere nice")
-        editor.submit()
-        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-1-error")))
+        post(editor, By.ID, "save")
+        check(editor.driver.find_elements(By.ID, "rule-1-error") != [], "the refused form shows the rule's error")
         check("sends to:" in editor.driver.find_element(By.ID, "rule-1-error").text, "the unreadable rule is named")
         editor.shoot("rule-refused")
         check(location(base + "/rules-demo", {"User-Agent": DESKTOP}) == "404", "nothing was saved")
 
         editor.fill("rule-1-then", "https://links.example.com/de")
-        editor.submit()
+        post(editor, By.ID, "save")
         editor.wait.until(EC.presence_of_element_located((By.ID, "details")))
         check(editor.driver.current_url.endswith("/console/links/rules-demo"), "saved: the link's page")
         rules = editor.driver.find_element(By.ID, "rules").text
@@ -107,12 +111,11 @@ def main(binary):
         editor.shoot("edit-rules")
 
         # A rule on a parameter Link Tracking Protection removes: saved, with a warning on the link's page.
-        editor.driver.find_element(By.ID, "add-rule").click()
-        editor.wait.until(EC.presence_of_element_located((By.ID, "rule-2-name")))
+        post(editor, By.ID, "add-rule")
         editor.fill("rule-2-name", "from ads")
         editor.fill("rule-2-query", "gclid")
         editor.fill("rule-2-then", "https://links.example.com/ads")
-        editor.submit()
+        post(editor, By.ID, "save")
         editor.wait.until(EC.presence_of_element_located((By.ID, "warnings")))
         warnings = editor.driver.find_element(By.ID, "warnings").text
         check("matches on 'gclid', which Link Tracking Protection removes" in warnings, f"the page warns about gclid ({warnings})")
