@@ -145,26 +145,19 @@ extension KeyedDecodingContainer where Key == StrictKeys {
     func value<T: Decodable>(_ key: String, as type: T.Type = T.self) throws -> T? {
         try decodeIfPresent(T.self, forKey: StrictKeys(stringValue: key))
     }
+
+    /// A required field: `keyNotFound` (the API's "'rules[0].name' is required") when it is absent.
+    func required<T: Decodable>(_ key: String) throws -> T {
+        try decode(T.self, forKey: StrictKeys(stringValue: key))
+    }
 }
 
 extension LinkRule {
     package init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, allowing: ["name", "when", "then"])
-        guard let name: String = try container.value("name") else {
-            throw DecodingError.keyNotFound(
-                StrictKeys(stringValue: "name"),
-                .init(codingPath: decoder.codingPath, debugDescription: "")
-            )
-        }
-        self.name = name
+        name = try container.required("name")
         when = try container.value("when") ?? Conditions()
-        guard let then: Action = try container.value("then") else {
-            throw DecodingError.keyNotFound(
-                StrictKeys(stringValue: "then"),
-                .init(codingPath: decoder.codingPath, debugDescription: "")
-            )
-        }
-        self.then = then
+        then = try container.required("then")
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -234,13 +227,7 @@ extension LinkRule.VersionRange {
 extension LinkRule.QueryCondition {
     package init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, allowing: ["name", "equals"])
-        guard let name: String = try container.value("name") else {
-            throw DecodingError.keyNotFound(
-                StrictKeys(stringValue: "name"),
-                .init(codingPath: decoder.codingPath, debugDescription: "")
-            )
-        }
-        self.name = name
+        name = try container.required("name")
         equals = try container.value("equals")
     }
 }

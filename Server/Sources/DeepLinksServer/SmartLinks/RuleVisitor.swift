@@ -63,10 +63,6 @@ struct RuleVisitor {
             items += 1
             defer { start = end + 1 }
             var item = bytes[start..<end]
-            func trim(_ part: inout ArraySlice<UInt8>) {
-                while part.first == 0x20 || part.first == 0x09 { part.removeFirst() }
-                while part.last == 0x20 || part.last == 0x09 { part.removeLast() }
-            }
             trim(&item)
             let semicolon = item.firstIndex(of: UInt8(ascii: ";")) ?? item.endIndex
             var tag = item[..<semicolon]
@@ -84,6 +80,12 @@ struct RuleVisitor {
             if quality > 0, quality > best?.quality ?? 0 { best = (tag, quality) }
         }
         return best.map { String(decoding: $0.tag, as: UTF8.self) }
+    }
+
+    /// `part` without the spaces and tabs around it.
+    private static func trim(_ part: inout ArraySlice<UInt8>) {
+        while part.first == 0x20 || part.first == 0x09 { part.removeFirst() }
+        while part.last == 0x20 || part.last == 0x09 { part.removeLast() }
     }
 
     /// `q=0.5` as 500; nil when it is not a quality.

@@ -203,15 +203,16 @@ struct SmartLinkRoutes: Sendable {
                 )
                 switch link.ruleOutcome(&visitor) {
                 case .hit(let hit):
-                    switch hit.destination {
-                    case .route(let route): shown.route = route
-                    case .url(let url): return JSONResponse.make(.ok, ["url": .string(url)])
-                    case .store:
-                        let app = policy.app(for: link)
-                        let store =
-                            platform == .android
-                            ? app.android?.playStoreURL : app.appStoreID.map(LinkPolicy.appStoreURL)
-                        return JSONResponse.make(.ok, ["url": .string(store ?? policy.appURL(link))])
+                    if case .route(let route) = hit.destination {
+                        shown.route = route
+                    } else if case .redirect(let url) = policy.decision(
+                        link,
+                        platform: platform,
+                        inAppBrowser: false,
+                        destination: hit.destination
+                    ) {
+                        // A web address, or the store: for the app to open in a browser.
+                        return JSONResponse.make(.ok, ["url": .string(url)])
                     }
                 case .none where link.route == nil && link.destinations.fallback == nil:
                     if link.hasEnded(at: now) { throw APIError(status: .gone, code: .linkExpired) }
