@@ -19,13 +19,17 @@ format:
 apple-typecheck:
 	bash Tools/AppleTypecheck/run
 
+# Each test process runs under scripts/watch-tests: when it crashes, fails or outlives its limit, the end of the log
+# names the tests that never finished and the crashed thread (a CI log is often read from its last lines).
+WATCH = python3 scripts/watch-tests --minutes
+
 test-core:
-	swift test
+	$(WATCH) 20 swift test
 
 # The reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
 test-server:
-	swift test --package-path Server
-	DEEPLINKS_TEST_ACCOUNTS=external swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
+	$(WATCH) 40 swift test --package-path Server
+	DEEPLINKS_TEST_ACCOUNTS=external $(WATCH) 20 swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
 # The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).
 test-browser:

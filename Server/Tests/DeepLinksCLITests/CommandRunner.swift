@@ -26,22 +26,57 @@ struct CommandRunner {
         .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/demo-app.json").path
 
+    /// Runs a command to its end and returns what it printed. Its output goes to files, not pipes: a command that
+    /// writes more than a pipe holds to one stream cannot block on it while this waits on the other, and no read can
+    /// be interrupted by a signal (corelibs Foundation's `readDataToEndOfFile()` traps on `EINTR`). A command still
+    /// running after `timeout` is killed and reported, so a hung command fails its test instead of the whole run.
     static func run(
         _ arguments: [String],
         environment: [String: String] = [:],
         in folder: URL? = nil,
         demo: Bool = true,
-        input: String? = nil
+        input: String? = nil,
+        timeout: Duration = .seconds(120)
     ) throws -> Output {
-        let process = try start(arguments, environment: environment, in: folder, demo: demo, input: input)
-        let stdout = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
-        let stderr = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outputs = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: outputs) }
+        let stdoutFile = outputs.appendingPathComponent("stdout")
+        let stderrFile = outputs.appendingPathComponent("stderr")
+        for file in [stdoutFile, stderrFile] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let stdout = try FileHandle(forWritingTo: stdoutFile)
+        let stderr = try FileHandle(forWritingTo: stderrFile)
+        defer {
+            try? stdout.close()
+            try? stderr.close()
+        }
+        let process = try start(
+            arguments,
+            environment: environment,
+            in: folder,
+            demo: demo,
+            input: input,
+            output: (stdout, stderr)
+        )
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw TimedOut(arguments: arguments, timeout: timeout)
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         return Output(
             status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self)
+            stdout: String(decoding: try Data(contentsOf: stdoutFile), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: stderrFile), as: UTF8.self)
         )
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var arguments: [String]
+        var timeout: Duration
+        var description: String { "`deeplinks \(arguments.joined(separator: " "))` still ran after \(timeout): killed" }
     }
 
     /// ``run(_:environment:in:demo:)`` on a thread of its own, so that a test waiting for commands does not hold a
@@ -65,12 +100,14 @@ struct CommandRunner {
     /// - Parameters:
     ///   - demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
     ///   - input: written to the command's standard input, which is then closed.
+    ///   - output: where its standard output and error go; pipes (read them as it runs) when `nil`.
     static func start(
         _ arguments: [String],
         environment: [String: String] = [:],
         in folder: URL? = nil,
         demo: Bool = true,
-        input: String? = nil
+        input: String? = nil,
+        output: (stdout: FileHandle, stderr: FileHandle)? = nil
     ) throws -> Process {
         let process = Process()
         process.executableURL = binary
@@ -80,8 +117,8 @@ struct CommandRunner {
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = folder
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
+        process.standardOutput = output?.stdout ?? Pipe()
+        process.standardError = output?.stderr ?? Pipe()
         let stdin = input.map { _ in Pipe() }
         if let stdin { process.standardInput = stdin }
         try process.run()
