@@ -42,20 +42,13 @@ struct CommandRunner {
         defer { try? FileManager.default.removeItem(at: outputs) }
         let stdoutFile = outputs.appendingPathComponent("stdout")
         let stderrFile = outputs.appendingPathComponent("stderr")
-        for file in [stdoutFile, stderrFile] { FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let stdout = try FileHandle(forWritingTo: stdoutFile)
-        let stderr = try FileHandle(forWritingTo: stderrFile)
-        defer {
-            try? stdout.close()
-            try? stderr.close()
-        }
         let process = try start(
             arguments,
             environment: environment,
             in: folder,
             demo: demo,
             input: input,
-            output: (stdout, stderr)
+            writingTo: (stdoutFile, stderrFile)
         )
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
@@ -97,18 +90,43 @@ struct CommandRunner {
         }
     }
 
+    /// Starts a command left running (a server) in `folder`: its standard output and error go to files there, which
+    /// `log` reads as they grow. A file never fills up as a pipe nobody drains does (a server that logs more than 64
+    /// KiB to a pipe blocks on its next line, and stops answering).
+    static func startInBackground(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in folder: URL
+    ) throws -> (process: Process, log: LineCollector) {
+        let stderrFile = folder.appendingPathComponent("deeplinks.stderr")
+        let process = try start(
+            arguments,
+            environment: environment,
+            in: folder,
+            writingTo: (folder.appendingPathComponent("deeplinks.stdout"), stderrFile)
+        )
+        return (process, LineCollector(stderrFile))
+    }
+
+    /// Starts a command with its standard output and error going to two files (made empty).
     /// - Parameters:
     ///   - demo: set `DEEPLINKS_CONFIG` to the demo app's configuration (a flag or `environment` wins).
     ///   - input: written to the command's standard input, which is then closed.
-    ///   - output: where its standard output and error go; pipes (read them as it runs) when `nil`.
-    static func start(
+    private static func start(
         _ arguments: [String],
-        environment: [String: String] = [:],
-        in folder: URL? = nil,
+        environment: [String: String],
+        in folder: URL?,
         demo: Bool = true,
         input: String? = nil,
-        output: (stdout: FileHandle, stderr: FileHandle)? = nil
+        writingTo files: (stdout: URL, stderr: URL)
     ) throws -> Process {
+        for file in [files.stdout, files.stderr] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let stdout = try FileHandle(forWritingTo: files.stdout)
+        let stderr = try FileHandle(forWritingTo: files.stderr)
+        defer {
+            try? stdout.close()
+            try? stderr.close()
+        }
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -117,8 +135,8 @@ struct CommandRunner {
         env.merge(environment) { $1 }
         process.environment = env
         process.currentDirectoryURL = folder
-        process.standardOutput = output?.stdout ?? Pipe()
-        process.standardError = output?.stderr ?? Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
         let stdin = input.map { _ in Pipe() }
         if let stdin { process.standardInput = stdin }
         try process.run()
@@ -136,29 +154,21 @@ struct CommandRunner {
     }
 }
 
-/// Reads a child's stderr line by line in the background, so a test can wait for a given line.
-final class LineCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
+/// What a command left running has written to a file so far, and a way to wait for a given line.
+struct LineCollector: Sendable {
+    let file: URL
 
-    init(_ handle: FileHandle) {
-        handle.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            self.lock.withLock { self.text += String(decoding: data, as: UTF8.self) }
-        }
-    }
+    init(_ file: URL) { self.file = file }
 
-    var contents: String { lock.withLock { text } }
+    var contents: String { String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self) }
 
     /// Waits (up to `timeout`) until a line contains `marker`, and returns that line.
     func waitForLine(containing marker: String, timeout: Duration = .seconds(30)) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let line = contents.split(separator: "\n").first(where: { $0.contains(marker) }) {
+            // Whole lines only: the last one may still be being written.
+            let lines = contents.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            if let line = lines.first(where: { $0.contains(marker) }) {
                 return String(line)
             }
             try await Task.sleep(for: .milliseconds(50))

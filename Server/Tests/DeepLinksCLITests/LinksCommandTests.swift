@@ -9,12 +9,11 @@ import Testing
     @Test func importSendsTheFileAndPrintsEachRow() async throws {
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try CommandRunner.start(
+        let (server, log) = try CommandRunner.startInBackground(
             ["serve", "--port", "0"],
             environment: ["DEEPLINKS_ADMIN_KEY": Self.key],
             in: folder
         )
-        let log = LineCollector((server.standardError as! Pipe).fileHandleForReading)
         defer { if server.isRunning { server.terminate() } }
         let listening = try #require(try await log.waitForLine(containing: "listening on http://127.0.0.1:"))
         let port = try #require(listening.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })

@@ -9,7 +9,7 @@ import FoundationNetworking
 @Suite struct MailCheckTests {
     /// A reset mail from a real `deeplinks serve` (mail to a folder), for the demo app.
     static func ourResetMail(in folder: URL) async throws -> URL {
-        let process = try CommandRunner.start(
+        let (process, log) = try CommandRunner.startInBackground(
             [
                 "serve", "--port", "0", "--database-url", "sqlite:\(folder.path)/db.sqlite", "--mail-url",
                 folder.appendingPathComponent("mail").path,
@@ -17,7 +17,6 @@ import FoundationNetworking
             in: folder
         )
         defer { if process.isRunning { process.terminate() } }
-        let log = LineCollector((process.standardError as! Pipe).fileHandleForReading)
         let line = try #require(
             try await log.waitForLine(containing: "listening on http://127.0.0.1:"),
             "\(log.contents)"

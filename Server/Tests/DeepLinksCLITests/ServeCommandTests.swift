@@ -17,8 +17,7 @@ import FoundationNetworking
         let folder = try CommandRunner.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // No database or mail flag: the embedded defaults, relative to the working directory.
-        let process = try CommandRunner.start(["serve", "--port", "0"], in: folder)
-        let log = LineCollector((process.standardError as! Pipe).fileHandleForReading)
+        let (process, log) = try CommandRunner.startInBackground(["serve", "--port", "0"], in: folder)
         defer { if process.isRunning { process.terminate() } }
 
         let listening = try await log.waitForLine(containing: "listening on http://127.0.0.1:")
