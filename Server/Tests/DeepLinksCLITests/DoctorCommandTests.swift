@@ -94,6 +94,7 @@ import Testing
         let input = Pipe()
         python.standardOutput = output
         python.standardInput = input
+        python.standardError = FileHandle.nullDevice  // none of the test runner's output held open
         try python.run()
         defer {
             try? input.fileHandleForWriting.close()  // the fixture server exits at the end of its input

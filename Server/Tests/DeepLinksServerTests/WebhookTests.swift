@@ -2,7 +2,6 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 @testable import DeepLinksServer
@@ -13,15 +12,19 @@ import Testing
     static let secret = [UInt8](repeating: 7, count: 32)
     static var secrets: SecretKeys { try! SecretKeys(parsing: "1:" + Data(secret).base64EncodedString()) }
 
-    /// A receiver that answers 500 to its first `failing` requests, then 204, and records each request.
+    /// A receiver that answers 500 to its first `failing` requests, then 204, and records each request in a file
+    /// (read when asked: a `readabilityHandler` on a pipe can crash the whole test process on Linux, in
+    /// libdispatch's `_dispatch_event_loop_drain`, when its source is torn down; swift-corelibs-libdispatch#949).
     final class Receiver: Sendable {
         let process: Process
         let port: Int
-        private let output = Mutex("")
+        private let folder: URL
+        private var log: URL { folder.appendingPathComponent("requests.jsonl") }
 
         static let script = """
-            import http.server, json, sys
+            import http.server, json, os, sys, threading
             port, failing, seen = int(sys.argv[1]), int(sys.argv[2]), [0]
+            threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
             class Handler(http.server.BaseHTTPRequestHandler):
                 def do_POST(self):
                     body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -41,24 +44,25 @@ import Testing
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", Self.script, String(port), String(failing)]
-            let output = Pipe()
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            let output = try FileHandle(forWritingTo: log)
+            defer { try? output.close() }
             process.standardOutput = output
+            // It ends when its standard input closes (when the test process ends, however it ends), and holds none of
+            // the test runner's output open (a child holding it keeps `swift test` waiting after a crash).
+            process.standardInput = Pipe()
+            process.standardError = FileHandle.nullDevice
             try process.run()
-            output.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                guard !data.isEmpty else {
-                    handle.readabilityHandler = nil
-                    return
-                }
-                self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
             Thread.sleep(forTimeInterval: 0.5)  // listening
         }
 
         var url: String { "http://127.0.0.1:\(port)/hooks" }
 
         var requests: [[String: Any]] {
-            output.withLock { $0 }.split(separator: "\n").compactMap {
+            let written = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            return written.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
         }
@@ -82,6 +86,7 @@ import Testing
         func stop() {
             let pid = process.processIdentifier
             if pid > 0 { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(at: folder)
         }
 
         /// A port nothing listens on (the kernel's choice, released at once).
