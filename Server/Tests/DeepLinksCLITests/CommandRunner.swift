@@ -105,7 +105,7 @@ struct CommandRunner {
             in: folder,
             writingTo: (folder.appendingPathComponent("deeplinks.stdout"), stderrFile)
         )
-        return (process, LineCollector(stderrFile))
+        return (process, LineCollector(file: stderrFile))
     }
 
     /// Starts a command with its standard output and error going to two files (made empty).
@@ -157,8 +157,6 @@ struct CommandRunner {
 /// What a command left running has written to a file so far, and a way to wait for a given line.
 struct LineCollector: Sendable {
     let file: URL
-
-    init(_ file: URL) { self.file = file }
 
     var contents: String { String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self) }
 
