@@ -40,7 +40,7 @@ extension DeepLinksApplication {
             signer: settings.dkim
         )
         let trigger = BackgroundJobs.Trigger()
-        let hashing = HashingGate(limit: 16)
+        let hashing = InFlightGate(limit: 16)
         let backend = try app.externalAccounts.map { accounts in
             guard let secrets = settings.hookSecrets else {
                 throw ConfigurationError(

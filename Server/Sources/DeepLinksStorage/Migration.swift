@@ -381,5 +381,30 @@ public struct Migration: Sendable {
                 """
             ).run()
         },
+        // Keys that migration 12 could give no operator kept their role for ever. A key made by an operator who was
+        // removed before keys belonged to operators is revoked, as removing them now revokes their keys. A key
+        // minted through the API before then (`created_by` 'api') came from a key whose holder nobody recorded: it
+        // is lowered to viewer (it can read, and mints nothing), until an admin makes a key with the role it needs.
+        // Keys of `deeplinks keys create` ('cli') are the server owner's and keep their role.
+        Migration(version: 14, name: "keys without an operator: revoked or lowered") { sql, kind in
+            let now =
+                kind == .sqlite
+                ? "CAST(strftime('%s', 'now') AS BIGINT) * 1000" : "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)"
+            for statement in [
+                """
+                UPDATE api_keys SET revoked_at = \(now),
+                    note = 'revoked at the upgrade: ' || created_by || ' was no longer an operator'
+                WHERE revoked_at IS NULL AND operator_id IS NULL AND created_by IS NOT NULL
+                    AND created_by NOT IN ('cli', 'api')
+                """,
+                """
+                UPDATE api_keys SET role = 'viewer',
+                    note = 'lowered from ' || role || ' to viewer at the upgrade: minted through the API by a key nobody recorded; an admin makes a new key with the role it needs'
+                WHERE revoked_at IS NULL AND operator_id IS NULL AND created_by = 'api' AND role <> 'viewer'
+                """,
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -89,6 +89,15 @@ package struct OperatorStore: Sendable {
             .map(operatorRow)
     }
 
+    /// Locks the rows of every operator with `role` until the transaction ends, in id order (two transactions never
+    /// wait on each other crosswise), so that a check made after it sees what a concurrent change committed: two
+    /// admins removing or demoting each other at once cannot both see the other still there. On PostgreSQL; SQLite's
+    /// write transactions (`BEGIN IMMEDIATE`) already run one at a time.
+    package static func lock(role: String, on sql: any SQLDatabase) async throws {
+        guard sql.dialect.name == "postgresql" else { return }
+        _ = try await sql.raw("SELECT id FROM operators WHERE role = \(bind: role) ORDER BY id FOR UPDATE").all()
+    }
+
     /// Whether an operator other than `id` has `role`.
     package static func another(_ role: String, than id: Int64, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw("SELECT id FROM operators WHERE role = \(bind: role) AND id <> \(bind: id)").first() != nil

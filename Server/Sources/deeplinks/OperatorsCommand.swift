@@ -129,7 +129,9 @@ extension OperatorsCommand {
             try await reportingFailures {
                 try await withOperators(options) { operators in
                     try await operators.unlock(email: email)
-                    print("\(email) may sign in again from any browser (browsers they signed in from never lock)")
+                    print(
+                        "\(email) may sign in again from a new browser (the browsers they signed in from are never held back, by their address's limit or their network's)"
+                    )
                 }
             }
         }

@@ -549,7 +549,7 @@ import Testing
     }
 
     @Test func hashingPastTheLimitAnswers503AtOnce() async throws {
-        let gate = HashingGate(limit: 1)
+        let gate = InFlightGate(limit: 1)
         let (entered, enter) = AsyncStream.makeStream(of: Void.self)
         let slow = Task {
             try await gate.run {

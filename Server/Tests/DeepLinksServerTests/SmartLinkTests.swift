@@ -397,12 +397,12 @@ import FoundationNetworking
         let intent = "intent://post/1#Intent;scheme=demoapp;package=com.example.demo;end"
         #expect(SmartLinkRoutes.appending("a=1", to: intent) == intent, "an intent URL is no destination")
         #expect(SmartLinkRoutes.appending(nil, to: "https://shop.example.org/") == "https://shop.example.org/")
-        #expect(SmartLinkRoutes.removingServerItems("a=1&_platform=ipad&&b") == "a=1&b")
-        #expect(SmartLinkRoutes.removingServerItems("_platform=desktop") == nil)
-        #expect(SmartLinkRoutes.removingServerItems("my_platform=x") == "my_platform=x")
-        #expect(SmartLinkRoutes.removingServerItems("qr=1") == nil)
-        #expect(SmartLinkRoutes.removingServerItems("qr=1&utm_source=poster") == "utm_source=poster")
-        #expect(SmartLinkRoutes.removingServerItems("qr=2&myqr=1") == "qr=2&myqr=1", "only the tag the server prints")
+        #expect(ClickQuery("a=1&_platform=ipad&&b")?.forwarded == "a=1&b")
+        #expect(ClickQuery("_platform=desktop")?.forwarded == nil)
+        #expect(ClickQuery("my_platform=x")?.forwarded == "my_platform=x")
+        #expect(ClickQuery("qr=1")?.forwarded == nil)
+        #expect(ClickQuery("qr=1&utm_source=poster")?.forwarded == "utm_source=poster")
+        #expect(ClickQuery("qr=2&myqr=1")?.forwarded == "qr=2&myqr=1", "only the tag the server prints")
     }
 
     @Test func userAgentsAreClassifiedAsPeopleSeeThemOrAsPreviewFetchers() {

@@ -14,7 +14,7 @@ struct AccountService: Sendable {
     let hasher: PasswordHasher
     /// Password hashes computed or waiting at once; past it, 503 with `Retry-After` (a login flood cannot
     /// queue unbounded work in front of real users).
-    let hashing: HashingGate
+    let hashing: InFlightGate
     /// Where mail to an account's owner goes, the app's name, and the reset page the mail points to (nil
     /// when the reset journey is off).
     let outbox: MailOutbox

@@ -137,14 +137,21 @@ extension ConsoleRoutes {
                 guard let text = file.text else {
                     return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
                 }
-                let read: (format: LinkImport.Format, rows: [LinkImport.Row])
-                do {
-                    read = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
-                } catch {
-                    return failure("The file cannot be read as \(format.rawValue): \(error)")
-                }
                 let dryRun = values["dryRun"] != nil
-                let report = try await links.importing(read, conflict: conflict, dryRun: dryRun)
+                let imported = try await links.imports.run {
+                    () async throws -> Result<SmartLinkRoutes.ImportReport, LinkImportError> in
+                    do {
+                        let read = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
+                        return .success(try await links.importing(read, conflict: conflict, dryRun: dryRun))
+                    } catch let failure as LinkImportError {
+                        return .failure(failure)
+                    }
+                }
+                let report: SmartLinkRoutes.ImportReport
+                switch imported {
+                case .success(let made): report = made
+                case .failure(let error): return failure("The file cannot be read as \(format.rawValue): \(error)")
+                }
                 return ConsolePages.response(
                     .ok,
                     ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)

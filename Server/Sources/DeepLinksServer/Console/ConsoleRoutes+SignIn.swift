@@ -32,14 +32,14 @@ extension ConsoleRoutes {
             let email = form["email"] ?? ""
             let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
             let now = clock.milliseconds()
-            // The client's network carries the brute-force limit, right password or not. The address's bucket is
-            // for the browsers its operator never signed in from; one they did (its device cookie) has a bucket of
-            // its own, so a stranger's wrong passwords never lock the owner out there. A right password gives its
-            // token back: only wrong ones empty a bucket.
+            // A browser the operator signed in from (its device cookie) has a bucket of its own and nothing else:
+            // neither a stranger's wrong passwords for the address nor a neighbour's on the same network (NAT, VPN
+            // exit, an IPv6 /64) lock the owner out there. Every other browser takes from its network's bucket,
+            // then the address's. A right password gives its token back: only wrong ones empty a bucket.
             var device = request.cookies[Self.deviceCookie]?.value
             if let token = device, try await !operators.isDevice(token, of: email) { device = nil }
-            let bucket = device.map { "device:\(Operators.digest($0))" } ?? Operators.normalized(email)
-            var wait = try await networkLimiter.take(ClientNetwork.key(address), now: now)
+            let bucket = device.map { "device:\(Operators.digest($0))" } ?? Operators.signInBucket(email)
+            var wait = device == nil ? try await networkLimiter.take(ClientNetwork.key(address), now: now) : nil
             if wait == nil { wait = try await addressLimiter.take(bucket, now: now) }
             if let wait {
                 var response = signInPage(

@@ -24,7 +24,7 @@ struct ConsoleRoutes: Sendable {
     let files: AssociationFiles
     let doctor: LinkDoctor
     let hasher: PasswordHasher
-    let hashing: HashingGate
+    let hashing: InFlightGate
     let proxies: TrustedProxies
     let clock: WallClock
     let networkLimiter: SharedRateLimiter
@@ -39,7 +39,7 @@ struct ConsoleRoutes: Sendable {
         files: AssociationFiles,
         doctor: LinkDoctor,
         hasher: PasswordHasher,
-        hashing: HashingGate,
+        hashing: InFlightGate,
         proxies: TrustedProxies,
         clock: WallClock
     ) {

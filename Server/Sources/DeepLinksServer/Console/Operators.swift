@@ -140,6 +140,7 @@ public struct Operators: Sendable {
     }
 
     private static func requireAnotherAdmin(than id: Int64, _ sql: any SQLDatabase) async throws {
+        try await OperatorStore.lock(role: OperatorRole.admin.rawValue, on: sql)
         guard try await OperatorStore.another(OperatorRole.admin.rawValue, than: id, on: sql) else {
             throw OperatorError.lastAdmin
         }
@@ -222,11 +223,19 @@ public struct Operators: Sendable {
     /// the operator never signed in from take from.
     static let signInAddressBucket = "console-sign-in-address"
 
-    /// `deeplinks operators unlock`: refills the sign-in bucket of an address, so that its owner can sign in from a
-    /// new browser at once after a stranger's wrong passwords emptied it.
+    /// `deeplinks operators unlock`: refills the sign-in bucket of an operator's address, so that they can sign in
+    /// from a new browser at once after a stranger's wrong passwords emptied it. (The browsers they signed in from
+    /// are held by neither that bucket nor their network's.) An address that is no operator's is refused.
     public func unlock(email submitted: String) async throws {
         let email = Self.normalized(submitted)
-        try await RateLimitStore(database: database).refill("\(Self.signInAddressBucket):\(email)")
+        guard try await store.credential(email: email) != nil else { throw OperatorError.noSuchOperator }
+        try await RateLimitStore(database: database).refill("\(Self.signInAddressBucket):\(Self.signInBucket(email))")
+    }
+
+    /// The key of the per-address sign-in bucket for what was typed as the address: a digest, so a bucket's key
+    /// has one length whatever is submitted (a 60,000-character "email" is no 60,000-byte key).
+    static func signInBucket(_ submitted: String) -> String {
+        "address:" + digest(normalized(submitted))
     }
 
     // MARK: Sessions

@@ -83,9 +83,11 @@ final class CachedRedirects: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
-    /// A `GET` or `HEAD` of one path segment, without a body and not closing the connection.
+    /// A `GET` or `HEAD` of one path segment, without a body and not closing the connection, whose target is short
+    /// enough that its work is small (``ClickQuery/fitsEventLoop(_:)``): a long query goes to the pool.
     static func mayAnswer(_ head: HTTPRequest) -> Bool {
         guard head.method == .get || head.method == .head, let path = head.path?.utf8, path.count > 1,
+            ClickQuery.fitsEventLoop(path),
             !path.dropFirst().contains(UInt8(ascii: "/")), head.headerFields[.contentLength] == nil,
             head.headerFields[.transferEncoding] == nil
         else { return false }

@@ -27,7 +27,7 @@ struct PasswordResetService: Sendable {
     let logger: Logger
     let metrics: ServerMetrics?
     /// Shared with the accounts: the password hashes computed or waiting at once.
-    let hashing: HashingGate
+    let hashing: InFlightGate
     /// The team's backend, when the accounts live there: it says which account uses an address and sets
     /// passwords.
     let backend: AccountsBackend?
@@ -48,7 +48,7 @@ struct PasswordResetService: Sendable {
         wake: @escaping @Sendable () -> Void,
         logger: Logger,
         metrics: ServerMetrics? = nil,
-        hashing: HashingGate,
+        hashing: InFlightGate,
         backend: AccountsBackend? = nil
     ) {
         self.hashing = hashing

@@ -53,10 +53,26 @@ struct LinkImport: Sendable {
     func rows(_ text: String, format requested: Format, columns overrides: [String: String] = [:])
         throws(LinkImportError) -> (format: Format, rows: [Row])
     {
-        let table = try Self.parseCSV(text)
-        guard let header = table.first else {
-            throw LinkImportError(description: "the file is empty: a header row is needed")
+        var reader: ((_ cells: [String], _ line: Int) -> Row?)?
+        var rows: [Row] = []
+        var format = requested
+        var records = 0
+        try Self.forEachRecord(text) { (cells) throws(LinkImportError) in
+            records += 1
+            if let reader {
+                if let row = reader(cells, records) { rows.append(row) }
+            } else {
+                (format, reader) = try self.reader(header: cells, format: requested, columns: overrides)
+            }
         }
+        guard reader != nil else { throw LinkImportError(description: "the file is empty: a header row is needed") }
+        return (format, rows)
+    }
+
+    /// The format of a file with `header`, and what reads each later record (the record and its line) as a row.
+    private func reader(header: [String], format requested: Format, columns overrides: [String: String])
+        throws(LinkImportError) -> (Format, (_ cells: [String], _ line: Int) -> Row?)
+    {
         let names = header.map(Self.normalized)
         // A column the request names for a field (of any format) counts as that field's when the format is told
         // from the header.
@@ -95,7 +111,7 @@ struct LinkImport: Sendable {
                     "no column for '\(alternatives[0])' in the \(format.rawValue) format (looked for: \(looked.joined(separator: ", ")); name one with --column \(alternatives[0])=NAME)"
             )
         }
-        let rows = table.dropFirst().enumerated().compactMap { offset, cells -> Row? in
+        return (format, { [indexes] cells, line -> Row? in
             guard cells.contains(where: { !$0.isEmpty }) else { return nil }  // a blank line
             func value(_ field: String) -> String? {
                 guard let index = indexes[field], index < cells.count else { return nil }
@@ -106,9 +122,8 @@ struct LinkImport: Sendable {
                 }
                 return text.isEmpty ? nil : text
             }
-            return row(line: offset + 2, format: format, value)
-        }
-        return (format, rows)
+            return row(line: line, format: format, value)
+        })
     }
 
     /// The format whose header this is, by the columns only its exporter writes together.
@@ -290,6 +305,17 @@ struct LinkImport: Sendable {
     /// LF; a byte-order mark is ignored. Refuses a file over ``maxRows``, ``maxColumns`` or ``maxCellBytes``.
     static func parseCSV(_ text: String) throws(LinkImportError) -> [[String]] {
         var rows: [[String]] = []
+        try forEachRecord(text) { rows.append($0) }
+        return rows
+    }
+
+    /// Each record of `text` in turn, handed to `body` as soon as it is read: an import holds one record's cells
+    /// at a time, never the whole table (a file of 83,000 lines of 99 commas is 8 million cells).
+    static func forEachRecord(
+        _ text: String,
+        _ body: ([String]) throws(LinkImportError) -> Void
+    ) throws(LinkImportError) {
+        var records = 0
         var row: [String] = []
         var field = ""
         var fieldBytes = 0
@@ -308,10 +334,11 @@ struct LinkImport: Sendable {
         }
         func endRow() throws(LinkImportError) {
             try endField()
-            guard rows.count < maxRows else {
+            guard records < maxRows else {
                 throw LinkImportError(description: "more than \(maxRows) rows: split the file and import each part")
             }
-            rows.append(row)
+            records += 1
+            try body(row)
             row = []
         }
         while let character = pending {
@@ -346,7 +373,6 @@ struct LinkImport: Sendable {
         }
         if quoted { throw LinkImportError(description: "line \(line): a quoted field is not closed") }
         if !field.isEmpty || !row.isEmpty { try endRow() }
-        return rows
     }
 }
 

@@ -37,7 +37,13 @@ struct LinkPolicy: Sendable {
         if let domain = settings.linkDomain { allowed.insert(domain) }
         allowed.formUnion(settings.otherLinkDomains)
         if let domain = settings.landingDomain { allowed.insert(domain) }
-        validator = try SmartLinkValidator(apps: apps, allowedHosts: allowed)
+        let shortLinkHosts = [settings.linkDomain ?? app.apps[0].domains[0], settings.landingDomain]
+            .compactMap { $0 } + settings.otherLinkDomains
+        validator = try SmartLinkValidator(
+            apps: apps,
+            allowedHosts: allowed,
+            shortLinkHosts: Set(shortLinkHosts.map { $0.lowercased() })
+        )
         matcher = association.matcher
         linkMatcher = association.linkDomainAssociation.map { (Set($0.hosts), $0.matcher) }
     }

@@ -9,7 +9,7 @@ struct RuleVisitor {
     let platform: ClientPlatform
     let agent: AgentText
     let headers: HTTPFields
-    let query: String?
+    let query: ClickQuery?
     let now: Int64
     /// The client's address (through trusted proxies), for a split.
     let client: () -> String
@@ -31,7 +31,7 @@ struct RuleVisitor {
         platform: ClientPlatform,
         agent: AgentText,
         headers: HTTPFields,
-        query: String?,
+        query: ClickQuery?,
         now: Int64,
         countryHeader: HTTPField.Name?,
         client: @escaping () -> String,
@@ -185,21 +185,7 @@ struct RuleVisitor {
     }
 
     /// The decoded value of the first query item named `name`; "" for an item without `=`; nil when absent.
-    func queryValue(_ name: String) -> String? {
-        guard let query else { return nil }
-        for pair in query.split(separator: "&") {
-            let (key, value) =
-                pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
-            if Self.decoded(key) == name { return Self.decoded(value) }
-        }
-        return nil
-    }
-
-    /// A query component as a form writes it: `+` is a space, then percent-decoded (kept as sent if malformed).
-    static func decoded(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return (try? PercentEncoding.decode(spaced)) ?? spaced
-    }
+    func queryValue(_ name: String) -> String? { query?.value(name) }
 
     /// A number from 0 to 99, the same for the same visitor (client address and browser) on the same rule of
     /// the same link, on every server: FNV-1a over them, then a 64-bit finalizer. Nothing is stored or sent.
@@ -243,7 +229,9 @@ extension LinkRule {
         case needsPlatform
     }
 
-    /// The first condition a visitor failed: words only for `?d=1`, never built on a redirect.
+    /// The first condition a visitor failed: words only for `?d=1`, never built on a redirect. `?d=1` is public,
+    /// so the words name the kind of condition and what the visitor sent, never the value a rule expects nor when a
+    /// rule starts or ends (a gated destination would be one request away); operators see a rule whole in the console.
     enum Miss: Equatable, CustomStringConvertible {
         case platform(ClientPlatform)
         case notYet(Int64), ended(Int64)
@@ -255,15 +243,12 @@ extension LinkRule {
         var description: String {
             switch self {
             case .platform(let platform): "platform is \(platform.rawValue)"
-            case .notYet(let from): "before \(Conditions.iso(from))"
-            case .ended(let until): "ended \(Conditions.iso(until))"
+            case .notYet, .ended: "not in its time window now"
             case .osUnknown: "OS version unknown"
-            case .osBelow(let version, let min): "OS \(version) is below \(min)"
-            case .osAbove(let version, let max): "OS \(version) is above \(max)"
+            case .osBelow(let version, _), .osAbove(let version, _): "OS \(version) is outside its OS range"
             case .noLanguage: "no Accept-Language"
             case .language(let language): "prefers \(language)"
-            case .noQueryItem(let name): "no query item \(name)"
-            case .queryValue(let name, let value): "\(name) is not \(value)"
+            case .noQueryItem, .queryValue: "its query condition is not met"
             case .countryUnknown: "country unknown"
             case .country(let country): "country is \(country)"
             }

@@ -203,9 +203,10 @@ enum SmartLinkPages {
                 "<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>"
             )
         }
-        if let expiry = link.expiresAt {
+        if link.expiresAt != nil {
+            // When is the console's to show: this page is public.
             checks.append(
-                "<li>expires at \(Date(timeIntervalSince1970: Double(expiry) / 1000)), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>"
+                "<li>has an expiry date (the console shows it), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>"
             )
         }
         return page(

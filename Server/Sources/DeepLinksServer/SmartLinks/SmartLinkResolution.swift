@@ -68,27 +68,32 @@ extension SmartLinkRoutes {
     ) -> Response? {
         let agent = AgentText(request.headers[.userAgent])
         var platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
-        var query = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
-        if query != nil {
-            if request.uri.queryParameters["d"] == "1" {
+        // The query, split once: what this server reads of it, what rules compare, what goes on.
+        var click: ClickQuery?
+        if let raw = request.uri.query, !raw.isEmpty {
+            guard let parsed = ClickQuery(raw) else { return onlyRedirect ? nil : Self.queryTooLong }
+            click = parsed
+        }
+        if let click {
+            if click.wantsDecisions {
                 guard !onlyRedirect else { return nil }
                 let address = peer()
                 let page = SmartLinkPages.decisions(link, policy: policy, now: clock.milliseconds(), you: platform) {
-                    visitor(platform: $0, agent: agent, request: request, query: query, peer: address)
+                    visitor(platform: $0, agent: agent, request: request, query: click, peer: address)
                 }
                 return SmartLinkPages.html(.ok, page)
             }
             // The touch check's answer (SmartLinkPages.probe), for a Mac agent only.
-            if platform == .macOrIPad, let answer = request.uri.queryParameters["_platform"] {
+            if platform == .macOrIPad, let answer = click.platformAnswer {
                 platform = answer == "ipad" ? .iPad : .desktop
             }
         }
         let onLandingDomain =
             policy.settings.landingDomain != nil && request.requestedHost == policy.settings.landingDomain
         // The probe's answer and the QR tag are for this server, not for the destination.
-        let hop = query
-        let source: ClickSource = query != nil && request.uri.queryParameters["qr"] == "1" ? .qr : .link
-        query = query.flatMap(Self.removingServerItems)
+        let hop = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
+        let source: ClickSource = click?.isQR == true ? .qr : .link
+        let query = click?.forwarded
         let (response, hit) = answer(
             link,
             code: code,
@@ -98,7 +103,7 @@ extension SmartLinkRoutes {
             hop: hop,
             onLandingDomain: onLandingDomain,
             visitor: { [address = link.rules == nil ? nil : peer()] in
-                visitor(platform: platform, agent: agent, request: request, query: query, peer: address)
+                visitor(platform: platform, agent: agent, request: request, query: click, peer: address)
             }
         )
         if onlyRedirect, response.status != .found { return nil }
@@ -122,7 +127,7 @@ extension SmartLinkRoutes {
         platform: ClientPlatform,
         agent: AgentText,
         request: Request,
-        query: String?,
+        query: ClickQuery?,
         peer: SocketAddress?
     ) -> RuleVisitor {
         RuleVisitor(
@@ -230,14 +235,16 @@ extension SmartLinkRoutes {
     static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
     static let doNotTrack = HTTPField.Name("DNT")!
 
-    /// `query` without the items meant for this server: the touch check's `_platform` and the QR code's `qr=1`
-    /// (nor empty items); nil when nothing else is left.
-    static func removingServerItems(_ query: String) -> String? {
-        guard query.contains("_platform") || query.contains("qr=") else { return query }
-        let kept = URLParts.rewritingItems(query) { name, pair in
-            name == "_platform" || pair == qrTag || pair.isEmpty ? nil : String(pair)
-        }
-        return kept.isEmpty ? nil : kept
+    /// A click whose query is past ``ClickQuery``'s bounds: refused, with the reason, before anything is counted.
+    static var queryTooLong: Response {
+        SmartLinkPages.html(
+            .uriTooLong,
+            SmartLinkPages.page(
+                title: "Link too long",
+                body:
+                    "<h1>This link is too long</h1><p>Its query is longer than \(ClickQuery.maxBytes) bytes or has more than \(ClickQuery.maxItems) items. Open the link as it was shared.</p>"
+            )
+        )
     }
 
     struct TooManyUnknownCodes: Error {

@@ -20,6 +20,9 @@ struct SmartLinkRoutes: Sendable {
     let clock: WallClock
     /// Per client address, for the two public deferred-link calls.
     let deferredLimiter = RateLimiter(capacity: 20, perMinute: 30)
+    /// Imports reading and writing at once, on this server (API and console alike): each holds a file of up to
+    /// ``maxImportSize`` and its links; one more answers 503 with `Retry-After`.
+    let imports = InFlightGate(limit: 2)
     /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
     let unknownCodes: RateLimiter
 
@@ -135,14 +138,20 @@ struct SmartLinkRoutes: Sendable {
             for (name, value) in query where name.hasPrefix("column.") {
                 columns[String(name.dropFirst("column.".count))] = String(value)
             }
-            let body = try await request.body.collect(upTo: Self.maxImportSize)
-            let read: (format: LinkImport.Format, rows: [LinkImport.Row])
-            do {
-                read = try LinkImport(policy: policy).rows(String(buffer: body), format: format, columns: columns)
-            } catch {
-                throw APIError.malformed("\(error)")
+            let report = try await imports.run {
+                let body = try await request.body.collect(upTo: Self.maxImportSize)
+                // Refused as the console refuses it: a file in another encoding would import as U+FFFD.
+                guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+                    throw APIError.malformed("the file is not UTF-8 text: export it as UTF-8 CSV")
+                }
+                let read: (format: LinkImport.Format, rows: [LinkImport.Row])
+                do {
+                    read = try LinkImport(policy: policy).rows(text, format: format, columns: columns)
+                } catch {
+                    throw APIError.malformed("\(error)")
+                }
+                return try await importing(read, conflict: conflict, dryRun: dryRun)
             }
-            let report = try await importing(read, conflict: conflict, dryRun: dryRun)
             return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
         }
         // The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
@@ -190,9 +199,17 @@ struct SmartLinkRoutes: Sendable {
                 let platform =
                     parameters["platform"].flatMap { ClientPlatform(rawValue: String($0)) }
                     ?? ClientPlatform(userAgent: request.headers[.userAgent])
-                let query = request.uri.query.flatMap { query in
-                    URLParts.rewritingItems(query) { name, pair in name == "platform" ? nil : String(pair) }
-                }.flatMap { $0.isEmpty ? nil : $0 }
+                let query = try request.uri.query.flatMap { query -> ClickQuery? in
+                    let forwarded = URLParts.rewritingItems(query) { name, pair in
+                        name == "platform" ? nil : String(pair)
+                    }
+                    guard let parsed = ClickQuery(forwarded) else {
+                        throw APIError.malformed(
+                            "the query: at most \(ClickQuery.maxBytes) bytes and \(ClickQuery.maxItems) items"
+                        )
+                    }
+                    return parsed
+                }
                 let agent = AgentText(request.headers[.userAgent])
                 var visitor = visitor(
                     platform: platform,

@@ -89,7 +89,7 @@ extension SmartLinkValidator {
 
     private func destinationProblem(_ destination: LinkRule.Destination, link: SmartLink) -> String? {
         switch destination {
-        case .url(let url): return destinationProblem(url).map { "url: \($0)" }
+        case .url(let url): return (destinationProblem(url) ?? shortLinkProblem(url)).map { "url: \($0)" }
         case .route(let route): return routeProblem(route, app: link.app).map { "route: \($0)" }
         case .store:
             return stores.contains(link.app ?? primary)
@@ -114,8 +114,11 @@ extension SmartLinkValidator {
                 problems.append("\(field)[\(index)]: \(problem)")
             }
         }
-        let total = variants.reduce(0) { $0 + $1.weight }
-        if total != 100 { problems.append("\(field): the weights add up to \(total), not 100") }
+        // Summed only once each weight is in range: input never reaches arithmetic that could overflow.
+        if variants.allSatisfy({ (1...99).contains($0.weight) }) {
+            let total = variants.reduce(0) { $0 + $1.weight }
+            if total != 100 { problems.append("\(field): the weights add up to \(total), not 100") }
+        }
         return problems
     }
 }

@@ -11,8 +11,12 @@ struct SmartLinkValidator: Sendable {
     /// The bundle ID of a link that names no app.
     let primary: String
     let allowedHosts: Set<String>
+    /// The hosts whose one-segment paths this server answers as short links: the link domain, earlier link
+    /// domains, the landing domain. A destination there would be a redirect to a redirect, and a loop when it
+    /// comes back (every hop counted as a click).
+    let shortLinkHosts: Set<String>
 
-    init(apps: [AppConfiguration], allowedHosts: Set<String>) throws {
+    init(apps: [AppConfiguration], allowedHosts: Set<String>, shortLinkHosts: Set<String> = []) throws {
         var manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)] = [:]
         for app in apps {
             manifests[app.bundleID] = (
@@ -24,6 +28,7 @@ struct SmartLinkValidator: Sendable {
         stores = Set(apps.filter { $0.appStoreID != nil || $0.android != nil }.map(\.bundleID))
         primary = apps[0].bundleID
         self.allowedHosts = allowedHosts
+        self.shortLinkHosts = shortLinkHosts
         // A one-segment reset path (`/reset-password`) is served by the server: no code may take it.
         let resetSegments = apps[0].passwordReset?.path.split(separator: "/") ?? []
         resetCode = resetSegments.count == 1 ? resetSegments[0].lowercased() : nil
@@ -72,7 +77,8 @@ struct SmartLinkValidator: Sendable {
         ]
         for (field, value) in destinations {
             guard let value else { continue }
-            if let problem = destinationProblem(value) { problems.append("\(field): \(problem)") }
+            let problem = destinationProblem(value) ?? (field == "preview.image" ? nil : shortLinkProblem(value))
+            if let problem { problems.append("\(field): \(problem)") }
         }
         for (field, value) in [
             ("preview.title", link.preview.title), ("preview.description", link.preview.description),
@@ -95,6 +101,23 @@ struct SmartLinkValidator: Sendable {
             return "the app has no route for \(route) (\(rejection))"
         }
         return nil
+    }
+
+    /// Why `destination` is one of this server's own short links (or nil): one path segment on a short-link host
+    /// that is no route of an app. Refused whether or not a link has that code yet: it may have one tomorrow.
+    func shortLinkProblem(_ destination: String) -> String? {
+        guard let parts = try? URLParts(parsing: destination, limits: Self.destinationLimits),
+            let host = parts.host, shortLinkHosts.contains(host)
+        else { return nil }
+        let segments = parts.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.count == 1, let code = segments.first, Self.isCode(String(code)) else { return nil }
+        let isRoute = manifests.values.contains { manifest in
+            guard let table = manifest.table else { return false }
+            return (try? table.match("https://\(manifest.host)/\(code)").get()) != nil
+        }
+        return isRoute
+            ? nil
+            : "\(destination) is a short link of this server: a redirect to a redirect, a loop if it leads back; give its destination instead"
     }
 
     /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.

@@ -1,9 +1,10 @@
 import HTTPTypes
 import Synchronization
 
-/// Bounds the password hashes computed or waiting at once (each costs tens of milliseconds and megabytes of
-/// memory by design): past `limit`, a request answers 503 with `Retry-After` at once instead of queueing.
-final class HashingGate: Sendable {
+/// Bounds the costly work running at once: password hashes (each costs tens of milliseconds and megabytes of memory
+/// by design) and imports (a file of megabytes read into links). Past `limit`, a request answers 503 with
+/// `Retry-After` at once instead of queueing.
+final class InFlightGate: Sendable {
     let limit: Int
     private let inFlight = Mutex(0)
 
