@@ -342,11 +342,11 @@ import FoundationNetworking
             }) { api in
                 let expiry = world.clock.wallClock.milliseconds() + 60_000
                 let body =
-                    #"{"code":"flash","route":"/post/3","expiresAt":\#(expiry),"expiredURL":"https://links.example.com/over","destinations":{"desktop":"https://links.example.com/flash"}}"#
+                    #"{"code":"flash","route":"/post/3","expiresAt":\#(expiry),"expiredURL":"https://links.example.com/over","destinations":{"desktop":"https://links.example.com/flash-sale"}}"#
                 #expect(try await api.post("/v1/links", body, headers: Self.admin).status == .created)
                 #expect(
                     try await api.get("/flash", headers: [.userAgent: Self.desktop]).headers[.location]
-                        == "https://links.example.com/flash"
+                        == "https://links.example.com/flash-sale"
                 )
                 // iOS goes to the landing domain first, query kept; there, the page.
                 let hop = try await api.get("/flash?ref=mail", headers: [.userAgent: Self.iPhone])
@@ -364,7 +364,7 @@ import FoundationNetworking
                 )
 
                 let decisions = try await api.get("/flash?d=1").text
-                #expect(decisions.contains("<th>desktop</th><td>302 to https://links.example.com/flash</td>"))
+                #expect(decisions.contains("<th>desktop</th><td>302 to https://links.example.com/flash-sale</td>"))
                 #expect(decisions.contains("<code>https://links.example.com/post/3</code>: iOS opens the app"))
                 #expect(!decisions.contains("the landing page is on the link domain"))
 

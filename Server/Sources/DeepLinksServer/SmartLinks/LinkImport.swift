@@ -111,19 +111,22 @@ struct LinkImport: Sendable {
                     "no column for '\(alternatives[0])' in the \(format.rawValue) format (looked for: \(looked.joined(separator: ", ")); name one with --column \(alternatives[0])=NAME)"
             )
         }
-        return (format, { [indexes] cells, line -> Row? in
-            guard cells.contains(where: { !$0.isEmpty }) else { return nil }  // a blank line
-            func value(_ field: String) -> String? {
-                guard let index = indexes[field], index < cells.count else { return nil }
-                var text = cells[index].trimmingCharacters(in: .whitespaces)
-                // A spreadsheet's formula guard (dub writes `'=...` for a value that starts with = + - @).
-                if text.hasPrefix("'"), let next = text.dropFirst().first, "=+-@".contains(next) {
-                    text.removeFirst()
+        return (
+            format,
+            { [indexes] cells, line -> Row? in
+                guard cells.contains(where: { !$0.isEmpty }) else { return nil }  // a blank line
+                func value(_ field: String) -> String? {
+                    guard let index = indexes[field], index < cells.count else { return nil }
+                    var text = cells[index].trimmingCharacters(in: .whitespaces)
+                    // A spreadsheet's formula guard (dub writes `'=...` for a value that starts with = + - @).
+                    if text.hasPrefix("'"), let next = text.dropFirst().first, "=+-@".contains(next) {
+                        text.removeFirst()
+                    }
+                    return text.isEmpty ? nil : text
                 }
-                return text.isEmpty ? nil : text
+                return row(line: line, format: format, value)
             }
-            return row(line: line, format: format, value)
-        })
+        )
     }
 
     /// The format whose header this is, by the columns only its exporter writes together.

@@ -37,12 +37,15 @@ struct LinkPolicy: Sendable {
         if let domain = settings.linkDomain { allowed.insert(domain) }
         allowed.formUnion(settings.otherLinkDomains)
         if let domain = settings.landingDomain { allowed.insert(domain) }
-        let shortLinkHosts = [settings.linkDomain ?? app.apps[0].domains[0], settings.landingDomain]
-            .compactMap { $0 } + settings.otherLinkDomains
+        let linkDomain = (settings.linkDomain ?? app.apps[0].domains[0]).lowercased()
+        let shared = apps.contains { $0.domains.contains { $0.lowercased() == linkDomain } }
+        let dedicated =
+            ([shared ? nil : linkDomain, settings.landingDomain].compactMap { $0 } + settings.otherLinkDomains)
         validator = try SmartLinkValidator(
             apps: apps,
             allowedHosts: allowed,
-            shortLinkHosts: Set(shortLinkHosts.map { $0.lowercased() })
+            shortLinkHosts: Set(dedicated.map { $0.lowercased() }),
+            sharedLinkHost: shared ? linkDomain : nil
         )
         matcher = association.matcher
         linkMatcher = association.linkDomainAssociation.map { (Set($0.hosts), $0.matcher) }

@@ -89,7 +89,8 @@ extension SmartLinkValidator {
 
     private func destinationProblem(_ destination: LinkRule.Destination, link: SmartLink) -> String? {
         switch destination {
-        case .url(let url): return (destinationProblem(url) ?? shortLinkProblem(url)).map { "url: \($0)" }
+        case .url(let url):
+            return (destinationProblem(url) ?? shortLinkProblem(url, of: link.code)).map { "url: \($0)" }
         case .route(let route): return routeProblem(route, app: link.app).map { "route: \($0)" }
         case .store:
             return stores.contains(link.app ?? primary)

@@ -11,12 +11,20 @@ struct SmartLinkValidator: Sendable {
     /// The bundle ID of a link that names no app.
     let primary: String
     let allowedHosts: Set<String>
-    /// The hosts whose one-segment paths this server answers as short links: the link domain, earlier link
-    /// domains, the landing domain. A destination there would be a redirect to a redirect, and a loop when it
-    /// comes back (every hop counted as a click).
+    /// The hosts that serve short links only: the link domain when it is no app's domain, earlier link domains, the
+    /// landing domain. Any one-segment path there is a short link: a destination there would be a redirect to a
+    /// redirect, and a loop when it comes back (every hop counted as a click).
     let shortLinkHosts: Set<String>
+    /// The link domain when it is also an app's domain (where the team's site may answer other paths): there only
+    /// the link's own code is refused.
+    let sharedLinkHost: String?
 
-    init(apps: [AppConfiguration], allowedHosts: Set<String>, shortLinkHosts: Set<String> = []) throws {
+    init(
+        apps: [AppConfiguration],
+        allowedHosts: Set<String>,
+        shortLinkHosts: Set<String> = [],
+        sharedLinkHost: String? = nil
+    ) throws {
         var manifests: [String: (table: RouteTable<ManifestDestination>?, host: String)] = [:]
         for app in apps {
             manifests[app.bundleID] = (
@@ -29,6 +37,7 @@ struct SmartLinkValidator: Sendable {
         primary = apps[0].bundleID
         self.allowedHosts = allowedHosts
         self.shortLinkHosts = shortLinkHosts
+        self.sharedLinkHost = sharedLinkHost
         // A one-segment reset path (`/reset-password`) is served by the server: no code may take it.
         let resetSegments = apps[0].passwordReset?.path.split(separator: "/") ?? []
         resetCode = resetSegments.count == 1 ? resetSegments[0].lowercased() : nil
@@ -77,7 +86,8 @@ struct SmartLinkValidator: Sendable {
         ]
         for (field, value) in destinations {
             guard let value else { continue }
-            let problem = destinationProblem(value) ?? (field == "preview.image" ? nil : shortLinkProblem(value))
+            let problem =
+                destinationProblem(value) ?? (field == "preview.image" ? nil : shortLinkProblem(value, of: link.code))
             if let problem { problems.append("\(field): \(problem)") }
         }
         for (field, value) in [
@@ -103,21 +113,28 @@ struct SmartLinkValidator: Sendable {
         return nil
     }
 
-    /// Why `destination` is one of this server's own short links (or nil): one path segment on a short-link host
-    /// that is no route of an app. Refused whether or not a link has that code yet: it may have one tomorrow.
-    func shortLinkProblem(_ destination: String) -> String? {
-        guard let parts = try? URLParts(parsing: destination, limits: Self.destinationLimits),
-            let host = parts.host, shortLinkHosts.contains(host)
+    /// Why `destination` is one of this server's own short links (or nil): a one-segment path that is no route of
+    /// an app, on a host that serves short links only; on a link domain shared with the app's site, the link's own
+    /// code. Refused whether or not a link has that code yet: it may have one tomorrow.
+    func shortLinkProblem(_ destination: String, of code: String) -> String? {
+        guard let parts = try? URLParts(parsing: destination, limits: Self.destinationLimits), let host = parts.host
         else { return nil }
         let segments = parts.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard segments.count == 1, let code = segments.first, Self.isCode(String(code)) else { return nil }
-        let isRoute = manifests.values.contains { manifest in
-            guard let table = manifest.table else { return false }
-            return (try? table.match("https://\(manifest.host)/\(code)").get()) != nil
+        guard segments.count == 1, let target = segments.first.map(String.init), Self.isCode(target) else {
+            return nil
         }
-        return isRoute
-            ? nil
-            : "\(destination) is a short link of this server: a redirect to a redirect, a loop if it leads back; give its destination instead"
+        let isShortLink: Bool
+        if shortLinkHosts.contains(host) {
+            isShortLink = !manifests.values.contains { manifest in
+                guard let table = manifest.table else { return false }
+                return (try? table.match("https://\(manifest.host)/\(target)").get()) != nil
+            }
+        } else {
+            isShortLink = host == sharedLinkHost && target.lowercased() == code.lowercased()
+        }
+        return isShortLink
+            ? "\(destination) is a short link of this server: a redirect to a redirect, a loop if it leads back; give its destination instead"
+            : nil
     }
 
     /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.
