@@ -106,7 +106,8 @@ extension DeepLinksApplication {
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(StrictTransportSecurityMiddleware())
         router.middlewares.add(StorageFailureMiddleware(logger: logger))
-        router.middlewares.add(NotFoundMiddleware(fallback: fallback))
+        let routeMethods = RouteMethods()
+        router.middlewares.add(NotFoundMiddleware(fallback: fallback, methods: routeMethods))
         OperationsRoutes(
             database: database,
             metrics: metrics,
@@ -173,6 +174,7 @@ extension DeepLinksApplication {
         // Last: `/{code}` takes whatever path the routes above do not.
         smartLinks.register(on: router)
         try OpenAPIRoutes.register(on: router)
+        routeMethods.learn(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return (router, jobs, smartLinks)
     }
 }

@@ -322,4 +322,73 @@ import Testing
             }
         }
     }
+
+    /// The export's spreadsheet guard looks at the first scalar (`=` with a zero-width joiner or a combining mark
+    /// after it is still a formula to LibreOffice), and export then import is the identity: spaces kept, a title
+    /// that starts with the guard's own `'` kept.
+    @Test func theSpreadsheetGuardIsByScalarAndExportThenImportIsTheIdentity() async throws {
+        #expect(LinkExport.cell("=\u{200D}1+1").unicodeScalars.starts(with: "'=".unicodeScalars))
+        #expect(LinkExport.cell("=\u{0301}SUM(A1)").unicodeScalars.starts(with: "'=".unicodeScalars))
+        #expect(LinkExport.cell("\tcmd").hasPrefix("'\t"))
+        #expect(LinkExport.cell("plain") == "plain")
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let titles = ["  spaced title  ", "'=not a formula", "=\u{200D}1+1", "''twice", "-5 %", "@home"]
+                for (index, title) in titles.enumerated() {
+                    let body = try JSONSerialization.data(withJSONObject: [
+                        "code": "title\(index)", "route": "/post/\(index)", "preview": ["title": title],
+                    ])
+                    try await LinkRuleTests.create(api, String(decoding: body, as: UTF8.self))
+                }
+                let exported = try await api.get("/v1/links/export", headers: Self.admin).text
+                for index in titles.indices {
+                    #expect(
+                        try await api.get("/v1/links/title\(index)", method: .delete, headers: Self.admin).status
+                            == .noContent
+                    )
+                }
+                let report = try await api.post("/v1/links/import", exported, headers: LinkImportTests.csv)
+                #expect(report.status == .ok, "\(report.text)")
+                for (index, title) in titles.enumerated() {
+                    let link = try await api.get("/v1/links/title\(index)", headers: Self.admin).object
+                    #expect((link["preview"] as? [String: Any])?["title"] as? String == title, "\(title)")
+                }
+            }
+        }
+    }
+
+    /// A trusted proxy's `X-Forwarded-For` that holds no hop (`,`, empty) is an unknown client, not the proxy.
+    @Test func aForwardedForWithoutAHopIsAnUnknownClient() throws {
+        let proxies = try TrustedProxies(["127.0.0.1"])
+        let peer = try SocketAddress(ipAddress: "127.0.0.1", port: 4000)
+        for header in [",", "", " , ", "203.0.113.7, "] {
+            let address = proxies.clientAddress(peer: peer, headers: [TrustedProxies.forwardedFor: header])
+            #expect(address == TrustedProxies.unknownClient, "'\(header)': \(address)")
+        }
+        #expect(
+            proxies.clientAddress(peer: peer, headers: [TrustedProxies.forwardedFor: "203.0.113.7"]) == "203.0.113.7"
+        )
+        #expect(proxies.clientAddress(peer: peer, headers: [:]) == "127.0.0.1", "the proxy's own request")
+    }
+
+    /// `localhost.` is a name resolved through DNS, not loopback: plain http to it is refused.
+    @Test func plainHTTPGoesToLoopbackOnly() {
+        #expect(ExternalAccounts.backendProblem("http://localhost:8080") == nil)
+        #expect(ExternalAccounts.backendProblem("http://127.0.0.1:8080/hooks") == nil)
+        #expect(ExternalAccounts.backendProblem("http://[::1]:8080") == nil)
+        for address in ["http://localhost.:8080", "http://localhost.", "http://LOCALHOST./hooks"] {
+            #expect(ExternalAccounts.backendProblem(address)?.contains("plain http") == true, "\(address)")
+        }
+    }
+
+    /// Without a route manifest a route is still a path a URL holds: no CR, LF, NUL or invalid escape.
+    @Test func aRouteWithoutAManifestIsStillAPath() throws {
+        var app = AppConfiguration.demo
+        app.routes = nil
+        let validator = try SmartLinkValidator(apps: [app], allowedHosts: [])
+        #expect(validator.routeProblem("/post/10?tag=a", app: nil) == nil)
+        for route in ["/post\r\nSet-Cookie: x", "/a\u{0}b", "/a%zz", "//evil.example/x", "/a b"] {
+            #expect(validator.routeProblem(route, app: nil) != nil, "\(route.debugDescription)")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Testing
 
@@ -75,6 +76,41 @@ import Testing
                     $0.contains(" /v1/") || $0.contains(" /.well-known/") || $0.hasSuffix("/healthz")
                 }
                 #expect(apiPages.isEmpty, "API routes must be described by hand: \(apiPages.sorted())")
+            }
+        }
+    }
+}
+
+/// The contract and the endpoints agree where the audit found them apart (#43): the export's columns, the import's
+/// `column.*` parameters, and 405 with `Allow` for a method a path of the API does not have.
+@Suite struct OpenAPIAgreementTests {
+    @Test func theExportColumnsTheImportParametersAndUndeclaredMethodsAreAsDocumented() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(SmartLinkTests.configure) { api in
+                let document = try await api.get("/openapi.json").object
+                let paths = try #require(document["paths"] as? [String: [String: Any]])
+                let export = (paths["/v1/links/export"]?["get"] as? [String: Any])?["responses"] as? [String: Any]
+                let described = try #require((export?["200"] as? [String: Any])?["description"] as? String)
+                #expect(described == "CSV: " + LinkExport.header.joined(separator: ", "))
+                let parameters =
+                    (paths["/v1/links/import"]?["post"] as? [String: Any])?["parameters"] as? [[String: Any]]
+                let columns = Set(
+                    (parameters ?? []).compactMap { $0["name"] as? String }.filter { $0.hasPrefix("column.") }
+                )
+                let fields = Set(LinkImport.Format.allCases.flatMap { LinkImport.fields($0).map { "column." + $0.0 } })
+                #expect(columns == fields)
+
+                for (method, path, allow) in [
+                    (HTTPRequest.Method.delete, "/v1/links", "GET, HEAD, POST"),
+                    (.patch, "/v1/links/summer", "DELETE, GET, HEAD, PUT"),
+                    (.put, "/v1/links/export", "GET, HEAD"),
+                ] {
+                    let answer = try await api.get(path, method: method, headers: SmartLinkTests.admin)
+                    #expect(answer.status == .methodNotAllowed, "\(method) \(path): \(answer.status)")
+                    #expect(answer.headers[.allow] == allow, "\(method) \(path)")
+                    #expect(answer.object["error"] as? String == "method_not_allowed")
+                }
+                #expect(try await api.get("/v1/nothing-here", method: .delete).status == .notFound)
             }
         }
     }

@@ -45,8 +45,12 @@ public struct ExternalAccounts: Sendable, Equatable {
         switch parts.scheme {
         case "https": return nil
         case "http":
-            return isLoopback(host)
-                ? nil : "uses plain http to \(host): \(carrying), use https (http is for loopback)"
+            // `localhost.` (the URL policy leaves the dot out of `host`) is a name resolved through DNS, not the
+            // hosts file's `localhost`: not loopback.
+            let authority = address.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
+            let named = authority.hasPrefix("[") ? authority : authority.prefix { $0 != ":" }
+            return isLoopback(host) && !named.hasSuffix(".")
+                ? nil : "uses plain http to \(named): \(carrying), use https (http is for loopback)"
         default: return "is not an http(s) address"
         }
     }

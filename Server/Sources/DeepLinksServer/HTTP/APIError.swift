@@ -42,6 +42,7 @@ extension APIError {
         case unauthorized = "unauthorized"
         case forbidden = "forbidden"
         case notFound = "not_found"
+        case methodNotAllowed = "method_not_allowed"
         case storageUnavailable = "storage_unavailable"
         case internalError = "internal_error"
         case invalidOrExpiredToken = "invalid_or_expired_token"

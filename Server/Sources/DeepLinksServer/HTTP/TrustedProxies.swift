@@ -57,11 +57,13 @@ public struct TrustedProxies: Sendable, Equatable {
         guard let peerIP = peer?.ipAddress else { return Self.unknownClient }
         let peerText = IPAddress(peerIP)?.description ?? peerIP
         guard trusts(peerIP) else { return peerText }
-        let hops = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }.map {
-            $0.trimmingCharacters(in: .whitespaces)
+        let hops = headers[values: Self.forwardedFor].flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
         }
-        // The rightmost hop the trusted proxies did not add. One that is not an address is the client's claim, not
-        // the proxy's: the request comes from an unknown client, never from the trusted proxy itself.
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+        // The rightmost hop the trusted proxies did not add. One that is not an address (an empty one too: a header
+        // of `,` or nothing) is the client's claim, not the proxy's: the request comes from an unknown client, never
+        // from the trusted proxy itself. Without the header, the request is the proxy's own.
         for hop in hops.reversed() {
             guard let address = Self.hopAddress(hop) else { return Self.unknownClient }
             if !trusts(address) { return address.description }

@@ -31,11 +31,16 @@ enum LinkExport {
         return (try? encoder.encode(rules)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
 
-    /// A cell as RFC 4180 writes it, quoted when it must be; a text a spreadsheet would run as a formula
-    /// (`=`, `+`, `-`, `@` first) gets a `'` before it, which the import takes off again.
+    /// What a spreadsheet reads as the start of a formula (`=`, `+`, `-`, `@`, a tab, a carriage return), and the
+    /// guard's own `'` (so a text that starts with one comes back as it was).
+    static let guarded: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "'"]
+
+    /// A cell as RFC 4180 writes it, quoted when it must be; a text whose first scalar a spreadsheet would run as a
+    /// formula gets a `'` before it, which the import takes off again. The first scalar, not the first character:
+    /// `=` followed by a zero-width joiner or a combining mark is one character, and still a formula to LibreOffice.
     static func cell(_ text: String) -> String {
         var text = text
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        if let first = text.unicodeScalars.first, guarded.contains(first) { text = "'" + text }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -117,10 +117,13 @@ struct LinkImport: Sendable {
                 guard cells.contains(where: { !$0.isEmpty }) else { return nil }  // a blank line
                 func value(_ field: String) -> String? {
                     guard let index = indexes[field], index < cells.count else { return nil }
-                    var text = cells[index].trimmingCharacters(in: .whitespaces)
-                    // A spreadsheet's formula guard (dub writes `'=...` for a value that starts with = + - @).
-                    if text.hasPrefix("'"), let next = text.dropFirst().first, "=+-@".contains(next) {
-                        text.removeFirst()
+                    // This server's own export is read as written (a title's spaces are the title's); other exporters'
+                    // cells are trimmed.
+                    var text = format == .csv ? cells[index] : cells[index].trimmingCharacters(in: .whitespaces)
+                    // A spreadsheet's formula guard, taken off as ``LinkExport`` puts it on (dub writes `'=...` too).
+                    let scalars = text.unicodeScalars
+                    if scalars.first == "'", let next = scalars.dropFirst().first, LinkExport.guarded.contains(next) {
+                        text.unicodeScalars.removeFirst()
                     }
                     return text.isEmpty ? nil : text
                 }
@@ -228,8 +231,21 @@ struct LinkImport: Sendable {
         if format != .fdl {
             link.preview = .init(title: value("title"), description: value("description"), image: value("image"))
         }
+        // A title is text to keep: never a reason to refuse a link (Bitly's titles hold line breaks).
+        link.preview.title = link.preview.title.map(Self.previewText)
+        link.preview.description = link.preview.description.map(Self.previewText)
         problems += policy.validator.problems(link)
         return Row(line: line, code: link.code, link: problems.isEmpty ? link : nil, problems: problems)
+    }
+
+    /// A preview text as the validator takes it: control characters (line breaks, tabs) as spaces, at most 300
+    /// characters (cut with an ellipsis).
+    static func previewText(_ text: String) -> String {
+        var cleaned = String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 })
+        )
+        if cleaned.count > 300 { cleaned = cleaned.prefix(299) + "…" }
+        return cleaned
     }
 
     /// The code of a short link: its path without the first `/` (`https://example.page.link/abc` → `abc`;

@@ -104,13 +104,23 @@ struct SmartLinkValidator: Sendable {
 
     /// Why `route` is no route of the app (`app`, nil: the primary one), or nil.
     func routeProblem(_ route: String, app: String?) -> String? {
-        guard route.hasPrefix("/") else { return "a path starting with '/' (the app's destination, as /post/10)" }
-        if let (manifest, host) = manifests[app ?? primary], let manifest,
-            case .failure(let rejection) = manifest.match("https://\(host)\(route)")
-        {
-            return "the app has no route for \(route) (\(rejection))"
+        guard route.hasPrefix("/"), !route.hasPrefix("//") else {
+            return "a path starting with '/' (the app's destination, as /post/10)"
         }
-        return nil
+        guard let (manifest, host) = manifests[app ?? primary] else { return nil }
+        if let manifest {
+            if case .failure(let rejection) = manifest.match("https://\(host)\(route)") {
+                return "the app has no route for \(route) (\(rejection))"
+            }
+            return nil
+        }
+        // Without a manifest, any path the URL policy reads: no control characters, no invalid escapes.
+        do {
+            _ = try URLParts(parsing: "https://\(host)\(route)", limits: Self.destinationLimits)
+            return nil
+        } catch {
+            return "a path and query as a URL holds them (\(error.reason))"
+        }
     }
 
     /// Why `destination` is one of this server's own short links (or nil): a one-segment path that is no route of
