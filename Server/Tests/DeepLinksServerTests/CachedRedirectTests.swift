@@ -95,6 +95,10 @@ import Glibc
         #expect(!CachedRedirects.mayAnswer(head(.get, "/summer", [.connection: "Close"])), "the router closes")
         #expect(!CachedRedirects.mayAnswer(head(.get, "/summer", [.contentLength: "4"])), "the router reads a body")
         #expect(!CachedRedirects.mayAnswer(head(.get, "/summer", [.transferEncoding: "chunked"])))
+        // A long query leaves the event loop (#43): past 2 KiB, or 64 items.
+        #expect(CachedRedirects.mayAnswer(head(.get, "/summer?" + String(repeating: "a", count: 2000))))
+        #expect(!CachedRedirects.mayAnswer(head(.get, "/summer?" + String(repeating: "a", count: 2100))))
+        #expect(!CachedRedirects.mayAnswer(head(.get, "/summer?" + String(repeating: "a&", count: 64))))
     }
 
     @Test func pipelinedRequestsAreAnsweredInTheOrderTheyWereSent() async throws {

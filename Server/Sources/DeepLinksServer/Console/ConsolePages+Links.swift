@@ -73,7 +73,7 @@ extension ConsolePages {
             return
                 "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
         }.joined()
-        let warnings = LinkTrackingProtection.warnings(link)
+        let warnings = LinkTrackingProtection.warnings(link) + policy.warnings(link)
         let warned =
             warnings.isEmpty
             ? ""

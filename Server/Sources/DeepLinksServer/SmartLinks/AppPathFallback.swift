@@ -41,7 +41,11 @@ struct AppPathFallback: Sendable {
                     headers: [.location: web + request.uri.path + query, .cacheControl: "no-store"]
                 )
             }
-            return SmartLinkPages.html(.ok, SmartLinkPages.appPath(app, url: url))
+            let platform = ClientPlatform(
+                agent: AgentText(request.headers[.userAgent]),
+                platformHint: request.headers[SmartLinkRoutes.platformHint]
+            )
+            return SmartLinkPages.html(.ok, SmartLinkPages.appPath(app, url: url, platform: platform))
         }
         return nil
     }

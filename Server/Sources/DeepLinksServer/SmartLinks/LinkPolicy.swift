@@ -82,6 +82,37 @@ struct LinkPolicy: Sendable {
         return matched ? routed : web
     }
 
+    /// Whether `url` is a path of an app's own on one of its domains, answered by this server with a page that
+    /// offers the app (no `webURL` of the app's takes it): no destination for a browser without the app.
+    func isAppPath(_ url: String) -> Bool {
+        guard let host = (try? URLParts(parsing: url, limits: SmartLinkValidator.destinationLimits))?.host else {
+            return false
+        }
+        return apps.contains { app in
+            guard app.webURL == nil, app.domains.contains(host),
+                let table = validator.manifests[app.bundleID]?.table, case .success = table.match(url)
+            else { return false }
+            return opens(app, url).verdict == .match
+        }
+    }
+
+    /// Warnings for a link that is valid but sends some visitors somewhere they may not expect: a rule's `store`
+    /// that Android visitors reach when the app has no Android version (they get the link's web destination).
+    func warnings(_ link: SmartLink) -> [String] {
+        guard app(for: link).android == nil else { return [] }
+        return (link.rules ?? []).enumerated().compactMap { index, rule in
+            guard rule.when.platforms.map({ $0.contains(.android) }) ?? true else { return nil }
+            let stores: Bool
+            switch rule.then {
+            case .destination(let destination): stores = destination == .store
+            case .split(let variants): stores = variants.contains { $0.destination == .store }
+            }
+            return stores
+                ? "rules[\(index)].then: store: the app has no Android version, so Android visitors of this rule get the link's web destination, not a store"
+                : nil
+        }
+    }
+
     /// The universal link of the link's route; a web link's web address.
     func appURL(_ link: SmartLink) -> String {
         guard let route = link.route else { return link.destinations.fallback ?? shortURL(link.code) }
@@ -116,8 +147,11 @@ struct LinkPolicy: Sendable {
             // No Android app: the link's web destination (else the route's page on the app's domain), never a page
             // that offers the App Store.
             guard app.android != nil else { return .redirect(link.destinations.android ?? fallback ?? appURL(link)) }
-            // The link's own web page when it has one (its content), else the Play listing.
-            let web = link.destinations.android ?? fallback ?? app.android?.playStoreURL
+            // The link's own web page when it has one (its content), else the Play listing. A fallback that is the
+            // app's own path (a Firebase row's deep link) is no page for a browser without the app: Play instead.
+            let web =
+                link.destinations.android ?? fallback.flatMap { isAppPath($0) ? nil : $0 }
+                ?? app.android?.playStoreURL
             if inAppBrowser { return .landing(web: link.destinations.android ?? fallback) }
             if let android = app.android {
                 // Chrome opens the app when installed, else the fallback (Firefox always takes the fallback).
@@ -214,7 +248,11 @@ struct LinkPolicy: Sendable {
             return decision(routed, platform: platform, inAppBrowser: inAppBrowser)
         case .store:
             let app = app(for: link)
-            if platform == .android, let play = app.android?.playStoreURL { return .redirect(play) }
+            if platform == .android {
+                // Never Apple's store on Android: Play, else the link's web destination.
+                if let play = app.android?.playStoreURL { return .redirect(play) }
+                return .redirect(link.destinations.android ?? link.destinations.fallback ?? appURL(link))
+            }
             if let id = app.appStoreID { return .redirect(Self.appStoreURL(id)) }
             return app.android.map { .redirect($0.playStoreURL) } ?? .landing(web: nil)
         }

@@ -299,7 +299,18 @@ extension LinkRule.Action: Codable {
 extension LinkRule.Variant: Codable {
     package init(from decoder: any Decoder) throws {
         let container = try StrictKeys.container(decoder, allowing: ["variant", "weight"] + LinkRule.Destination.keys)
-        guard let name: String = try container.value("variant"), let weight: Int = try container.value("weight"),
+        let weight = try container.value("weight", as: Double.self).map { value in
+            guard let whole = Int(exactly: value) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: container.codingPath + [StrictKeys(stringValue: "weight")],
+                        debugDescription: "a whole number from 1 to 99, not \(value)"
+                    )
+                )
+            }
+            return whole
+        }
+        guard let name: String = try container.value("variant"), let weight,
             let destination = try LinkRule.Destination(container)
         else {
             throw DecodingError.dataCorrupted(

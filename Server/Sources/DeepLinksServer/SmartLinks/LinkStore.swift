@@ -235,7 +235,9 @@ struct LinkStore: Sendable {
     }
 
     private static func decode(_ document: String) throws -> SmartLink {
-        try JSONDecoder().decode(SmartLink.self, from: Data(document.utf8))
+        let decoder = JSONDecoder()
+        decoder.userInfo[SmartLink.lenient] = true
+        return try decoder.decode(SmartLink.self, from: Data(document.utf8))
     }
 
     private static func encode(_ link: SmartLink) throws -> String {

@@ -108,8 +108,9 @@ struct RuleVisitor {
     /// The OS version the browser reports. On iOS, Safari's `Version/` token first: since iOS 26 Safari freezes
     /// the `iPhone OS` token at 18_x, while `Version/` is Safari's own version, which is the OS's (26.x on
     /// iOS 26). Other iOS browsers (Chrome, Firefox, in-app browsers) send no `Version/`; their `iPhone OS`
-    /// token is read, frozen or not. On Android the `Sec-CH-UA-Platform-Version` client hint when sent, else the
-    /// `Android N` token (Chrome's reduced agent says `Android 10` whatever the version).
+    /// token is read, frozen or not. On Android the `Sec-CH-UA-Platform-Version` client hint when sent (Chrome and
+    /// Samsung Internet send it once the server asks: ``SmartLinkRoutes/askForPlatformVersion``), else the
+    /// `Android N` token, unless it is the reduced agent's `Android 10; K` (the same whatever the version): unknown.
     mutating func osVersion() -> OSVersion? {
         if let known = memo.version { return known }
         let found: OSVersion?
@@ -123,7 +124,8 @@ struct RuleVisitor {
             let hint = headers[Self.platformVersionHint]?.filter { $0 != "\"" }
             found =
                 hint.flatMap { OSVersion($0) }
-                ?? Self.version(after: Self.android, in: agent, separator: UInt8(ascii: "."))
+                ?? (agent.has(Self.reducedAndroid)
+                    ? nil : Self.version(after: Self.android, in: agent, separator: UInt8(ascii: ".")))
         default:
             found = nil
         }
@@ -133,6 +135,8 @@ struct RuleVisitor {
 
     static let safariVersion = Array("version/".utf8), iPhoneOS = Array("iphone os ".utf8)
     static let cpuOS = Array("cpu os ".utf8), android = Array("android ".utf8)
+    /// Chrome's and Samsung Internet's reduced agent (`Linux; Android 10; K`), whatever the device and version.
+    static let reducedAndroid = Array("android 10; k)".utf8)
     static let platformVersionHint = HTTPField.Name("Sec-CH-UA-Platform-Version")!
 
     /// `major[sep minor]` right after `token` in the agent.
@@ -323,6 +327,12 @@ extension SmartLink {
             }
         }
         return .none
+    }
+
+    /// Whether a rule compares the Android version (an `os` range for android): the redirect then asks Chromium
+    /// browsers for it.
+    var readsAndroidVersion: Bool {
+        rules?.contains { $0.when.os != nil && $0.when.platforms?.contains(.android) == true } ?? false
     }
 
     /// Whether the link has ended: it has no destination of its own, and every rule's window has closed.

@@ -26,12 +26,23 @@ package struct SmartLink: Sendable, Codable, Equatable {
     /// window) or has nothing for that visitor.
     package var rules: [LinkRule]?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL, rules
     }
 
-    /// Only `code` is required (and a route or a fallback: ``SmartLinkValidator``); the rest has defaults.
+    /// Set (to `true`) in a decoder's `userInfo` to read a stored document without refusing fields this version
+    /// does not know (a document a newer version wrote); what a client sends is read strictly.
+    static let lenient = CodingUserInfoKey(rawValue: "deeplinks.link.lenient")!
+
+    /// Only `code` is required (and a route or a fallback: ``SmartLinkValidator``); the rest has defaults. A field
+    /// the document does not have is refused with its path (`'rule'`, `'destinations.iphone'`), as a rule's are:
+    /// a misspelt field must not be dropped in silence. `url` (what the API writes beside a link) is read and
+    /// ignored, so a link read can be sent back.
     package init(from decoder: any Decoder) throws {
+        let lenient = decoder.userInfo[Self.lenient] as? Bool == true
+        if !lenient {
+            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue) + ["url"])
+        }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(String.self, forKey: .code)
         app = try container.decodeIfPresent(String.self, forKey: .app)
@@ -39,7 +50,17 @@ package struct SmartLink: Sendable, Codable, Equatable {
         destinations = try container.decodeIfPresent(Destinations.self, forKey: .destinations) ?? Destinations()
         preview = try container.decodeIfPresent(Preview.self, forKey: .preview) ?? Preview()
         passQuery = try container.decodeIfPresent(Bool.self, forKey: .passQuery) ?? true
-        expiresAt = try container.decodeIfPresent(Int64.self, forKey: .expiresAt)
+        expiresAt = try container.decodeIfPresent(Double.self, forKey: .expiresAt).map { value in
+            guard let whole = Int64(exactly: value) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: container.codingPath + [CodingKeys.expiresAt],
+                        debugDescription: "a whole number of milliseconds since 1970, not \(value)"
+                    )
+                )
+            }
+            return whole
+        }
         expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
         rules = try container.decodeIfPresent([LinkRule].self, forKey: .rules).flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -55,11 +76,45 @@ package struct SmartLink: Sendable, Codable, Equatable {
         package var android: String?
         package var desktop: String?
         package var fallback: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case ios, ipad, android, desktop, fallback
+        }
     }
 
     package struct Preview: Sendable, Codable, Equatable {
         package var title: String?
         package var description: String?
         package var image: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case title, description, image
+        }
+    }
+}
+
+extension SmartLink.Destinations {
+    package init(from decoder: any Decoder) throws {
+        if decoder.userInfo[SmartLink.lenient] as? Bool != true {
+            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue))
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ios = try container.decodeIfPresent(String.self, forKey: .ios)
+        ipad = try container.decodeIfPresent(String.self, forKey: .ipad)
+        android = try container.decodeIfPresent(String.self, forKey: .android)
+        desktop = try container.decodeIfPresent(String.self, forKey: .desktop)
+        fallback = try container.decodeIfPresent(String.self, forKey: .fallback)
+    }
+}
+
+extension SmartLink.Preview {
+    package init(from decoder: any Decoder) throws {
+        if decoder.userInfo[SmartLink.lenient] as? Bool != true {
+            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue))
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        image = try container.decodeIfPresent(String.self, forKey: .image)
     }
 }

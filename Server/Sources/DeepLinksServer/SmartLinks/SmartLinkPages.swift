@@ -318,16 +318,28 @@ enum SmartLinkPages {
 
     /// A path of the app opened without it, when the app has no website configured: the App Store, and the
     /// Smart App Banner whose Open hands the app this very URL.
-    static func appPath(_ app: AppConfiguration, url: String) -> String {
+    /// An app path opened in a browser: the store of the visitor's platform (Google Play on Android, never Apple's
+    /// store there), and the Smart App Banner for Safari.
+    static func appPath(_ app: AppConfiguration, url: String, platform: ClientPlatform) -> String {
         let name = HTML.escape(app.displayName)
         let banner =
-            app.appStoreID.map {
+            platform == .android
+            ? ""
+            : app.appStoreID.map {
                 #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(url))">"#
             } ?? ""
-        let store =
-            app.appStoreID.map {
-                #"<p><a class="button" href="https://apps.apple.com/app/id\#($0)" rel="noopener">Get \#(name) on the App Store</a></p>"#
-            } ?? ""
+        let store: String
+        if platform == .android {
+            store =
+                app.android.map {
+                    #"<p><a class="button" href="\#(HTML.escape($0.playStoreURL))" rel="noopener">Get \#(name) on Google Play</a></p>"#
+                } ?? "<p>\(name) is not available for Android.</p>"
+        } else {
+            store =
+                app.appStoreID.map {
+                    #"<p><a class="button" href="https://apps.apple.com/app/id\#($0)" rel="noopener">Get \#(name) on the App Store</a></p>"#
+                } ?? ""
+        }
         return page(
             title: app.displayName,
             head: banner,

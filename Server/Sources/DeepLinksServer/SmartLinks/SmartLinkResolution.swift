@@ -94,7 +94,7 @@ extension SmartLinkRoutes {
         let hop = request.uri.query.flatMap { $0.isEmpty ? nil : $0 }
         let source: ClickSource = click?.isQR == true ? .qr : .link
         let query = click?.forwarded
-        let (response, hit) = answer(
+        let (answered, hit) = answer(
             link,
             code: code,
             agent: agent,
@@ -106,10 +106,16 @@ extension SmartLinkRoutes {
                 visitor(platform: platform, agent: agent, request: request, query: click, peer: address)
             }
         )
+        var response = answered
         if onlyRedirect, response.status != .found { return nil }
-        // A click is counted where it lands first (a visit to the landing domain came from the link domain),
-        // once the platform is known.
-        if counting, !onLandingDomain, platform != .macOrIPad, !Self.optsOut(request) {
+        if platform == .android, link.readsAndroidVersion, request.headers[RuleVisitor.platformVersionHint] == nil {
+            Self.askForPlatformVersion(&response.headers)
+        }
+        // A click is counted where it lands first (a visit to the landing domain came from the link domain), once:
+        // a Mac agent asked for touch support is counted when it comes back as ipad or desktop; one that got its
+        // redirect at once (the same page for both, a rule without a platform) is counted now, as mac-or-ipad.
+        let asked = platform == .macOrIPad && response.status != .found
+        if counting, !onLandingDomain, !asked, !Self.optsOut(request) {
             clicks.count(
                 code: code,
                 platform: platform,
@@ -231,6 +237,19 @@ extension SmartLinkRoutes {
         request.headers[secGPC] == "1" || request.headers[doNotTrack] == "1"
     }
 
+    /// Asks Chromium browsers for the Android version (their agent says `Android 10` whatever it is): `Accept-CH`
+    /// opts in to `Sec-CH-UA-Platform-Version`, and `Critical-CH` has the browser retry this request at once with
+    /// it (one more round trip on a first visit; later visits send it unasked while the opt-in lasts). Browsers
+    /// send client hints over HTTPS only; Firefox and in-app browsers of other engines send none, and their
+    /// visitors' version stays unknown to a rule.
+    static func askForPlatformVersion(_ headers: inout HTTPFields) {
+        headers[acceptCH] = "Sec-CH-UA-Platform-Version"
+        headers[criticalCH] = "Sec-CH-UA-Platform-Version"
+        headers.append(HTTPField(name: .vary, value: "Sec-CH-UA-Platform-Version"))
+    }
+
+    static let acceptCH = HTTPField.Name("Accept-CH")!
+    static let criticalCH = HTTPField.Name("Critical-CH")!
     static let secGPC = HTTPField.Name("Sec-GPC")!
     static let platformHint = HTTPField.Name("Sec-CH-UA-Platform")!
     static let doNotTrack = HTTPField.Name("DNT")!

@@ -507,7 +507,7 @@ struct SmartLinkRoutes: Sendable {
                 if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
             }
         }
-        let warnings = warn ? LinkTrackingProtection.warnings(link) : []
+        let warnings = warn ? LinkTrackingProtection.warnings(link) + policy.warnings(link) : []
         return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code), warnings: warnings))
     }
 }

@@ -44,15 +44,24 @@ extension SmartLinkValidator {
         if let platforms = when.platforms, platforms.isEmpty {
             problems.append("\(field).platforms: at least one, or leave it out")
         }
+        if when.platforms?.contains(.previewBot) == true {
+            problems.append(
+                "\(field).platforms: bot never reaches a rule (preview fetchers always get the Open Graph page)"
+            )
+        }
         if let os = when.os {
-            let versioned: Set<ClientPlatform> = [.iPhone, .iPad, .android]
             if os.min == nil, os.max == nil { problems.append("\(field).os: a min, a max or both") }
             if let min = os.min, let max = os.max, min > max {
                 problems.append("\(field).os: min \(min) is above max \(max)")
             }
-            if when.platforms.map({ !Set($0).isSubset(of: versioned) }) ?? true {
+            // One OS: iOS and iPadOS share versions (iphone, ipad), Android has its own.
+            let oneOS = when.platforms.map { platforms in
+                !platforms.isEmpty
+                    && (Set(platforms).isSubset(of: [.iPhone, .iPad]) || Set(platforms) == [.android])
+            }
+            if oneOS != true {
                 problems.append(
-                    "\(field).os: needs platforms among iphone, ipad and android (OS versions compare within one OS)"
+                    "\(field).os: needs platforms of one OS, iphone and ipad or android (OS versions compare within one OS)"
                 )
             }
         }
@@ -63,6 +72,11 @@ extension SmartLinkValidator {
         }
         if let query = when.query, query.name.isEmpty || query.name.count > 128 || (query.equals?.count ?? 0) > 1024 {
             problems.append("\(field).query: a name of 1 to 128 characters, and a value of at most 1024")
+        }
+        if let query = when.query, ["qr", "_platform"].contains(query.name) {
+            problems.append(
+                "\(field).query: \(query.name) is this server's own (the QR tag, the touch check's answer), taken off before rules see the query"
+            )
         }
         if let from = when.from, let until = when.until, from >= until {
             problems.append("\(field): from must come before until")
