@@ -43,6 +43,14 @@ enum AppProjectCheck {
                 )
             )
         }
+        // TN3187: built with the iOS 27 SDK, an app without the scene-based life cycle does not launch.
+        if plist["UIApplicationSceneManifest"] == nil {
+            findings.append(
+                .problem(
+                    "Info.plist: no UIApplicationSceneManifest: built with the iOS 27 SDK (Xcode 27), an app without the scene-based life cycle does not launch (Apple's TN3187); add the manifest and move the link lines to a scene delegate (DocC: Wiring deep links in each app life cycle). A target whose Info.plist Xcode generates has it in the built app's Info.plist: check that one"
+                )
+            )
+        }
         let types = plist["CFBundleURLTypes"] as? [[String: Any]] ?? []
         let registering = types.filter { type in
             (type["CFBundleURLSchemes"] as? [String] ?? []).contains { $0.lowercased() == app.customScheme }

@@ -146,6 +146,7 @@ import Testing
         #expect(
             report["problems"] as? [String] == [
                 "Info.plist: CFBundleIdentifier is 'com.example.other', the configuration's bundle ID is 'com.example.demo'",
+                "Info.plist: no UIApplicationSceneManifest: built with the iOS 27 SDK (Xcode 27), an app without the scene-based life cycle does not launch (Apple's TN3187); add the manifest and move the link lines to a scene delegate (DocC: Wiring deep links in each app life cycle). A target whose Info.plist Xcode generates has it in the built app's Info.plist: check that one",
                 "Info.plist: the URL type of 'demoapp' has no CFBundleURLName (a unique reverse-DNS name, such as com.example.demo)",
                 "Info.plist: the URL type of 'demoapp' has the role 'Owner' (Editor, Viewer, Shell or None)",
             ]

@@ -231,4 +231,119 @@ import Testing
             }
         }
     }
+
+    /// The fields a browser would post back for the first form of `html` that has a CSRF field: inputs (checkboxes
+    /// only when checked), textareas, and each select's selected option.
+    static func formFields(_ html: String) -> [String: String] {
+        func unescaped(_ text: Substring) -> String {
+            text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+        func attribute(_ name: String, _ tag: Substring) -> String? {
+            guard let range = tag.range(of: " \(name)=\"") else { return nil }
+            return unescaped(tag[range.upperBound...].prefix { $0 != "\"" })
+        }
+        var fields: [String: String] = [:]
+        var rest = html[...]
+        while let open = rest.range(of: "<input ") ?? nil, let close = rest[open.upperBound...].firstIndex(of: ">") {
+            let tag = rest[open.lowerBound..<close]
+            if let name = attribute("name", tag), attribute("type", tag) != "checkbox" || tag.contains(" checked") {
+                fields[name] = attribute("value", tag) ?? ""
+            }
+            rest = rest[close...]
+        }
+        rest = html[...]
+        while let open = rest.range(of: "<textarea "), let end = rest[open.upperBound...].range(of: "</textarea>") {
+            let tag = rest[open.lowerBound..<end.lowerBound]
+            if let name = attribute("name", tag), let body = tag.firstIndex(of: ">") {
+                fields[name] = unescaped(tag[tag.index(after: body)...])
+            }
+            rest = rest[end.upperBound...]
+        }
+        rest = html[...]
+        while let open = rest.range(of: "<select "), let end = rest[open.upperBound...].range(of: "</select>") {
+            let tag = rest[open.lowerBound..<end.lowerBound]
+            if let name = attribute("name", tag), let selected = tag.range(of: " selected>") {
+                let option = tag[..<selected.lowerBound]
+                if let value = option.range(of: "value=\"", options: .backwards) {
+                    fields[name] = unescaped(option[value.upperBound...].prefix { $0 != "\"" })
+                }
+            }
+            rest = rest[end.upperBound...]
+        }
+        return fields
+    }
+
+    /// Saving a link in the console without changing anything keeps it as it was: seconds and milliseconds of a
+    /// rule's window and of the expiry, a query value's trailing space.
+    @Test func savingALinkUnchangedInTheConsoleIsTheIdentity() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            _ = try await ConsoleSecurityTests.operators(world, [("ed@example.com", .editor)])
+            try await world.serve(LinkRuleTests.configure) { api in
+                let document = #"""
+                    {"code":"exact","route":"/post/1","expiresAt":1900000045123,"destinations":{"fallback":"https://shop.example.org/"},"rules":[
+                      {"name":"vip","when":{"query":{"name":"invite","equals":"VIP "},"from":"2026-12-01T10:00:45Z","until":"2027-01-01T00:00:00.250Z"},"then":{"url":"https://shop.example.org/vip"}},
+                      {"name":"ios","when":{"platforms":["iphone","ipad"],"os":{"min":"17.4"}},"then":{"split":[{"variant":"a","weight":50,"url":"https://shop.example.org/a"},{"variant":"b","weight":50,"store":true}]}}]}
+                    """#
+                try await LinkRuleTests.create(api, document)
+                let before = try await api.get("/v1/links/exact", headers: Self.admin).text
+                var (editor, _) = try await ConsoleTests.signIn(api, "ed@example.com")
+                let form = try await api.get("/console/links/exact/edit", headers: editor.headers)
+                editor.read(form)
+                var fields = Self.formFields(form.text)
+                #expect(fields["expiresAt"] == "2030-03-17T17:47:25.123", "\(fields["expiresAt"] ?? "")")
+                #expect(fields["rule.0.from"] == "2026-12-01T10:00:45")
+                #expect(fields["rule.0.query"] == "invite=VIP ")
+                fields["csrf"] = nil
+                let saved = try await ConsoleSecurityTests.post(api, editor, "/console/links/exact/edit", fields)
+                #expect(saved.status == .seeOther, "\(saved.status) \(saved.text.prefix(2000))")
+                let after = try await api.get("/v1/links/exact", headers: Self.admin).text
+                #expect(after == before)
+            }
+        }
+    }
+
+    /// A short code that is a path of the app's routes, and a web link to a path of the app's domain that no route
+    /// takes (a Firebase row whose deep link is `/promo/summer` or `/post/abc`), are refused with the reason: on the
+    /// API and on import, where the report says why instead of "imported".
+    @Test func deadEndsAndCodesThatAreRoutesAreRefused() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            // A server that does not run the reset journey itself: /reset-password is only the app's route.
+            try await world.serve({ settings in
+                Self.withAndroidApp(&settings)
+                settings.app.passwordReset = nil
+            }) { api in
+                let route = try await api.post(
+                    "/v1/links",
+                    #"{"code":"reset-password","route":"/post/1"}"#,
+                    headers: Self.admin
+                )
+                #expect(
+                    route.text.contains("code: /reset-password is a path of com.example.demo's routes"),
+                    "\(route.text)"
+                )
+            }
+            try await world.serve(Self.withAndroidApp) { api in
+                let takeout = """
+                    Short link,Deep link (link),Android package name (apn),iOS bundle ID (ibi)
+                    https://demo.page.link/promo,https://links.example.com/promo/summer,com.example.demo,com.example.demo
+                    https://demo.page.link/badpost,https://links.example.com/post/abc,com.example.demo,com.example.demo
+                    https://demo.page.link/home,https://links.example.com/,com.example.demo,com.example.demo
+
+                    """
+                let report = try await api.post("/v1/links/import", takeout, headers: LinkImportTests.csv)
+                let rows = report.object["rows"] as? [[String: Any]] ?? []
+                let statuses = rows.map { "\($0["code"] ?? "") \($0["status"] ?? "")" }
+                #expect(statuses == ["promo refused", "badpost refused", "home imported"], "\(report.text)")
+                #expect(report.text.contains("no route of the app takes it"), "\(report.text)")
+                let web = try await api.post(
+                    "/v1/links",
+                    #"{"code":"dead","destinations":{"fallback":"https://links.example.com/promo/summer"}}"#,
+                    headers: Self.admin
+                )
+                #expect(web.status == .unprocessableContent && web.text.contains("answers it with 404"))
+            }
+        }
+    }
 }

@@ -156,7 +156,7 @@ extension ConsolePages {
             let described = [help.map { _ in "\(id)-help" }, errors.isEmpty ? nil : "\(id)-error"].compactMap { $0 }
             return """
                 <label for="\(id)">\(label)</label>
-                <input id="\(id)" name="\(name)" type="\(type)" value="\(HTML.escape(values[name] ?? ""))"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
+                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(HTML.escape(values[name] ?? ""))"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
                 \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
                 \(errors.isEmpty ? "" : "<p class=\"error\" id=\"\(id)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
                 """
@@ -344,12 +344,18 @@ extension ConsolePages {
 
     static func formatted(_ milliseconds: Int64) -> String { formatted(milliseconds, form: false) }
 
-    /// UTC, as `2026-11-27 14:05` (or `2026-11-27T14:05` for a datetime-local field).
+    /// UTC, as `2026-11-27 14:05` (or `2026-11-27T14:05` for a datetime-local field); the seconds (and
+    /// milliseconds) when there are any, so that a form saved unchanged keeps the instant.
     static func formatted(_ milliseconds: Int64, form: Bool) -> String {
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let fraction = Int(((milliseconds % 1000) + 1000) % 1000)
+        let seconds =
+            fraction != 0
+            ? String(format: ":%02d.%03d", parts.second ?? 0, fraction)
+            : (parts.second ?? 0) != 0 ? String(format: ":%02d", parts.second ?? 0) : ""
         return String(
             format: "%04d-%02d-%02d%@%02d:%02d",
             parts.year ?? 0,
@@ -358,17 +364,19 @@ extension ConsolePages {
             form ? "T" : " ",
             parts.hour ?? 0,
             parts.minute ?? 0
-        )
+        ) + seconds
     }
 
-    /// A datetime-local value (`2026-11-27T14:05`, seconds optional) read as UTC, in milliseconds.
+    /// A datetime-local value (`2026-11-27T14:05`, seconds and milliseconds optional) read as UTC, in milliseconds.
     static func parseDateTime(_ text: String) -> Int64? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss.SSS"] {
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970 * 1000) }
+            if let date = formatter.date(from: text) {
+                return Int64((date.timeIntervalSince1970 * 1000).rounded())
+            }
         }
         return nil
     }

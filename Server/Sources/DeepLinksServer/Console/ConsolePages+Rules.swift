@@ -82,7 +82,7 @@ extension ConsolePages {
             let id = name.replacingOccurrences(of: ".", with: "-")
             return """
                 <label for="\(id)">\(label)</label>
-                <input id="\(id)" name="\(name)" type="\(type)" value="\(HTML.escape(values[name] ?? ""))"\(help == nil ? "" : " aria-describedby=\"\(id)-help\"")>
+                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(HTML.escape(values[name] ?? ""))"\(help == nil ? "" : " aria-describedby=\"\(id)-help\"")>
                 \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
                 """
         }
@@ -186,7 +186,10 @@ extension ConsoleRoutes {
             }
             when.languages = list("languages")?.map { $0.lowercased() }
             when.countries = list("countries")?.map { $0.uppercased() }
-            if let query = text("query") {
+            // The query item as written: a value's trailing spaces are the value's (only an empty field is none).
+            if let query = values[ConsolePages.ruleField(index, "query")].map({ String($0.drop(while: \.isWhitespace)) }
+            )
+            .flatMap({ $0.isEmpty ? nil : $0 }) {
                 let parts = query.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 when.query = .init(name: String(parts[0]), equals: parts.count == 2 ? String(parts[1]) : nil)
             }

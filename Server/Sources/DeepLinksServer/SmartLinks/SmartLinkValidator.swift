@@ -65,9 +65,15 @@ struct SmartLinkValidator: Sendable {
         var problems: [String] = []
         if !Self.isCode(link.code) || link.code.lowercased() == resetCode {
             problems.append("code: 3 to 64 letters, digits, '-' or '_', and not one of the server's own paths")
+        } else if let app = appRouting("/\(link.code)") {
+            // On the app's domain the same path would mean two things: iOS opens the app's screen, a browser gets
+            // the short link's redirect.
+            problems.append("code: /\(link.code) is a path of \(app)'s routes; choose another code")
         }
         if let route = link.route {
             if let problem = routeProblem(route, app: link.app) { problems.append("route: \(problem)") }
+        } else if let fallback = link.destinations.fallback, let problem = deadAppPath(fallback) {
+            problems.append("destinations.fallback: \(problem)")
         } else if link.destinations.fallback == nil, link.rules == nil {
             problems.append(
                 "route: a path starting with '/' (the app's destination, as /post/10), or no route and a destinations.fallback (a web link)"
@@ -100,6 +106,35 @@ struct SmartLinkValidator: Sendable {
             }
         }
         return problems + ruleProblems(link)
+    }
+
+    /// The bundle ID of the app one of whose routes has `path` on its host (whatever its parameters: a route
+    /// that needs a token in the fragment has the path all the same), if one does.
+    func appRouting(_ path: String) -> String? {
+        manifests.first { _, manifest in
+            guard let table = manifest.table else { return false }
+            switch table.match("https://\(manifest.host)\(path)") {
+            case .success: return true
+            case .failure(let rejection):
+                return ![.noRoute, .hostNotAccepted, .schemeNotAccepted].contains(rejection.code)
+                    && rejection.urlDiagnostic == nil
+            }
+        }?.key
+    }
+
+    /// Why a web link's address is a dead end (or nil): a path on an app's domain that no route of the app takes
+    /// (nor a short link's code, nor the root), which this server answers with 404. A Firebase row whose deep link
+    /// matches no route (`/promo/summer`, `/post/abc`) is one: refused with the reason, never imported as a link
+    /// that leads nowhere.
+    func deadAppPath(_ url: String) -> String? {
+        guard let parts = try? URLParts(parsing: url, limits: Self.destinationLimits), let host = parts.host,
+            let (bundleID, manifest) = manifests.first(where: { $0.value.host == host }), let table = manifest.table
+        else { return nil }
+        let segments = parts.path.split(separator: "/", omittingEmptySubsequences: true)
+        if segments.isEmpty || (segments.count == 1 && Self.isCode(String(segments[0]))) { return nil }
+        guard case .failure(let rejection) = table.match(url) else { return nil }
+        return
+            "\(url) is on \(bundleID)'s domain, but no route of the app takes it (\(rejection)), and this server answers it with 404: add the route to the app's manifest, or give a web page"
     }
 
     /// Why `route` is no route of the app (`app`, nil: the primary one), or nil.
