@@ -157,7 +157,7 @@ import Testing
         let policy = try Self.policy()
         var random = Generator(state: 0x5EED_0043)
         var decoded = 0
-        for round in 0..<6_000 {
+        for round in 0..<2_500 {
             guard var value = try? JSONValue.parse(Data(Self.documents[round % Self.documents.count].utf8)) else {
                 Issue.record("a seed is not JSON")
                 return
@@ -174,7 +174,7 @@ import Testing
                 Self.exercise(String(decoding: bytes, as: UTF8.self), policy)
             }
         }
-        #expect(decoded > 3_000, "most mutations are still JSON, so they reach the decoder: \(decoded)")
+        #expect(decoded > 1_200, "most mutations are still JSON, so they reach the decoder: \(decoded)")
     }
 
     @Test func importFilesNeverTrap() throws {
