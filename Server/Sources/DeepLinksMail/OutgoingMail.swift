@@ -69,7 +69,7 @@ public struct OutgoingMail: Sendable, Codable, Equatable {
     static func rfc5322Date(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
         return formatter.string(from: date)
     }

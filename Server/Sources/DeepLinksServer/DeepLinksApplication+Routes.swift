@@ -119,6 +119,7 @@ extension DeepLinksApplication {
             proxies: settings.trustedProxies
         ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
+        TLSAskRoutes(settings: settings, proxies: settings.trustedProxies).register(on: router)
         if backend == nil {
             AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
                 on: router

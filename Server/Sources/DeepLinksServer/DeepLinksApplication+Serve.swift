@@ -14,7 +14,7 @@ extension DeepLinksApplication {
     /// The first lines a person sees: where the server listens and what to try.
     public static func logStartup(settings: ServerSettings, port: Int, logger: Logger) {
         let base = "http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)"
-        logger.notice("deeplinks \(DeepLinksServerVersion.current) listening on \(base)")
+        logger.notice("deeplinks \(DeepLinksServerVersion.described) listening on \(base)")
         if let dkim = settings.dkim {
             logger.notice(
                 "DKIM signs mail for \(dkim.domain): publish TXT \(dkim.selector)._domainkey.\(dkim.domain) \"\(dkim.dnsRecord)\""

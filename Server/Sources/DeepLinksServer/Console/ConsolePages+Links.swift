@@ -349,7 +349,7 @@ extension ConsolePages {
     static func formatted(_ milliseconds: Int64, form: Bool) -> String {
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let fraction = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds =
@@ -371,7 +371,7 @@ extension ConsolePages {
     static func parseDateTime(_ text: String) -> Int64? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
         for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss.SSS"] {
             formatter.dateFormat = format
             if let date = formatter.date(from: text) {

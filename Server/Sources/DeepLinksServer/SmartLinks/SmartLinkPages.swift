@@ -279,14 +279,14 @@ enum SmartLinkPages {
     static func chartBuckets(_ perDay: [String: Int64]) -> [(day: String, label: String, people: Int64)] {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "yyyy-MM-dd"
         let dated = perDay.compactMap { day, people in formatter.date(from: day).map { ($0, people) } }
         guard let first = dated.map(\.0).min(), let last = dated.map(\.0).max() else { return [] }
         let dayLength: TimeInterval = 86_400
         let span = Int((last.timeIntervalSince(first) / dayLength).rounded())
         var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         var buckets: [(day: String, label: String, people: Int64)] = []
         for offset in 0...span {
             let date = first.addingTimeInterval(Double(offset) * dayLength)
