@@ -1,11 +1,11 @@
 # The test command of the README and of .ci/run: starts the services the tests use (scripts/with-services:
 # PostgreSQL, SMTP, Chromium, nginx), then runs every test of both packages, the browser tests and the cluster test.
-.PHONY: test test-all lint format apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster serve benchmark
+.PHONY: test test-all lint format apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster release test-release serve benchmark
 
 test:
 	bash scripts/with-services $(MAKE) test-all
 
-test-all: lint apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster
+test-all: lint apple-typecheck test-core test-server test-browser test-backend test-contract test-cluster test-release
 
 # The repository's .swift-format, as `swift format --in-place` leaves the code (fix with: make format).
 SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/http/FloorServers Fuzz
@@ -56,9 +56,21 @@ test-contract:
 # for release as replicas are deployed. A debug build stops on PostgresNIO's debug-only assertion ("PostgresConnection
 # deinitialized before being closed") when a connection opened while PostgreSQL was frozen completes after nobody
 # waits for it any more: in a release build that connection just stays open, unused (README).
-test-cluster:
-	swift build -c release --package-path Server --product deeplinks
-	python3 Server/Tests/Cluster/run "$$(swift build -c release --package-path Server --show-bin-path)/deeplinks"
+test-cluster: release
+	python3 Server/Tests/Cluster/run "$$(ls -d dist/deeplinks-*-linux-*/ | head -1)deeplinks"
+
+# The release (scripts/release): deeplinks built for release once, with the Swift runtime linked in, as
+# dist/deeplinks-VERSION-linux-ARCH.tar.gz and dist/SHA256SUMS. The cluster and release tests run that binary.
+RELEASE_STAMP = dist/.built-$(shell git rev-parse --short=12 HEAD 2>/dev/null)
+release: $(RELEASE_STAMP)
+$(RELEASE_STAMP):
+	bash scripts/release
+	touch $@
+
+# The tarball in a bare Debian root, the container image under podman, Caddy in front with certificates from Pebble
+# (Server/Tests/Release/run).
+test-release: release
+	python3 Server/Tests/Release/run "$$(ls dist/deeplinks-*-linux-*.tar.gz | head -1)"
 
 serve:
 	swift run --package-path Server deeplinks serve --config Server/Examples/demo-app.json
