@@ -391,4 +391,29 @@ import Testing
             #expect(validator.routeProblem(route, app: nil) != nil, "\(route.debugDescription)")
         }
     }
+
+    static func withLinkDomains(_ settings: inout ServerSettings) {
+        SmartLinkTests.configure(&settings)
+        settings.smartLinks.linkDomain = "go.example.com"
+        settings.smartLinks.otherLinkDomains = ["old.example.com"]
+        settings.smartLinks.landingDomain = "open.example.com"
+    }
+
+    /// A TLS proxy's on-demand ask: 200 for a host the configuration names (any case, a trailing dot), 404 for any
+    /// other name, 400 without one.
+    @Test func theTLSAskEndpointAllowsTheConfigurationsHostsOnly() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.withLinkDomains) { api in
+                for name in ["links.example.com", "GO.example.com", "old.example.com.", "open.example.com"] {
+                    let status = try await api.get("/tls/ask?domain=\(name)").status
+                    #expect(status == .ok, "\(name)")
+                }
+                for name in ["evil.example.com", "example.com", "links.example.com.evil.example"] {
+                    let status = try await api.get("/tls/ask?domain=\(name)").status
+                    #expect(status == .notFound, "\(name)")
+                }
+                #expect(try await api.get("/tls/ask").status == .badRequest)
+            }
+        }
+    }
 }
