@@ -44,7 +44,7 @@ struct CheckCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.resolve()
             if let mail {
-                try checkMail(mail, settings: settings)
+                try await checkMail(mail, settings: settings)
                 return
             }
             // An unreadable project file is a usage error (exit 2), like an unreadable file for `aasa validate`.
@@ -101,8 +101,10 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// `--mail FILE`: each link of the message, as iOS and the mail's readers meet it. Exit 2 when the file cannot
     /// be read or is not a message, 1 when a link has a problem.
-    func checkMail(_ path: String, settings: ServerSettings) throws {
-        let check: MailCheck
+    /// The short links it holds are looked up in the configured database (unless `--no-links`): their rules and
+    /// destinations are judged too.
+    func checkMail(_ path: String, settings: ServerSettings) async throws {
+        var check: MailCheck
         do {
             check = try MailCheck(message: try Data(contentsOf: URL(fileURLWithPath: path)), settings: settings)
         } catch {
@@ -110,6 +112,21 @@ struct CheckCommand: AsyncParsableCommand {
                 Data("error: \(path): \(error is ConfigurationError ? "\(error)" : "cannot be read")\n".utf8)
             )
             throw ExitCode(2)
+        }
+        if links {
+            // Read only when the message holds a short link; a database that cannot be read leaves a warning.
+            let judge = try ShortLinkJudge(settings: settings)
+            var stored: [String: SmartLink]?
+            if !check.shortLinks(judge).isEmpty {
+                if let database = try? await Database.open(settings.database, logger: bootstrapLogging(level: .error)) {
+                    stored = try? await Dictionary(
+                        DeploymentCheck.storedLinks(in: database).map { ($0.code, $0) },
+                        uniquingKeysWith: { first, _ in first }
+                    )
+                    try? await database.close()
+                }
+            }
+            check.judgeShortLinks(stored, from: settings.database.redacted, judge: judge)
         }
         if json {
             printJSON(

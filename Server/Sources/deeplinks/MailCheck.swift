@@ -12,7 +12,7 @@ struct MailCheck {
         var findings: [Finding]
     }
 
-    let links: [LinkResult]
+    var links: [LinkResult]
 
     var problems: Int { links.reduce(0) { $0 + $1.findings.filter { $0.severity == .problem }.count } }
 
@@ -239,5 +239,47 @@ enum MIMEMessage {
             if prefixes.contains(where: { trimmed.lowercased().hasPrefix($0) }) { found.append(trimmed) }
         }
         return found
+    }
+}
+
+extension MailCheck {
+    /// The message's links that are this server's short links, by index, with their codes.
+    func shortLinks(_ judge: ShortLinkJudge) -> [(index: Int, code: String)] {
+        links.indices.compactMap { index in judge.code(of: links[index].url).map { (index, $0) } }
+    }
+
+    /// Each short link of the message is judged by what it leads to as well: its rules and destinations as the API
+    /// judges them (problems), and what a visitor would meet (warnings: parameters Link Tracking Protection removes, a
+    /// rule's store that Android visitors reach, rules that decide where each reader goes). `stored`: the server's
+    /// links by code, nil when its database could not be read (`database` names it).
+    mutating func judgeShortLinks(_ stored: [String: SmartLink]?, from database: String, judge: ShortLinkJudge) {
+        for (index, code) in shortLinks(judge) {
+            guard let stored else {
+                links[index].findings.append(
+                    .warning(
+                        "the short link '\(code)' was not looked up: \(database) cannot be read (give --database-url, or run deeplinks migrate)"
+                    )
+                )
+                continue
+            }
+            guard let link = stored[code] else {
+                links[index].findings.append(.problem("the short link '\(code)' is no link of \(database)"))
+                continue
+            }
+            let judged = judge.judge(link)
+            for problem in judged.problems {
+                links[index].findings.append(.problem("the short link '\(code)': \(problem)"))
+            }
+            for warning in judged.warnings {
+                links[index].findings.append(.warning("the short link '\(code)': \(warning)"))
+            }
+            if let rules = link.rules {
+                links[index].findings.append(
+                    .warning(
+                        "the short link '\(code)' has \(rules.count) rule(s) (\(rules.map(\.name).joined(separator: ", "))): where each reader goes depends on them; \(judged.shortURL)?d=1 shows which one fires"
+                    )
+                )
+            }
+        }
     }
 }

@@ -136,4 +136,62 @@ import FoundationNetworking
             warnings.first?.hasPrefix("Mail removes 'mc_eid' when the link is opened (Link Tracking Protection") == true
         )
     }
+
+    /// A short link in the message is looked up in the server's database and judged by what it leads to: its rules
+    /// (named, with `?d=1` to see which fires) and a parameter one of them relies on that Mail removes; a code that
+    /// is no link is a problem.
+    @Test func aShortLinkInTheMailIsJudgedByItsRules() async throws {
+        let folder = try CommandRunner.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = "sqlite:\(folder.path)/db.sqlite"
+        let key = "mail-check-admin-key-0123456789abcdef"
+        let (process, log) = try CommandRunner.startInBackground(
+            [
+                "serve", "--port", "0", "--database-url", database, "--mail-url",
+                folder.appendingPathComponent("mail").path,
+            ],
+            environment: ["DEEPLINKS_ADMIN_KEY": key],
+            in: folder
+        )
+        defer { if process.isRunning { process.terminate() } }
+        let line = try #require(
+            try await log.waitForLine(containing: "listening on http://127.0.0.1:"),
+            "\(log.contents)"
+        )
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/links")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(
+            #"{"code":"spring","route":"/post/1","rules":[{"name":"from ads","when":{"query":{"name":"gclid"}},"then":{"url":"https://links.example.com/"}}]}"#
+                .utf8
+        )
+        let (_, created) = try await URLSession.shared.data(for: request)
+        #expect((created as? HTTPURLResponse)?.statusCode == 201)
+        process.terminate()
+        process.waitUntilExit()
+
+        let message = """
+            From: Demo <news@links.example.com>\r
+            To: ada@example.com\r
+            Subject: Spring\r
+            Content-Type: text/plain; charset=utf-8\r
+            \r
+            https://links.example.com/spring https://links.example.com/nolink\r
+
+            """
+        let file = folder.appendingPathComponent("spring.eml")
+        try Data(message.utf8).write(to: file)
+        let result = try CommandRunner.run(["check", "--mail", file.path, "--json", "--database-url", database])
+        #expect(result.status == 1, "a short link that is no link is a problem: \(result.stdout)\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let links = report["links"] as? [[String: Any]] ?? []
+        let spring = links.first { $0["url"] as? String == "https://links.example.com/spring" }
+        let warnings = spring?["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.hasPrefix("the short link 'spring' has 1 rule(s) (from ads)") }, "\(warnings)")
+        #expect(warnings.contains { $0.hasPrefix("the short link 'spring': ") && $0.contains("gclid") }, "\(warnings)")
+        let missing = links.first { $0["url"] as? String == "https://links.example.com/nolink" }
+        #expect((missing?["problems"] as? [String])?.contains { $0.contains("'nolink' is no link of") } == true)
+    }
 }

@@ -80,3 +80,37 @@ package enum DeploymentCheck {
         }
     }
 }
+
+/// The short links a message holds, judged by what they lead to (`deeplinks check --mail`).
+package struct ShortLinkJudge: Sendable {
+    let policy: LinkPolicy
+    let hosts: Set<String>
+
+    package init(settings: ServerSettings) throws {
+        let files = try AssociationFiles(app: settings.app, links: settings.smartLinks)
+        policy = try LinkPolicy(settings: settings.smartLinks, app: settings.app, association: files)
+        hosts = Set(([policy.linkDomain] + settings.smartLinks.otherLinkDomains).map { $0.lowercased() })
+    }
+
+    /// The code of `url` when it is one of this server's short links: one path segment on the link domain (or an
+    /// earlier one) that could be a code and is none of the app's paths nor the reset page's; nil otherwise.
+    package func code(of url: String) -> String? {
+        guard let parsed = try? LinkURL(parsing: url), let host = parsed.host, hosts.contains(host),
+            parsed.pathSegments.count == 1
+        else { return nil }
+        let code = parsed.pathSegments[0]
+        guard SmartLinkValidator.isCode(code), code.lowercased() != policy.validator.resetCode,
+            policy.validator.appRouting("/\(code)") == nil
+        else { return nil }
+        return code
+    }
+
+    /// What `link` would be refused for (`problems`, as the API judges a link) and warned about (`warnings`:
+    /// parameters Link Tracking Protection removes, a rule's store that Android visitors reach), and its short URL.
+    package func judge(_ link: SmartLink) -> (problems: [String], warnings: [String], shortURL: String) {
+        (
+            policy.validator.problems(link), LinkTrackingProtection.warnings(link) + policy.warnings(link),
+            policy.shortURL(link.code)
+        )
+    }
+}
