@@ -346,4 +346,46 @@ import Testing
             }
         }
     }
+
+    /// The console's "where each platform goes" for a rule on OS versions: what each range of versions gets, not
+    /// "no rule" for a sample visitor without an agent.
+    @Test func whereEachPlatformGoesShowsTheOSVersionRanges() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            _ = try await ConsoleSecurityTests.operators(world, [("ed@example.com", .editor)])
+            try await world.serve(LinkRuleTests.configure) { api in
+                try await LinkRuleTests.create(
+                    api,
+                    #"{"code":"versions","route":"/post/1","destinations":{"fallback":"https://shop.example.org/"},"rules":[{"name":"recent","when":{"platforms":["iphone","ipad"],"os":{"min":"17.4","max":"26"}},"then":{"url":"https://shop.example.org/recent"}}]}"#
+                )
+                var (editor, _) = try await ConsoleTests.signIn(api, "ed@example.com")
+                let page = try await api.get("/console/links/versions", headers: editor.headers)
+                editor.read(page)
+                let row = try #require(
+                    page.text.components(separatedBy: "<th scope=\"row\">iphone</th>").dropFirst().first?
+                        .components(separatedBy: "</tr>").first
+                )
+                #expect(row.contains("it depends on the OS version"), "\(row)")
+                #expect(
+                    row.contains("17.4 to below 26.1: rule 1 &#39;recent&#39;: 302 to https://shop.example.org/recent")
+                        || row.contains("17.4 to below 26.1: rule 1 'recent': 302 to https://shop.example.org/recent"),
+                    "\(row)"
+                )
+                #expect(
+                    row.contains("below 17.4: ") && row.contains("26.1 and above: ")
+                        && row.contains("version unknown: "),
+                    "\(row)"
+                )
+                #expect(!row.contains("below 17.4: rule"), "\(row)")
+            }
+        }
+    }
+
+    /// A link clicked on one day only has a chart of two weeks ending that day, not one bar the width of the chart.
+    @Test func oneDayOfClicksIsDrawnAsADay() {
+        let buckets = SmartLinkPages.chartBuckets(["2026-12-01": 5])
+        #expect(buckets.count == 14)
+        #expect(buckets.first?.day == "2026-11-18" && buckets.last?.day == "2026-12-01")
+        #expect(buckets.map(\.people) == Array(repeating: 0, count: 13) + [5])
+        #expect(SmartLinkPages.chartBuckets([:]).isEmpty)
+    }
 }

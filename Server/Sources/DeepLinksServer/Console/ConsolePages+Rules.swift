@@ -129,29 +129,101 @@ extension ConsolePages {
             """
     }
 
-    /// Where each platform goes with `link` now, for a visitor who sends no language, query or country.
+    /// Where each platform goes with `link` now, for a visitor who sends no language, query or country; where a
+    /// rule compares the platform's OS version, what each range of versions gets (and a browser that tells none).
     static func reach(_ link: SmartLink, policy: LinkPolicy, now: Int64) -> String {
         let rows = ClientPlatform.allCases.map { platform in
-            let outcome = policy.outcome(link, platform: platform, now: now) {
-                RuleVisitor(
-                    platform: platform,
-                    agent: AgentText(nil),
-                    headers: [:],
-                    query: nil,
-                    now: now,
-                    countryHeader: nil
-                ) {
-                    ""
-                } viaTrustedProxy: {
-                    false
+            func outcome(_ version: OSVersion?) -> String {
+                policy.outcome(link, platform: platform, now: now) {
+                    RuleVisitor(
+                        platform: platform,
+                        agent: AgentText(version.flatMap { sampleAgent(platform, $0) }),
+                        headers: platform == .android
+                            ? version.map { [RuleVisitor.platformVersionHint: "\"\($0).0\""] } ?? [:] : [:],
+                        query: nil,
+                        now: now,
+                        countryHeader: nil
+                    ) {
+                        ""
+                    } viaTrustedProxy: {
+                        false
+                    }
                 }
             }
-            return "<tr><th scope=\"row\">\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>"
+            let ranges = versionRanges(link, platform: platform).map { range in (range.label, outcome(range.sample)) }
+            // Adjacent ranges that go to the same place are one.
+            var merged: [(label: String, outcome: String)] = []
+            for (label, result) in ranges {
+                if let last = merged.last, last.outcome == result {
+                    merged[merged.count - 1].label = Self.joined(last.label, label)
+                } else {
+                    merged.append((label, result))
+                }
+            }
+            let cell =
+                merged.count <= 1
+                ? HTML.escape(outcome(nil))
+                : "it depends on the OS version:<ul>"
+                    + (merged + [("version unknown", outcome(nil))]).map {
+                        "<li>\(HTML.escape($0.label)): \(HTML.escape($0.outcome))</li>"
+                    }.joined() + "</ul>"
+            return "<tr><th scope=\"row\">\(platform.rawValue)</th><td>\(cell)</td></tr>"
         }
         return """
             <table id="reach"><caption>Where each platform goes now (a visitor who sends no language, query or country)</caption>
             <thead><tr><th scope="col">Platform</th><th scope="col">Goes to</th></tr></thead><tbody>\(rows.joined())</tbody></table>
             """
+    }
+
+    /// The ranges of OS versions that the link's rules tell apart on `platform` (from their `os` bounds), each with
+    /// a version inside it; none when no rule compares this platform's version.
+    static func versionRanges(_ link: SmartLink, platform: ClientPlatform) -> [(label: String, sample: OSVersion)] {
+        guard [.iPhone, .iPad, .android].contains(platform) else { return [] }
+        var bounds: Set<OSVersion> = []
+        for rule in link.rules ?? [] {
+            guard let os = rule.when.os, rule.when.platforms?.contains(platform) == true else { continue }
+            if let min = os.min { bounds.insert(min) }
+            // A maximum is inclusive: the next range starts just above it.
+            if let max = os.max { bounds.insert(OSVersion(major: max.major, minor: max.minor + 1)) }
+        }
+        let starts = bounds.sorted()
+        guard let first = starts.first else { return [] }
+        let below =
+            first.minor > 0
+            ? OSVersion(major: first.major, minor: first.minor - 1)
+            : OSVersion(major: max(first.major - 1, 0), minor: 9)
+        var ranges = [(label: "below \(first)", sample: below)]
+        for (index, start) in starts.enumerated() {
+            let label = index + 1 < starts.count ? "\(start) to below \(starts[index + 1])" : "\(start) and above"
+            ranges.append((label, start))
+        }
+        return ranges
+    }
+
+    /// Two adjacent ranges' labels as one: `below 17.4` and `17.4 to below 26.1` make `below 26.1`.
+    static func joined(_ first: String, _ second: String) -> String {
+        let end = second.hasSuffix(" and above") ? nil : second.components(separatedBy: " to below ").last
+        let start = first.hasPrefix("below ") ? nil : first.components(separatedBy: " to below ").first
+        switch (start, end) {
+        case (nil, nil): return "any"
+        case (nil, let end?): return "below \(end)"
+        case (let start?, nil): return "\(start) and above"
+        case (let start?, let end?): return "\(start) to below \(end)"
+        }
+    }
+
+    /// A browser's agent that reports `version` of the platform's OS, as Safari (its `Version/` token) or Chrome on
+    /// Android (the version then comes in the client hint, the agent being reduced).
+    static func sampleAgent(_ platform: ClientPlatform, _ version: OSVersion) -> String? {
+        switch platform {
+        case .iPhone:
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/\(version) Mobile/15E148 Safari/604.1"
+        case .iPad:
+            "Mozilla/5.0 (iPad; CPU OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/\(version) Mobile/15E148 Safari/604.1"
+        case .android:
+            "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+        default: nil
+        }
     }
 }
 

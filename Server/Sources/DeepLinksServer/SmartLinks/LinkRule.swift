@@ -76,7 +76,7 @@ package struct LinkRule: Sendable, Codable, Equatable {
 }
 
 /// An OS version as a rule compares it: major and minor (`17.4`, `26`).
-package struct OSVersion: Sendable, Comparable, Codable, CustomStringConvertible {
+package struct OSVersion: Sendable, Comparable, Hashable, Codable, CustomStringConvertible {
     package let major: Int
     package let minor: Int
 

@@ -274,16 +274,19 @@ enum SmartLinkPages {
             """
     }
 
-    /// The chart's bars: every day from the first click to the last (none skipped), or past a month one bar per
-    /// week (starting Monday), so that the chart's width says how much time passed.
+    /// The chart's bars: every day from the first click to the last (none skipped; at least the 14 days up to the
+    /// last), or past a month one bar per week (starting Monday), so that the chart's width says how much time passed.
     static func chartBuckets(_ perDay: [String: Int64]) -> [(day: String, label: String, people: Int64)] {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "yyyy-MM-dd"
         let dated = perDay.compactMap { day, people in formatter.date(from: day).map { ($0, people) } }
-        guard let first = dated.map(\.0).min(), let last = dated.map(\.0).max() else { return [] }
+        guard let earliest = dated.map(\.0).min(), let last = dated.map(\.0).max() else { return [] }
         let dayLength: TimeInterval = 86_400
+        // At least two weeks, ending on the last day clicked: a day is drawn as a day, with the days before it,
+        // never as one bar the width of the chart.
+        let first = min(earliest, last.addingTimeInterval(-13 * dayLength))
         let span = Int((last.timeIntervalSince(first) / dayLength).rounded())
         var calendar = Calendar(identifier: .iso8601)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!
