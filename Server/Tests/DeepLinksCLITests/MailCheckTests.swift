@@ -8,20 +8,26 @@ import FoundationNetworking
 /// services and careless templates rewrite links do not.
 @Suite struct MailCheckTests {
     /// A reset mail from a real `deeplinks serve` (mail to a folder), for the demo app.
-    static func ourResetMail(in folder: URL) async throws -> URL {
+    /// A `deeplinks serve` on a free port, its SQLite file and mail folder in `folder`: the process and its port.
+    static func serve(in folder: URL, environment: [String: String] = [:]) async throws -> (Process, Int) {
         let (process, log) = try CommandRunner.startInBackground(
             [
                 "serve", "--port", "0", "--database-url", "sqlite:\(folder.path)/db.sqlite", "--mail-url",
                 folder.appendingPathComponent("mail").path,
             ],
+            environment: environment,
             in: folder
         )
-        defer { if process.isRunning { process.terminate() } }
         let line = try #require(
             try await log.waitForLine(containing: "listening on http://127.0.0.1:"),
             "\(log.contents)"
         )
-        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
+        return (process, try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) }))
+    }
+
+    static func ourResetMail(in folder: URL) async throws -> URL {
+        let (process, port) = try await serve(in: folder)
+        defer { if process.isRunning { process.terminate() } }
         for (path, body) in [
             ("/v1/accounts", #"{"email":"ada+tag@example.com","password":"violet tangerine submarine orbit"}"#),
             ("/v1/password-resets", #"{"email":"ada+tag@example.com"}"#),
@@ -145,20 +151,8 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = "sqlite:\(folder.path)/db.sqlite"
         let key = "mail-check-admin-key-0123456789abcdef"
-        let (process, log) = try CommandRunner.startInBackground(
-            [
-                "serve", "--port", "0", "--database-url", database, "--mail-url",
-                folder.appendingPathComponent("mail").path,
-            ],
-            environment: ["DEEPLINKS_ADMIN_KEY": key],
-            in: folder
-        )
+        let (process, port) = try await Self.serve(in: folder, environment: ["DEEPLINKS_ADMIN_KEY": key])
         defer { if process.isRunning { process.terminate() } }
-        let line = try #require(
-            try await log.waitForLine(containing: "listening on http://127.0.0.1:"),
-            "\(log.contents)"
-        )
-        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix(while: \.isNumber)) })
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/links")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

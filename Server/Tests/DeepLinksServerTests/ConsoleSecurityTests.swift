@@ -187,16 +187,7 @@ struct ConsoleSecurityTests {
                 #expect(strangerRight.status == .tooManyRequests, "a browser never signed in from is still limited")
 
                 // The owner's browser signs in with the right password.
-                var again = Visit()
-                again.cookies[ConsoleRoutes.deviceCookie] = device
-                again.read(try await api.get("/console/sign-in", headers: again.headers))
-                var headers = again.headers
-                headers[.contentType] = "application/x-www-form-urlencoded"
-                let back = try await api.post(
-                    "/console/sign-in",
-                    again.form(["email": "owner@example.com", "password": ConsoleTests.password, "csrf": again.csrf]),
-                    headers: headers
-                )
+                let back = try await ConsoleTests.signIn(api, "owner@example.com", device: device).1
                 #expect(back.status == .seeOther, "the owner's browser is not locked out: \(back.status)")
 
                 // Another operator's device cookie counts for nobody else, and a made-up one for nobody.

@@ -122,11 +122,13 @@ import Testing
         }
     }
 
-    static func signIn(_ api: ResetClient, _ email: String, password: String = password) async throws -> (
-        Visit, TestResponse
-    ) {
+    /// Signs in through the form; `device`: the device cookie of a browser the operator signed in from before.
+    static func signIn(_ api: ResetClient, _ email: String, password: String = password, device: String? = nil)
+        async throws -> (Visit, TestResponse)
+    {
         var visit = Visit()
-        visit.read(try await api.get("/console/sign-in"))
+        visit.cookies[ConsoleRoutes.deviceCookie] = device
+        visit.read(try await api.get("/console/sign-in", headers: visit.headers))
         var headers = visit.headers
         headers[.contentType] = "application/x-www-form-urlencoded"
         let answer = try await api.post(

@@ -279,16 +279,8 @@ import Testing
                 }
                 #expect(statuses.first == .unauthorized, "a long address is a wrong password, not a 503")
                 #expect(statuses.last == .tooManyRequests, "the network's bucket holds strangers: \(statuses)")
-                var again = ConsoleTests.Visit()
-                again.cookies[ConsoleRoutes.deviceCookie] = try #require(owner.cookies[ConsoleRoutes.deviceCookie])
-                again.read(try await api.get("/console/sign-in", headers: again.headers))
-                var headers = again.headers
-                headers[.contentType] = "application/x-www-form-urlencoded"
-                let back = try await api.post(
-                    "/console/sign-in",
-                    again.form(["email": "owner@example.com", "password": ConsoleTests.password, "csrf": again.csrf]),
-                    headers: headers
-                )
+                let device = try #require(owner.cookies[ConsoleRoutes.deviceCookie])
+                let back = try await ConsoleTests.signIn(api, "owner@example.com", device: device).1
                 #expect(back.status == .seeOther, "the owner's browser gets in: \(back.status)")
                 let longest = try await world.sql("SELECT MAX(LENGTH(key)) AS n FROM rate_limits").first?.decode(
                     column: "n",

@@ -147,7 +147,7 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
-    struct SplitMix64 {
+    struct SplitMix64: RandomNumberGenerator {
         var state: UInt64
         init(seed: UInt64) { state = seed }
         mutating func next() -> UInt64 {
