@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 
 from console_test import Console, NoRedirect, add_operator
+from selenium.webdriver.support.ui import Select
 from support import EC, By, Server, check
 
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
@@ -53,10 +54,19 @@ def main(binary):
         editor.fill("route", "/post/7")
         editor.fill("destinations-fallback", "https://links.example.com/sale")
 
-        # Two rules, added with the form's button: what was typed comes back with each post.
+        # Two rules, added with the form's button: what was typed comes back with each post. A new rule shows its
+        # name, platforms and destination only; a condition is added by choosing it (a post, no script).
         post(editor, By.ID, "add-rule")
         check(editor.driver.find_element(By.ID, "code").get_attribute("value") == "rules-demo", "adding a rule keeps the fields")
+        check(editor.driver.find_elements(By.ID, "rule-0-languages") == [] and editor.driver.find_elements(By.ID, "rule-0-osMin") == [],
+              "a new rule shows no condition's fields")
         editor.fill("rule-0-name", "german")
+        Select(editor.driver.find_element(By.ID, "rule-0-condition")).select_by_value("languages")
+        post(editor, By.ID, "rule-0-add-condition")
+        check(editor.driver.find_element(By.ID, "rule-0-name").get_attribute("value") == "german", "adding a condition keeps the fields")
+        check(editor.driver.find_elements(By.ID, "rule-0-osMin") == [], "only the condition chosen is shown")
+        options = [o.get_attribute("value") for o in editor.driver.find_elements(By.CSS_SELECTOR, "#rule-0-condition option")]
+        check("languages" not in options and "os" in options, f"the conditions left to add: {options}")
         editor.fill("rule-0-languages", "de")
         editor.fill("rule-0-then", "https://links.example.com/de")
         post(editor, By.ID, "add-rule")
@@ -113,6 +123,8 @@ def main(binary):
         # A rule on a parameter Link Tracking Protection removes: saved, with a warning on the link's page.
         post(editor, By.ID, "add-rule")
         editor.fill("rule-2-name", "from ads")
+        Select(editor.driver.find_element(By.ID, "rule-2-condition")).select_by_value("query")
+        post(editor, By.ID, "rule-2-add-condition")
         editor.fill("rule-2-query", "gclid")
         editor.fill("rule-2-then", "https://links.example.com/ads")
         post(editor, By.ID, "save")

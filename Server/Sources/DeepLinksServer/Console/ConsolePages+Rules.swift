@@ -8,11 +8,20 @@ extension ConsolePages {
     static let ruleFields =
         ["name"] + ClientPlatform.allCases.map { "platform.\($0.rawValue)" }
         + ["osMin", "osMax", "languages", "query", "from", "until", "countries", "then"]
+        + conditions.map { "show.\($0.key)" }
 
-    /// The platforms' checkboxes, as people call them.
+    /// The platforms' checkboxes, as people call them (preview fetchers never reach a rule: no box for them).
     static let platformLabels: [(ClientPlatform, String)] = [
         (.iPhone, "iPhone"), (.iPad, "iPad"), (.android, "Android"), (.desktop, "Desktop"),
-        (.macOrIPad, "Mac or iPad (before the touch check)"), (.previewBot, "Preview fetchers"),
+        (.macOrIPad, "Mac or iPad (before the touch check)"),
+    ]
+
+    /// The conditions a rule may have beside its platforms, each with its fields: a rule shows those it has (or that
+    /// "Add a condition" added), not every field of every condition.
+    static let conditions: [(key: String, label: String, fields: [String])] = [
+        ("os", "OS version", ["osMin", "osMax"]), ("languages", "Preferred languages", ["languages"]),
+        ("query", "Query item", ["query"]), ("window", "Time window", ["from", "until"]),
+        ("countries", "Countries", ["countries"]),
     ]
 
     static func ruleField(_ index: Int, _ field: String) -> String { "rule.\(index).\(field)" }
@@ -61,6 +70,11 @@ extension ConsolePages {
             rules.swapAt(index, index + 1)
         case ("remove"?, let index?) where rules.indices.contains(index):
             rules.remove(at: index)
+        case ("condition"?, let index?) where rules.indices.contains(index):
+            // The condition chosen beside the button: its fields are shown, empty.
+            let chosen = values[ruleField(index, "condition")] ?? ""
+            guard conditions.contains(where: { $0.key == chosen }) else { return nil }
+            rules[index]["show.\(chosen)"] = "on"
         default:
             return nil
         }
@@ -86,9 +100,54 @@ extension ConsolePages {
                 \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
                 """
         }
+        /// A condition's fields (and its flag, so that an empty one added stays shown until the form is saved).
+        func condition(_ index: Int, _ key: String) -> String {
+            let flag = ruleField(index, "show.\(key)")
+            let kept = values[flag] == "on" ? "<input type=\"hidden\" name=\"\(flag)\" value=\"on\">" : ""
+            switch key {
+            case "os":
+                return kept + input(index, "osMin", "OS version from")
+                    + input(
+                        index,
+                        "osMax",
+                        "OS version up to",
+                        help:
+                            "As 17 or 26.1, with platforms of one OS. iOS 26 Safari reports its real version in its Version/ token only"
+                    )
+            case "languages":
+                return kept
+                    + input(
+                        index,
+                        "languages",
+                        "Preferred languages",
+                        help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"
+                    )
+            case "query":
+                return kept
+                    + input(index, "query", "Query item", help: "A name (present) or name=value in the click's query")
+            case "window":
+                return kept + input(index, "from", "From (UTC)", type: "datetime-local")
+                    + input(index, "until", "Until (UTC)", type: "datetime-local")
+            default:
+                return kept
+                    + input(
+                        index,
+                        "countries",
+                        "Countries",
+                        help: "Two-letter codes, as CH, DE: from the header your proxy sets"
+                    )
+            }
+        }
         var rules: [String] = []
         for index in 0..<count {
             let number = index + 1
+            // The conditions the rule has (a field filled, or added empty), and those "Add a condition" offers.
+            let isShown = { (condition: (key: String, label: String, fields: [String])) in
+                condition.fields.contains { !(values[ruleField(index, $0)] ?? "").isEmpty }
+                    || values[ruleField(index, "show.\(condition.key)")] == "on"
+            }
+            let shown = Self.conditions.filter(isShown)
+            let hidden = Self.conditions.filter { !isShown($0) }
             let errors = problems[ruleField(index, "")] ?? []
             let thenID = "rule-\(index)-then"
             rules.append(
@@ -102,13 +161,12 @@ extension ConsolePages {
                     return "<label class=\"check\"><input type=\"checkbox\" id=\"\(name.replacingOccurrences(of: ".", with: "-"))\" name=\"\(name)\" value=\"on\"\(values[name] == "on" ? " checked" : "")> \(label)</label>"
                 }.joined(separator: "\n"))
                 </fieldset>
-                \(input(index, "osMin", "OS version from"))
-                \(input(index, "osMax", "OS version up to", help: "As 17 or 26.1, with platforms of one OS. iOS 26 Safari reports its real version in its Version/ token only"))
-                \(input(index, "languages", "Preferred languages", help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"))
-                \(input(index, "query", "Query item", help: "A name (present) or name=value in the click's query"))
-                \(input(index, "from", "From (UTC)", type: "datetime-local"))
-                \(input(index, "until", "Until (UTC)", type: "datetime-local"))
-                \(input(index, "countries", "Countries", help: "Two-letter codes, as CH, DE: from the header your proxy sets"))
+                \(shown.map { condition(index, $0.key) }.joined(separator: "\n"))
+                \(hidden.isEmpty ? "" : """
+                <p class="add-condition"><label for="rule-\(index)-condition">Add a condition</label>
+                <select id="rule-\(index)-condition" name="\(ruleField(index, "condition"))">\(hidden.map { "<option value=\"\($0.key)\">\(HTML.escape($0.label))</option>" }.joined())</select>
+                <button type="submit" class="secondary" name="op" value="condition.\(index)" id="rule-\(index)-add-condition" aria-label="Add this condition to rule \(number)">Add</button></p>
+                """)
                 <label for="\(thenID)">Sends to</label>
                 <textarea id="\(thenID)" name="\(ruleField(index, "then"))" rows="2" aria-describedby="\(thenID)-help">\(HTML.escape(values[ruleField(index, "then")] ?? ""))</textarea>
                 <p class="help" id="\(thenID)-help">A web address, a route of the app (/post/10) or store; or a split, one variant a line: name, weight, destination (a 50 https://..., b 50 /post/11; weights add up to 100)</p>
