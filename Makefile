@@ -26,9 +26,12 @@ WATCH = python3 scripts/watch-tests --minutes
 test-core:
 	$(WATCH) 20 swift test
 
-# The reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
+# The fuzzer of the link document (seconds of one core) runs on its own, after the suite: beside it, the suite's
+# timing-sensitive tests (idle timeouts) would share two cores with it. Then the reset tests a second time with the
+# accounts in a team's backend (its hooks on a live socket).
 test-server:
-	$(WATCH) 40 swift test --package-path Server
+	$(WATCH) 40 swift test --package-path Server --skip LinkDocumentFuzzTests
+	$(WATCH) 10 swift test --package-path Server --skip-build --filter LinkDocumentFuzzTests
 	DEEPLINKS_TEST_ACCOUNTS=external $(WATCH) 20 swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
 # The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).

@@ -114,18 +114,18 @@ import Glibc
     @Test func aConnectionBusyWithCachedRedirectsOutlivesTheIdleTimeout() async throws {
         let checked = Mutex(false)
         do {
-            try await withCachedLink(idleTimeoutSeconds: 2) { api, _ in
+            try await withCachedLink(idleTimeoutSeconds: 3) { api, _ in
                 let connection = try RawConnection(port: try #require(api.client.port))
-                // Three idle timeouts of requests 0.6 s apart: the connection-state handler sees each one. (Two seconds,
-                // not one: the harness's own client, used while the link is set up, must not sit idle past it on a
-                // loaded machine.)
-                for _ in 0..<10 {
+                // Three idle timeouts of requests 0.6 s apart: the connection-state handler sees each one. (Three
+                // seconds, not one: the harness's own client, used while the link is set up, must not sit idle past
+                // it on a loaded machine.)
+                for _ in 0..<15 {
                     connection.send(Self.request)
                     #expect(try connection.statuses(1) == [302])
                     try await Task.sleep(for: .milliseconds(600))
                 }
                 // Idle: closed after the timeout.
-                try await Task.sleep(for: .milliseconds(3000))
+                try await Task.sleep(for: .milliseconds(4500))
                 #expect(connection.isClosed)
                 checked.withLock { $0 = true }
             }
