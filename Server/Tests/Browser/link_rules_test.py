@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 
 from console_test import Console, NoRedirect, add_operator
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.support.ui import Select
 from support import EC, By, Server, check
 
@@ -33,10 +34,20 @@ def location(url, headers):
 
 
 def post(console, by, selector):
-    """Clicks a button that posts the form, then waits for the page the post answers (the old one gone)."""
+    """Clicks a button that posts the form, then waits for the page the post answers (the old one gone). While the
+    page is being replaced, Chromium may answer for the old node "Node with given id does not belong to the
+    document" rather than a stale reference: gone all the same."""
     page = console.driver.find_element(By.TAG_NAME, "html")
     console.driver.find_element(by, selector).click()
-    console.wait.until(EC.staleness_of(page))
+
+    def gone(_):
+        try:
+            page.is_enabled()
+            return False
+        except (StaleElementReferenceException, WebDriverException):
+            return True
+
+    console.wait.until(gone)
 
 
 def main(binary):

@@ -269,7 +269,7 @@ enum SmartLinkPages {
         guard !rows.isEmpty else { return #"<p id="chart">No clicks yet.</p>"# }
         return """
             <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
-            <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)">\(bars.joined())</svg>
+            <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)" shape-rendering="crispEdges">\(bars.joined())</svg>
             <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
             """
     }
