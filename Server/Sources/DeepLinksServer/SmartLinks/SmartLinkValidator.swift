@@ -168,15 +168,9 @@ struct SmartLinkValidator: Sendable {
         guard segments.count == 1, let target = segments.first.map(String.init), Self.isCode(target) else {
             return nil
         }
-        let isShortLink: Bool
-        if shortLinkHosts.contains(host) {
-            isShortLink = !manifests.values.contains { manifest in
-                guard let table = manifest.table else { return false }
-                return (try? table.match("https://\(manifest.host)/\(target)").get()) != nil
-            }
-        } else {
-            isShortLink = host == sharedLinkHost && target.lowercased() == code.lowercased()
-        }
+        let isShortLink =
+            shortLinkHosts.contains(host)
+            ? appRouting("/\(target)") == nil : host == sharedLinkHost && target.lowercased() == code.lowercased()
         return isShortLink
             ? "\(destination) is a short link of this server: a redirect to a redirect, a loop if it leads back; give its destination instead"
             : nil
