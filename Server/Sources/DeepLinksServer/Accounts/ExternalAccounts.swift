@@ -28,11 +28,7 @@ public struct ExternalAccounts: Sendable, Equatable {
     static func isLoopback(_ host: String) -> Bool {
         if host.lowercased() == "localhost" { return true }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        switch IPAddress(bare) {
-        case .v4(let bytes): return bytes[0] == 127
-        case .v6(let bytes): return bytes == Array(repeating: 0, count: 15) + [1]
-        case nil: return false
-        }
+        return IPAddress(bare)?.isLoopback ?? false
     }
 
     /// What is wrong with a backend address, or nil: hooks carry passwords, so they travel over HTTPS except

@@ -16,6 +16,14 @@ enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     case v4([UInt8])
     case v6([UInt8])
 
+    /// 127.0.0.0/8 or `::1`: this machine.
+    var isLoopback: Bool {
+        switch self {
+        case .v4(let bytes): bytes[0] == 127
+        case .v6(let bytes): bytes == Array(repeating: 0, count: 15) + [1]
+        }
+    }
+
     init?(_ text: some StringProtocol) {
         var text = String(text)
         // A zone (`fe80::1%eth0`) names an interface, not an address.

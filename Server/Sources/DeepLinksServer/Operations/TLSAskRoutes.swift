@@ -28,7 +28,7 @@ struct TLSAskRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         router.get("/tls/ask") { request, context -> Response in
-            guard let peer = context.peer, Self.isLoopback(peer) || proxies.trusts(peer: peer) else {
+            guard let peer = context.peer, IPAddress(peer)?.isLoopback == true || proxies.trusts(peer: peer) else {
                 throw HTTPError(.notFound)
             }
             guard let domain = request.uri.queryParameters["domain"], !domain.isEmpty, domain.count <= 253 else {
@@ -41,11 +41,4 @@ struct TLSAskRoutes: Sendable {
         }
     }
 
-    static func isLoopback(_ peer: SocketAddress) -> Bool {
-        switch IPAddress(peer) {
-        case .v4(let bytes)?: bytes[0] == 127
-        case .v6(let bytes)?: bytes == Array(repeating: 0, count: 15) + [1]
-        case nil: false
-        }
-    }
 }

@@ -39,9 +39,17 @@ package struct SmartLink: Sendable, Codable, Equatable {
     /// a misspelt field must not be dropped in silence. `url` (what the API writes beside a link) is read and
     /// ignored, so a link read can be sent back.
     package init(from decoder: any Decoder) throws {
-        let lenient = decoder.userInfo[Self.lenient] as? Bool == true
-        if !lenient {
-            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue) + ["url"])
+        if decoder.userInfo[Self.lenient] as? Bool != true {
+            let fields = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue) + ["url"])
+            // The objects inside, by their keys too: `destinations.iphone` is refused with its path.
+            for (key, known) in [
+                ("destinations", Destinations.CodingKeys.allCases.map(\.rawValue)),
+                ("preview", Preview.CodingKeys.allCases.map(\.rawValue)),
+            ] {
+                let field = StrictKeys(stringValue: key)
+                guard fields.contains(field), try !fields.decodeNil(forKey: field) else { continue }
+                _ = try StrictKeys.container(try fields.superDecoder(forKey: field), allowing: known)
+            }
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(String.self, forKey: .code)
@@ -90,31 +98,5 @@ package struct SmartLink: Sendable, Codable, Equatable {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case title, description, image
         }
-    }
-}
-
-extension SmartLink.Destinations {
-    package init(from decoder: any Decoder) throws {
-        if decoder.userInfo[SmartLink.lenient] as? Bool != true {
-            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue))
-        }
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        ios = try container.decodeIfPresent(String.self, forKey: .ios)
-        ipad = try container.decodeIfPresent(String.self, forKey: .ipad)
-        android = try container.decodeIfPresent(String.self, forKey: .android)
-        desktop = try container.decodeIfPresent(String.self, forKey: .desktop)
-        fallback = try container.decodeIfPresent(String.self, forKey: .fallback)
-    }
-}
-
-extension SmartLink.Preview {
-    package init(from decoder: any Decoder) throws {
-        if decoder.userInfo[SmartLink.lenient] as? Bool != true {
-            _ = try StrictKeys.container(decoder, allowing: CodingKeys.allCases.map(\.rawValue))
-        }
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        title = try container.decodeIfPresent(String.self, forKey: .title)
-        description = try container.decodeIfPresent(String.self, forKey: .description)
-        image = try container.decodeIfPresent(String.self, forKey: .image)
     }
 }
