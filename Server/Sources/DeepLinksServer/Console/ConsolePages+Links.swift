@@ -63,12 +63,9 @@ extension ConsolePages {
     ) -> String {
         let url = policy.shortURL(link.code)
         let ruleRows = ruleClicks.map { row in
-            let values = link.rules?.first { $0.name == row.rule }.map(formValues)
-            let when = values.map { values in
-                ["platforms", "osMin", "osMax", "languages", "query", "from", "until", "countries"].compactMap {
-                    field in
-                    values[field].flatMap { $0.isEmpty ? nil : "\(field) \($0)" }
-                }.joined(separator: "; ")
+            let when = link.rules?.first { $0.name == row.rule }.map { rule in
+                rule.when.items.flatMap(\.formFields).compactMap { $0.value.isEmpty ? nil : "\($0.field) \($0.value)" }
+                    .joined(separator: "; ")
             }
             return
                 "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"

@@ -7,8 +7,7 @@ extension ConsolePages {
     /// A rule's fields in the form, each named `rule.INDEX.FIELD`; `rules` holds how many there are.
     static let ruleFields =
         ["name"] + ClientPlatform.allCases.map { "platform.\($0.rawValue)" }
-        + ["osMin", "osMax", "languages", "query", "from", "until", "countries", "then"]
-        + conditions.map { "show.\($0.key)" }
+        + conditions.flatMap { $0.inputs.map(\.field) } + ["then"] + conditions.map { "show.\($0.key)" }
 
     /// The platforms' checkboxes, as people call them (preview fetchers never reach a rule: no box for them).
     static let platformLabels: [(ClientPlatform, String)] = [
@@ -16,13 +15,9 @@ extension ConsolePages {
         (.macOrIPad, "Mac or iPad (before the touch check)"),
     ]
 
-    /// The conditions a rule may have beside its platforms, each with its fields: a rule shows those it has (or that
-    /// "Add a condition" added), not every field of every condition.
-    static let conditions: [(key: String, label: String, fields: [String])] = [
-        ("os", "OS version", ["osMin", "osMax"]), ("languages", "Preferred languages", ["languages"]),
-        ("query", "Query item", ["query"]), ("window", "Time window", ["from", "until"]),
-        ("countries", "Countries", ["countries"]),
-    ]
+    /// The conditions a rule may have beside its platforms, each with its fields (``RuleCondition/form``): a rule
+    /// shows those it has (or that "Add a condition" added), not every field of every condition.
+    static let conditions = RuleConditions.all.compactMap { $0.form }
 
     static func ruleField(_ index: Int, _ field: String) -> String { "rule.\(index).\(field)" }
 
@@ -32,8 +27,6 @@ extension ConsolePages {
 
     /// A rule as the form's texts.
     static func formValues(_ rule: LinkRule) -> [String: String] {
-        let when = rule.when
-        func list(_ items: [String]?) -> String { items?.joined(separator: ", ") ?? "" }
         func destination(_ destination: LinkRule.Destination) -> String { destination.address ?? "store" }
         let then: String =
             switch rule.then {
@@ -41,15 +34,13 @@ extension ConsolePages {
             case .split(let variants):
                 variants.map { "\($0.name) \($0.weight) \(destination($0.destination))" }.joined(separator: "\n")
             }
-        var values = [
-            "name": rule.name, "platforms": list(when.platforms?.map(\.rawValue)),
-            "osMin": when.os?.min?.description ?? "", "osMax": when.os?.max?.description ?? "",
-            "languages": list(when.languages), "countries": list(when.countries),
-            "query": when.query.map { query in query.name + (query.equals.map { "=" + $0 } ?? "") } ?? "",
-            "from": when.from.map { formatted($0, form: true) } ?? "",
-            "until": when.until.map { formatted($0, form: true) } ?? "", "then": then,
-        ]
-        for platform in when.platforms ?? [] { values["platform.\(platform.rawValue)"] = "on" }
+        var values = ["name": rule.name, "then": then]
+        for condition in rule.when.items {
+            for (field, value) in condition.formFields { values[field] = value }
+        }
+        for platform in rule.when[PlatformsCondition.self]?.platforms ?? [] {
+            values["platform.\(platform.rawValue)"] = "on"
+        }
         return values
     }
 
@@ -101,49 +92,17 @@ extension ConsolePages {
                 """
         }
         /// A condition's fields (and its flag, so that an empty one added stays shown until the form is saved).
-        func condition(_ index: Int, _ key: String) -> String {
-            let flag = ruleField(index, "show.\(key)")
+        func condition(_ index: Int, _ form: ConditionForm) -> String {
+            let flag = ruleField(index, "show.\(form.key)")
             let kept = values[flag] == "on" ? "<input type=\"hidden\" name=\"\(flag)\" value=\"on\">" : ""
-            switch key {
-            case "os":
-                return kept + input(index, "osMin", "OS version from")
-                    + input(
-                        index,
-                        "osMax",
-                        "OS version up to",
-                        help:
-                            "As 17 or 26.1, with platforms of one OS. iOS 26 Safari reports its real version in its Version/ token only"
-                    )
-            case "languages":
-                return kept
-                    + input(
-                        index,
-                        "languages",
-                        "Preferred languages",
-                        help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"
-                    )
-            case "query":
-                return kept
-                    + input(index, "query", "Query item", help: "A name (present) or name=value in the click's query")
-            case "window":
-                return kept + input(index, "from", "From (UTC)", type: "datetime-local")
-                    + input(index, "until", "Until (UTC)", type: "datetime-local")
-            default:
-                return kept
-                    + input(
-                        index,
-                        "countries",
-                        "Countries",
-                        help: "Two-letter codes, as CH, DE: from the header your proxy sets"
-                    )
-            }
+            return kept + form.inputs.map { input(index, $0.field, $0.label, type: $0.type, help: $0.help) }.joined()
         }
         var rules: [String] = []
         for index in 0..<count {
             let number = index + 1
             // The conditions the rule has (a field filled, or added empty), and those "Add a condition" offers.
-            let isShown = { (condition: (key: String, label: String, fields: [String])) in
-                condition.fields.contains { !(values[ruleField(index, $0)] ?? "").isEmpty }
+            let isShown = { (condition: ConditionForm) in
+                condition.inputs.contains { !(values[ruleField(index, $0.field)] ?? "").isEmpty }
                     || values[ruleField(index, "show.\(condition.key)")] == "on"
             }
             let shown = Self.conditions.filter(isShown)
@@ -161,7 +120,7 @@ extension ConsolePages {
                     return "<label class=\"check\"><input type=\"checkbox\" id=\"\(name.replacingOccurrences(of: ".", with: "-"))\" name=\"\(name)\" value=\"on\"\(values[name] == "on" ? " checked" : "")> \(label)</label>"
                 }.joined(separator: "\n"))
                 </fieldset>
-                \(shown.map { condition(index, $0.key) }.joined(separator: "\n"))
+                \(shown.map { condition(index, $0) }.joined(separator: "\n"))
                 \(hidden.isEmpty ? "" : """
                 <p class="add-condition"><label for="rule-\(index)-condition">Add a condition</label>
                 <select id="rule-\(index)-condition" name="\(ruleField(index, "condition"))">\(hidden.map { "<option value=\"\($0.key)\">\(HTML.escape($0.label))</option>" }.joined())</select>
@@ -239,7 +198,9 @@ extension ConsolePages {
         guard [.iPhone, .iPad, .android].contains(platform) else { return [] }
         var bounds: Set<OSVersion> = []
         for rule in link.rules ?? [] {
-            guard let os = rule.when.os, rule.when.platforms?.contains(platform) == true else { continue }
+            guard let os = rule.when[OSVersionCondition.self],
+                rule.when[PlatformsCondition.self]?.platforms.contains(platform) == true
+            else { continue }
             if let min = os.min { bounds.insert(min) }
             // A maximum is inclusive: the next range starts just above it.
             if let max = os.max { bounds.insert(OSVersion(major: max.major, minor: max.minor + 1)) }
@@ -297,40 +258,13 @@ extension ConsoleRoutes {
                 )
                 return value?.isEmpty == false ? value : nil
             }
-            func list(_ field: String) -> [String]? {
-                text(field).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            // Each condition reads its own fields.
+            let form = ConditionFormInput(text: text) { field in
+                values[ConsolePages.ruleField(index, field)].map { String($0.drop(while: \.isWhitespace)) }
+                    .flatMap { $0.isEmpty ? nil : $0 }
             }
             var complaints: [String] = []
-            var when = LinkRule.Conditions()
-            let ticked = ClientPlatform.allCases.filter { text("platform.\($0.rawValue)") == "on" }
-            when.platforms = ticked.isEmpty ? nil : ticked
-            for (field, bound) in [("osMin", "from"), ("osMax", "up to")] {
-                guard let text = text(field) else { continue }
-                guard let version = OSVersion(text) else {
-                    complaints.append("OS version \(bound): a version such as 17 or 26.1")
-                    continue
-                }
-                var range = when.os ?? LinkRule.VersionRange()
-                if field == "osMin" { range.min = version } else { range.max = version }
-                when.os = range
-            }
-            when.languages = list("languages")?.map { $0.lowercased() }
-            when.countries = list("countries")?.map { $0.uppercased() }
-            // The query item as written: a value's trailing spaces are the value's (only an empty field is none).
-            if let query = values[ConsolePages.ruleField(index, "query")].map({ String($0.drop(while: \.isWhitespace)) }
-            )
-            .flatMap({ $0.isEmpty ? nil : $0 }) {
-                let parts = query.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                when.query = .init(name: String(parts[0]), equals: parts.count == 2 ? String(parts[1]) : nil)
-            }
-            for field in ["from", "until"] {
-                guard let text = text(field) else { continue }
-                guard let instant = ConsolePages.parseDateTime(text) else {
-                    complaints.append("\(field): a date and time, as 2026-12-31T23:59 (UTC)")
-                    continue
-                }
-                if field == "from" { when.from = instant } else { when.until = instant }
-            }
+            let when = LinkRule.Conditions(RuleConditions.all.compactMap { $0.parse(form, complaints: &complaints) })
             let then = Self.action(text("then") ?? "")
             if then == nil {
                 complaints.append(

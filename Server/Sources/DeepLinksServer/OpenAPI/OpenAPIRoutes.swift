@@ -45,6 +45,11 @@ enum OpenAPIRoutes {
             paths[path] = .object(item)
         }
         document["paths"] = .object(paths)
+        // A rule's conditions, each from its own type (RuleConditions): the document cannot leave one out.
+        let when: [String] = ["components", "schemas", "LinkRule", "properties", "when", "properties"]
+        document =
+            try JSONValue.object(document).setting(when, to: .object(RuleConditions.schemaProperties())).object
+            ?? document
         return .object(document)
     }
 
@@ -73,5 +78,17 @@ enum OpenAPIRoutes {
                 body: .init(byteBuffer: ByteBuffer(string: body))
             )
         }
+    }
+}
+
+extension JSONValue {
+    /// This value with the object at `path` replaced by `value` (the objects on the way must exist).
+    func setting(_ path: some Collection<String>, to value: JSONValue) throws -> JSONValue {
+        guard let key = path.first else { return value }
+        guard case .object(var object) = self, let inner = object[key] else {
+            throw ConfigurationError(setting: "openapi.json", reason: "the embedded document has no \(key)")
+        }
+        object[key] = try inner.setting(path.dropFirst(), to: value)
+        return .object(object)
     }
 }

@@ -4,6 +4,9 @@ package enum InAppBrowser: String, Sendable, CaseIterable {
     case facebook = "Facebook", instagram = "Instagram", linkedIn = "LinkedIn", tikTok = "TikTok", weChat = "WeChat",
         line = "LINE"
 
+    /// How a rule names it (``InAppBrowsersCondition``): `facebook`, `tiktok`.
+    var key: String { rawValue.lowercased() }
+
     /// User-agent tokens, lower-cased: the apps append them to the system web view's agent.
     var tokens: [String] {
         switch self {

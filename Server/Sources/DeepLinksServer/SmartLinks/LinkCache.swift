@@ -69,36 +69,24 @@ final class LinkCache: Sendable {
         return strings.reduce(entry) { $0 + ($1.map(heapBytes) ?? 0) } + heapBytes(link.rules)
     }
 
-    /// A link's rules: the arrays' storage and their strings (the same estimate as a link's strings).
+    /// A link's rules: the arrays' storage, their strings and their conditions' (the same estimate as a link's).
     private static func heapBytes(_ rules: [LinkRule]?) -> Int {
         guard let rules else { return 0 }
-        func strings(_ items: [String]?) -> Int { arrayBytes(items) + (items ?? []).reduce(0) { $0 + heapBytes($1) } }
         func destination(_ target: LinkRule.Destination) -> Int { target.address.map(heapBytes) ?? 0 }
-        return rules.reduce(arrayBytes(rules)) { total, rule in
-            let when = rule.when
-            var bytes =
-                heapBytes(rule.name) + arrayBytes(when.platforms) + strings(when.languages)
-                + strings(when.countries)
-                + (when.query.map { heapBytes($0.name) + ($0.equals.map(heapBytes) ?? 0) } ?? 0)
+        return rules.reduce(MemoryEstimate.array(rules)) { total, rule in
+            var bytes = heapBytes(rule.name) + rule.when.footprint
             switch rule.then {
             case .destination(let target): bytes += destination(target)
             case .split(let variants):
-                bytes += variants.reduce(arrayBytes(variants)) { $0 + heapBytes($1.name) + destination($1.destination) }
+                bytes += variants.reduce(MemoryEstimate.array(variants)) {
+                    $0 + heapBytes($1.name) + destination($1.destination)
+                }
             }
             return total + bytes
         }
     }
 
-    /// An array's storage: a 32-byte header and its elements, rounded to 16 bytes, and 16 for malloc.
-    private static func arrayBytes<Element>(_ array: [Element]?) -> Int {
-        array.map { 16 + (32 + $0.count * MemoryLayout<Element>.stride + 15) & ~15 } ?? 0
-    }
-
-    /// A native string's object (a 32-byte header and the UTF-8 bytes), rounded to 16 bytes, and 16 for malloc.
-    private static func heapBytes(_ string: String) -> Int {
-        let count = string.utf8.count
-        return count <= 15 ? 0 : 16 + (32 + count + 15) & ~15
-    }
+    private static func heapBytes(_ string: String) -> Int { MemoryEstimate.string(string) }
 
     var generation: Int { generations.load(ordering: .acquiring) }
     var position: Int64? { changePosition.withLock { $0 } }

@@ -101,7 +101,7 @@ struct LinkPolicy: Sendable {
     func warnings(_ link: SmartLink) -> [String] {
         guard app(for: link).android == nil else { return [] }
         return (link.rules ?? []).enumerated().compactMap { index, rule in
-            guard rule.when.platforms.map({ $0.contains(.android) }) ?? true else { return nil }
+            guard rule.when[PlatformsCondition.self]?.platforms.contains(.android) ?? true else { return nil }
             let stores: Bool
             switch rule.then {
             case .destination(let destination): stores = destination == .store

@@ -16,41 +16,6 @@ package struct LinkRule: Sendable, Codable, Equatable {
         (self.name, self.when, self.then) = (name, when, then)
     }
 
-    /// Every condition given must hold; one not given holds for everyone.
-    package struct Conditions: Sendable, Codable, Equatable {
-        /// Any of these platforms (`iphone`, `ipad`, `android`, `desktop`, `mac-or-ipad`, `bot`).
-        package var platforms: [ClientPlatform]?
-        /// The OS version, inclusive at both ends (`17` is 17.0; `26.1`); needs `platforms` of iphone, ipad or
-        /// android only.
-        package var os: VersionRange?
-        /// The visitor's preferred language (`Accept-Language`, highest quality first) is one of these or a
-        /// variant of one: `de` matches `de-CH`; `de-CH` does not match `de`.
-        package var languages: [String]?
-        /// A query item of the click.
-        package var query: QueryCondition?
-        /// From this instant (inclusive) until that one (exclusive), milliseconds since 1970; ISO 8601 in JSON.
-        package var from: Int64?
-        package var until: Int64?
-        /// The visitor's country (ISO 3166-1 alpha-2) from the header the trusted proxy sets
-        /// (``SmartLinkSettings/countryHeader``); never guessed from the address.
-        package var countries: [String]?
-
-        package init() {}
-
-        var isEmpty: Bool { self == Conditions() }
-    }
-
-    package struct VersionRange: Sendable, Codable, Equatable {
-        package var min: OSVersion?
-        package var max: OSVersion?
-    }
-
-    package struct QueryCondition: Sendable, Codable, Equatable {
-        package var name: String
-        /// Nil: the item is present, with any value.
-        package var equals: String?
-    }
-
     /// Where a visitor the rule matches goes: exactly one of `url`, `route`, `store` or `split`.
     package enum Action: Sendable, Equatable {
         case destination(Destination)
@@ -129,15 +94,19 @@ struct StrictKeys: CodingKey {
 
     static func container(_ decoder: any Decoder, allowing known: [String]) throws -> KeyedDecodingContainer<Self> {
         let container = try decoder.container(keyedBy: Self.self)
+        try refuseUnknown(in: container, allowing: known)
+        return container
+    }
+
+    static func refuseUnknown(in container: KeyedDecodingContainer<Self>, allowing known: [String]) throws {
         if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw DecodingError.dataCorrupted(
                 .init(
-                    codingPath: decoder.codingPath + [unknown],
+                    codingPath: container.codingPath + [unknown],
                     debugDescription: "unknown field (known: \(known.joined(separator: ", ")))"
                 )
             )
         }
-        return container
     }
 }
 
@@ -149,6 +118,15 @@ extension KeyedDecodingContainer where Key == StrictKeys {
     /// A required field: `keyNotFound` (the API's "'rules[0].name' is required") when it is absent.
     func required<T: Decodable>(_ key: String) throws -> T {
         try decode(T.self, forKey: StrictKeys(stringValue: key))
+    }
+
+    /// The object under `key`, its fields checked against `known`; nil when absent or null.
+    func object(_ key: String, allowing known: [String]) throws -> Self? {
+        let field = StrictKeys(stringValue: key)
+        guard contains(field), try !decodeNil(forKey: field) else { return nil }
+        let object = try nestedContainer(keyedBy: StrictKeys.self, forKey: field)
+        try StrictKeys.refuseUnknown(in: object, allowing: known)
+        return object
     }
 }
 
@@ -165,70 +143,6 @@ extension LinkRule {
         try container.encode(name, forKey: StrictKeys(stringValue: "name"))
         if !when.isEmpty { try container.encode(when, forKey: StrictKeys(stringValue: "when")) }
         try container.encode(then, forKey: StrictKeys(stringValue: "then"))
-    }
-}
-
-extension LinkRule.Conditions {
-    package init(from decoder: any Decoder) throws {
-        let container = try StrictKeys.container(
-            decoder,
-            allowing: ["platforms", "os", "languages", "query", "from", "until", "countries"]
-        )
-        platforms = try container.value("platforms")
-        os = try container.value("os")
-        languages = try container.value("languages", as: [String].self)?.map { $0.lowercased() }
-        query = try container.value("query")
-        from = try Self.instant(container, "from")
-        until = try Self.instant(container, "until")
-        countries = try container.value("countries", as: [String].self)?.map { $0.uppercased() }
-    }
-
-    /// An ISO 8601 instant with its offset (`2026-12-01T00:00:00Z`), as milliseconds since 1970.
-    private static func instant(_ container: KeyedDecodingContainer<StrictKeys>, _ key: String) throws -> Int64? {
-        guard let text: String = try container.value(key) else { return nil }
-        guard let date = try? Date(text, strategy: .iso8601) else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: container.codingPath + [StrictKeys(stringValue: key)],
-                    debugDescription: "an ISO 8601 instant with its offset, as 2026-12-01T00:00:00Z"
-                )
-            )
-        }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: StrictKeys.self)
-        func put<T: Encodable>(_ value: T?, _ key: String) throws {
-            try container.encodeIfPresent(value, forKey: StrictKeys(stringValue: key))
-        }
-        try put(platforms, "platforms")
-        try put(os, "os")
-        try put(languages, "languages")
-        try put(query, "query")
-        try put(from.map(Self.iso), "from")
-        try put(until.map(Self.iso), "until")
-        try put(countries, "countries")
-    }
-
-    static func iso(_ milliseconds: Int64) -> String {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-    }
-}
-
-extension LinkRule.VersionRange {
-    package init(from decoder: any Decoder) throws {
-        let container = try StrictKeys.container(decoder, allowing: ["min", "max"])
-        min = try container.value("min")
-        max = try container.value("max")
-    }
-}
-
-extension LinkRule.QueryCondition {
-    package init(from decoder: any Decoder) throws {
-        let container = try StrictKeys.container(decoder, allowing: ["name", "equals"])
-        name = try container.required("name")
-        equals = try container.value("equals")
     }
 }
 

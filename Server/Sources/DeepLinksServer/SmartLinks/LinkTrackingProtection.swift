@@ -44,7 +44,7 @@ package enum LinkTrackingProtection {
         var warnings: [String] = []
         for (index, rule) in (link.rules ?? []).enumerated() {
             let field = "rules[\(index)]"
-            if let name = rule.when.query?.name, let evidence = evidence(name) {
+            if let name = rule.when[QueryItemCondition.self]?.name, let evidence = evidence(name) {
                 warnings.append(
                     "\(field).when.query: matches on '\(name)', which Link Tracking Protection removes in Mail, Messages and Safari Private Browsing (\(evidence)): visitors from there never match"
                 )
@@ -71,6 +71,9 @@ package enum LinkTrackingProtection {
 
 extension LinkRule.Destination {
     /// The web address or route, nil for the store.
+    /// The route, when the destination is one.
+    var route: String? { if case .route(let route) = self { route } else { nil } }
+
     var address: String? {
         switch self {
         case .url(let url): url

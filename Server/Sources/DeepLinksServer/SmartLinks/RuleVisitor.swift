@@ -25,6 +25,7 @@ struct RuleVisitor {
         var country: String??
         var client: String?
         var viaTrustedProxy: Bool?
+        var inAppBrowser: InAppBrowser??
     }
 
     init(
@@ -174,6 +175,14 @@ struct RuleVisitor {
         return found
     }
 
+    /// The app whose own browser the visitor is in, if any (``InAppBrowser``).
+    mutating func inAppBrowser() -> InAppBrowser? {
+        if let known = memo.inAppBrowser { return known }
+        let found = InAppBrowser(agent: agent)
+        memo.inAppBrowser = .some(found)
+        return found
+    }
+
     mutating func clientAddress() -> String {
         if let known = memo.client { return known }
         let found = client()
@@ -224,92 +233,22 @@ struct RuleHit: Equatable {
     let destination: LinkRule.Destination
 }
 
-extension LinkRule {
-    /// Whether `visitor` meets every condition: `.yes`, `.no(why)`, or `.needsPlatform` when the visitor is a
-    /// Mac agent that may be an iPad and the rule tells the two apart (the touch check decides first).
-    enum Verdict: Equatable {
-        case yes
-        case no(Miss)
-        case needsPlatform
-    }
-
-    /// The first condition a visitor failed: words only for `?d=1`, never built on a redirect. `?d=1` is public,
-    /// so the words name the kind of condition and what the visitor sent, never the value a rule expects nor when a
-    /// rule starts or ends (a gated destination would be one request away); operators see a rule whole in the console.
-    enum Miss: Equatable, CustomStringConvertible {
-        case platform(ClientPlatform)
-        case notYet(Int64), ended(Int64)
-        case osUnknown, osBelow(OSVersion, OSVersion), osAbove(OSVersion, OSVersion)
-        case noLanguage, language(String)
-        case noQueryItem(String), queryValue(String, String)
-        case countryUnknown, country(String)
-
-        var description: String {
-            switch self {
-            case .platform(let platform): "platform is \(platform.rawValue)"
-            case .notYet, .ended: "not in its time window now"
-            case .osUnknown: "OS version unknown"
-            case .osBelow(let version, _), .osAbove(let version, _): "OS \(version) is outside its OS range"
-            case .noLanguage: "no Accept-Language"
-            case .language(let language): "prefers \(language)"
-            case .noQueryItem, .queryValue: "its query condition is not met"
-            case .countryUnknown: "country unknown"
-            case .country(let country): "country is \(country)"
-            }
-        }
-    }
-
-    func verdict(_ visitor: inout RuleVisitor) -> Verdict {
-        let when = self.when
-        if let platforms = when.platforms, !platforms.contains(visitor.platform) {
-            if visitor.platform == .macOrIPad, platforms.contains(.iPad) || platforms.contains(.desktop) {
-                if !(platforms.contains(.iPad) && platforms.contains(.desktop)) { return .needsPlatform }
-            } else {
-                return .no(.platform(visitor.platform))
-            }
-        }
-        if let from = when.from, visitor.now < from { return .no(.notYet(from)) }
-        if let until = when.until, visitor.now >= until { return .no(.ended(until)) }
-        if let range = when.os {
-            guard let version = visitor.osVersion() else { return .no(.osUnknown) }
-            if let min = range.min, version < min { return .no(.osBelow(version, min)) }
-            if let max = range.max, version > max { return .no(.osAbove(version, max)) }
-        }
-        if let languages = when.languages {
-            guard let language = visitor.language() else { return .no(.noLanguage) }
-            if !languages.contains(where: { Self.isVariant(language, of: $0) }) { return .no(.language(language)) }
-        }
-        if let query = when.query {
-            guard let value = visitor.queryValue(query.name) else { return .no(.noQueryItem(query.name)) }
-            if let equals = query.equals, value != equals { return .no(.queryValue(query.name, equals)) }
-        }
-        if let countries = when.countries {
-            guard let country = visitor.country() else { return .no(.countryUnknown) }
-            if !countries.contains(country) { return .no(.country(country)) }
-        }
-        return .yes
-    }
-}
-
-extension LinkRule {
-    /// Whether `tag` is `language` or one of its variants (`de-ch` of `de`), without building a string.
-    static func isVariant(_ tag: String, of language: String) -> Bool {
-        var tagBytes = tag.utf8.makeIterator()
-        for byte in language.utf8 where tagBytes.next() != byte { return false }
-        let next = tagBytes.next()
-        return next == nil || next == UInt8(ascii: "-")
-    }
-}
-
 extension SmartLink {
     /// The first rule `visitor` meets: a hit; `.needsPlatform` first when an earlier rule cannot tell without
-    /// knowing whether a Mac agent is an iPad; nil when none matches.
-    func ruleOutcome(_ visitor: inout RuleVisitor) -> RuleOutcome {
+    /// knowing whether a Mac agent is an iPad; nil when none matches. The one evaluation of a link's rules: the
+    /// redirect, `/resolve`, `?d=1` and the console read it (through ``LinkPolicy/ruled(_:platform:inAppBrowser:now:visitor:)``).
+    /// - Parameter missed: told each rule passed over and the condition it failed on (`?d=1`'s trace).
+    func ruleOutcome(
+        _ visitor: inout RuleVisitor,
+        missed: ((_ rule: Int, _ condition: any RuleCondition, _ visitor: inout RuleVisitor) -> Void)? = nil
+    ) -> RuleOutcome {
         for (index, rule) in (rules ?? []).enumerated() {
-            switch rule.verdict(&visitor) {
-            case .no: continue
-            case .needsPlatform: return .needsPlatform
-            case .yes:
+            switch rule.when.check(&visitor) {
+            case (.fails, let failed):
+                missed?(index, rule.when.items[failed], &visitor)
+                continue
+            case (.needsPlatform, _): return .needsPlatform(index: index)
+            case (.holds, _):
                 switch rule.then {
                 case .destination(let destination):
                     return .hit(RuleHit(index: index, rule: rule.name, variant: nil, destination: destination))
@@ -332,18 +271,22 @@ extension SmartLink {
     /// Whether a rule compares the Android version (an `os` range for android): the redirect then asks Chromium
     /// browsers for it.
     var readsAndroidVersion: Bool {
-        rules?.contains { $0.when.os != nil && $0.when.platforms?.contains(.android) == true } ?? false
+        rules?.contains {
+            $0.when[OSVersionCondition.self] != nil
+                && $0.when[PlatformsCondition.self]?.platforms.contains(.android) == true
+        } ?? false
     }
 
     /// Whether the link has ended: it has no destination of its own, and every rule's window has closed.
     func hasEnded(at now: Int64) -> Bool {
         guard route == nil, destinations.fallback == nil, let rules, !rules.isEmpty else { return false }
-        return rules.allSatisfy { rule in rule.when.until.map { now >= $0 } ?? false }
+        return rules.allSatisfy { rule in rule.when[TimeWindowCondition.self]?.until.map { now >= $0 } ?? false }
     }
 }
 
 enum RuleOutcome: Equatable {
     case hit(RuleHit)
-    case needsPlatform
+    /// The rule at `index` cannot tell without knowing whether a Mac agent is an iPad.
+    case needsPlatform(index: Int)
     case none
 }

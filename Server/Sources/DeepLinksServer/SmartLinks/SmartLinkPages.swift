@@ -156,29 +156,22 @@ enum SmartLinkPages {
         }
         var traced: [String] = []
         if let rules = link.rules {
+            // The rules' one evaluation, told which condition each rule passed over failed on.
             var yours = visitor(you)
-            var decided = false
-            for (index, rule) in rules.enumerated() {
-                let verdict: String
-                switch decided ? nil : rule.verdict(&yours) {
-                case nil: verdict = "not tried: an earlier rule matched"
-                case .yes?:
-                    decided = true
-                    verdict = "matches: this is where you go"
-                case .no(let why)?: verdict = "does not match: \(why)"
-                case .needsPlatform?:
-                    decided = true
-                    verdict = "needs to know whether you are on an iPad or a Mac (the touch check asks)"
-                }
-                traced.append(
-                    "<li><strong>\(index + 1). \(HTML.escape(rule.name))</strong>: \(HTML.escape(verdict))</li>"
-                )
+            var verdicts = Array(repeating: "not tried: an earlier rule matched", count: rules.count)
+            let outcome = link.ruleOutcome(&yours) { index, condition, visitor in
+                verdicts[index] = "does not match: \(condition.miss(&visitor))"
             }
-            let facts = [
-                "platform \(you.rawValue)", yours.osVersion().map { "OS \($0)" },
-                yours.language().map { "language \($0)" },
-                yours.country().map { "country \($0)" },
-            ].compactMap { $0 }.joined(separator: ", ")
+            switch outcome {
+            case .hit(let hit): verdicts[hit.index] = "matches: this is where you go"
+            case .needsPlatform(let index):
+                verdicts[index] = "needs to know whether you are on an iPad or a Mac (the touch check asks)"
+            case .none: break
+            }
+            traced = rules.enumerated().map { index, rule in
+                "<li><strong>\(index + 1). \(HTML.escape(rule.name))</strong>: \(HTML.escape(verdicts[index]))</li>"
+            }
+            let facts = RuleConditions.all.compactMap { $0.fact(&yours) }.joined(separator: ", ")
             traced.insert("<h2>The rules, for this request (\(HTML.escape(facts)))</h2><ul>", at: 0)
             traced.append("</ul>")
         }

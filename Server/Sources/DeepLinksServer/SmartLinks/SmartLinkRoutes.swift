@@ -211,31 +211,19 @@ struct SmartLinkRoutes: Sendable {
                     return parsed
                 }
                 let agent = AgentText(request.headers[.userAgent])
-                var visitor = visitor(
-                    platform: platform,
-                    agent: agent,
-                    request: request,
-                    query: query,
-                    peer: context.peer
-                )
-                switch link.ruleOutcome(&visitor) {
-                case .hit(let hit):
-                    if case .route(let route) = hit.destination {
-                        shown.route = route
-                    } else if case .redirect(let url) = policy.decision(
-                        link,
-                        platform: platform,
-                        inAppBrowser: false,
-                        destination: hit.destination
-                    ) {
-                        // A web address, or the store: for the app to open in a browser.
+                // The rules' one evaluation, as the redirect reads it.
+                let ruled = policy.ruled(link, platform: platform, inAppBrowser: false, now: now) {
+                    visitor(platform: platform, agent: agent, request: request, query: query, peer: context.peer)
+                }
+                switch ruled {
+                case .decided(let decision, let hit, let decided):
+                    // A rule's web address, or the store: for the app to open in a browser.
+                    if let hit, hit.destination.route == nil, case .redirect(let url) = decision {
                         return JSONResponse.make(.ok, ["url": .string(url)])
                     }
-                case .none where link.route == nil && link.destinations.fallback == nil:
-                    if link.hasEnded(at: now) { throw APIError(status: .gone, code: .linkExpired) }
-                    throw APIError(status: .notFound, code: .noSuchLink)
-                case .none, .needsPlatform:
-                    break
+                    shown = decided
+                case .ended: throw APIError(status: .gone, code: .linkExpired)
+                case .nothing: throw APIError(status: .notFound, code: .noSuchLink)
                 }
             }
             // A web link has no route: its url is the web address, for the app to open in a browser.
