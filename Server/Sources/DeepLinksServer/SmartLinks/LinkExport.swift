@@ -1,25 +1,16 @@
 import Foundation
 
 /// Every link in this server's CSV format (`GET /v1/links/export`, `deeplinks links export`, the console's
-/// "Export links"): each field of a link in a column, so that the file imports back unchanged (``LinkImport``'s
+/// "Export links"): each field of a link in a column (``LinkColumn/all``), so that the file imports back unchanged (``LinkImport``'s
 /// `csv` format reads the same header). A team can leave as easily as it came.
 enum LinkExport {
-    static let header = [
-        "code", "app", "route", "ios", "ipad", "android", "desktop", "fallback", "title", "description", "image",
-        "passQuery", "expiresAt", "expiredURL", "rules",
-    ]
+    static let header = LinkColumn.all.map(\.name)
 
     /// The header row and one row per link, LF-ended.
     static func csv(_ links: [SmartLink]) -> String {
         var text = header.joined(separator: ",") + "\n"
         for link in links {
-            let cells: [String?] = [
-                link.code, link.app, link.route, link.destinations.ios, link.destinations.ipad,
-                link.destinations.android, link.destinations.desktop, link.destinations.fallback, link.preview.title,
-                link.preview.description, link.preview.image, link.passQuery ? "true" : "false",
-                link.expiresAt.map(String.init), link.expiredURL, link.rules.map(rulesJSON),
-            ]
-            text += cells.map { cell($0 ?? "") }.joined(separator: ",") + "\n"
+            text += LinkColumn.all.map { cell($0.write(link) ?? "") }.joined(separator: ",") + "\n"
         }
         return text
     }

@@ -171,41 +171,13 @@ struct LinkImport: Sendable {
         var problems: [String] = []
         switch format {
         case .csv:
-            link = SmartLink(code: code, route: value("route"))
-            link.app = value("app")
-            link.destinations = .init(
-                ios: value("ios"),
-                ipad: value("ipad"),
-                android: value("android"),
-                desktop: value("desktop"),
-                fallback: value("fallback")
-            )
-            if let text = value("passquery") {
-                guard let flag = ["true": true, "false": false][text.lowercased()] else {
-                    return Row(line: line, code: code, link: nil, problems: ["passQuery: true or false"])
+            link = SmartLink(code: code, route: nil)
+            do {
+                for column in LinkColumn.all {
+                    if let text = value(Self.normalized(column.name)) { try column.read(&link, text) }
                 }
-                link.passQuery = flag
-            }
-            if let text = value("expiresat") {
-                guard let expiry = Int64(text) else {
-                    return Row(line: line, code: code, link: nil, problems: ["expiresAt: milliseconds since 1970"])
-                }
-                link.expiresAt = expiry
-            }
-            link.expiredURL = value("expiredurl")
-            if let text = value("rules") {
-                do {
-                    let rules = try JSONDecoder().decode([LinkRule].self, from: Data(text.utf8))
-                    link.rules = rules.isEmpty ? nil : rules
-                } catch {
-                    let reason =
-                        if case DecodingError.dataCorrupted(let context) = error {
-                            "'\(JSONBody.path(context.codingPath))': \(context.debugDescription)"
-                        } else {
-                            "not the API's JSON array of rules"
-                        }
-                    return Row(line: line, code: code, link: nil, problems: ["rules: \(reason)"])
-                }
+            } catch {
+                return Row(line: line, code: code, link: nil, problems: [error.description])
             }
         case .fdl:
             // Takeout's columns are the long link's parameters; an older export has the long link whole.
@@ -228,7 +200,7 @@ struct LinkImport: Sendable {
             }
             link = policy.link(code: code, destination: url)
         }
-        if format != .fdl {
+        if format != .fdl, format != .csv {
             link.preview = .init(title: value("title"), description: value("description"), image: value("image"))
         }
         // A title is text to keep: never a reason to refuse a link (Bitly's titles hold line breaks).
@@ -266,12 +238,9 @@ struct LinkImport: Sendable {
         ]
         switch format {
         case .csv, .auto:
-            return [
-                ("code", ["code"]), ("app", ["app"]), ("route", ["route"]), ("fallback", ["fallback", "url"]),
-                ("ios", ["ios"]), ("ipad", ["ipad"]), ("android", ["android"]), ("desktop", ["desktop"]),
-                ("passquery", ["passquery"]), ("expiresat", ["expiresat"]), ("expiredurl", ["expiredurl"]),
-                ("rules", ["rules"]),
-            ] + preview
+            return LinkColumn.all.map { column in
+                (normalized(column.name), ([column.name] + column.aliases).map(normalized))
+            }
         case .fdl:
             return [
                 ("short", ["shortlink", "shortdynamiclink", "short"]),
