@@ -74,13 +74,14 @@ extension DeepLinksApplication {
         var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
         links.events = webhooks?.events
         let jobs = BackgroundJobs(
-            (resets.map { [.init(name: "password-reset requests", run: $0.processRequests)] } ?? [])
-                + (webhooks.map { [.init(name: "webhooks", run: $0.sender.drain)] } ?? []) + [
-                    .init(name: "link changes", run: links.syncChanges),
-                    .init(name: "mail", run: sender.drain),
-                    .init(name: "click counts", run: { try await clicks.flushIfDue() }, atShutdown: clicks.flush),
-                    .init(name: "pruning", run: Pruning(database: database, clock: clock).runIfDue),
-                ],
+            BackgroundJobs.all(
+                resets: resets,
+                mail: sender,
+                webhooks: webhooks?.sender,
+                links: links,
+                clicks: clicks,
+                pruning: Pruning(database: database, clock: clock)
+            ),
             trigger: trigger,
             logger: logger
         )

@@ -261,10 +261,7 @@ import Testing
             }
             let sender = Self.sender(world.database, keys: world.keys, clock: world.clock.wallClock, transport: slow)
             let jobs = BackgroundJobs(
-                [
-                    .init(name: "mail", run: sender.drain),
-                    .init(name: "click counts", run: { try await clicks.flushIfDue() }, atShutdown: clicks.flush),
-                ],
+                [sender, ClickFlushJob(clicks: clicks)],
                 interval: .milliseconds(100),
                 shutdownGrace: .milliseconds(500),
                 logger: Logger(label: "test")

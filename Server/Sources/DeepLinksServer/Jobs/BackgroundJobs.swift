@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Runs the server's background jobs (turning reset requests into mail, sending mail, storing click counts),
+/// Runs the server's background jobs (``BackgroundJob``; the list: ``all(resets:mail:webhooks:links:clicks:pruning:)``),
 /// each in its own loop, whenever woken and at least every `interval`, so a slow mail server never holds up
 /// the click counts or the reset requests.
 ///
@@ -12,15 +12,6 @@ import Synchronization
 /// jobs' `atShutdown` runs (the click counts' whole flush), so nothing counted in memory is lost.
 /// The work itself lives in the database, so a job interrupted by a restart is picked up by the next run.
 package final class BackgroundJobs: Service, Sendable {
-    package typealias Run = @Sendable () async throws -> Void
-
-    struct Job: Sendable {
-        let name: String
-        let run: Run
-        /// Run once after the loops stopped, at shutdown.
-        var atShutdown: Run? = nil
-    }
-
     /// Wakes the jobs; made before them, so the code that leaves work (built first) can hold it.
     final class Trigger: Sendable {
         /// One continuation per job loop; nil once finished.
@@ -51,14 +42,14 @@ package final class BackgroundJobs: Service, Sendable {
         }
     }
 
-    let jobs: [Job]
+    let jobs: [any BackgroundJob]
     let trigger: Trigger
     let interval: Duration
     let shutdownGrace: Duration
     let logger: Logger
 
     init(
-        _ jobs: [Job],
+        _ jobs: [any BackgroundJob],
         trigger: Trigger = Trigger(),
         interval: Duration = .seconds(1),
         shutdownGrace: Duration = .seconds(5),
@@ -71,9 +62,9 @@ package final class BackgroundJobs: Service, Sendable {
         self.logger = logger
     }
 
-    private func run(_ job: Job) async {
+    private func run(_ job: any BackgroundJob, atShutdown: Bool = false) async {
         do {
-            try await job.run()
+            try await atShutdown ? job.atShutdown() : job.run()
         } catch {
             logger.warning(
                 "background job failed",
@@ -120,9 +111,7 @@ package final class BackgroundJobs: Service, Sendable {
         }
         // In a task of its own: when this one was cancelled, the database calls of the last round still run.
         await Task {
-            for job in jobs {
-                if let last = job.atShutdown { await run(Job(name: job.name, run: last)) }
-            }
+            for job in jobs { await run(job, atShutdown: true) }
         }.value
     }
 }

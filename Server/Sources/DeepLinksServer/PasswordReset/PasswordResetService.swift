@@ -10,7 +10,7 @@ import SQLKit
 
 /// The reset journey's server side: request a link, check it, confirm a new password.
 ///
-/// A request only records the submitted address and answers; a background job (``processRequests()``)
+/// A request only records the submitted address and answers; a background job (``ResetRequestsJob``)
 /// looks the account up, applies the per-address throttles and queues the mail. So the answer is the
 /// same bytes after the same work whether the account exists or not (R1, R2, R3).
 struct PasswordResetService: Sendable {

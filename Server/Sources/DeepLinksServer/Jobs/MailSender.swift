@@ -6,14 +6,16 @@ import Foundation
 import Logging
 import Prometheus
 
-/// Sends what the outbox holds, oldest first, with exponential backoff (2 s doubling, at most 15 min) after a
+/// The mail job: sends what ``MailOutbox`` queued in `mail_outbox` (reset mail, sign-up mail), oldest first, with exponential backoff (2 s doubling, at most 15 min) after a
 /// temporary failure, and no retry after a permanent one (the recipient or the message refused).
 ///
 /// Each message is claimed before it is sent, by one conditional `UPDATE ... RETURNING` that moves its
 /// `next_attempt_at` past a lease (PostgreSQL skips rows another server has locked: `FOR UPDATE SKIP LOCKED`;
 /// SQLite has one writer). So two servers never send the same row; a server killed mid-send leaves the row
 /// to be claimed again when the lease ends, with the same Message-ID.
-struct MailSender: Sendable {
+struct MailSender: BackgroundJob {
+    var name: String { "mail" }
+
     let database: Database
     var store: MailOutboxStore { MailOutboxStore(database: database) }
     let outbox: MailOutbox
@@ -33,6 +35,8 @@ struct MailSender: Sendable {
         }
         return String(from[from.index(after: open)..<close])
     }
+
+    func run() async throws { try await drain() }
 
     /// Sends every due message, one claim at a time; returns when none is due (or the task is cancelled).
     func drain() async throws {

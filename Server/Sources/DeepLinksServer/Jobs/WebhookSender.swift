@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Delivers queued events: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
+/// The webhook job: delivers the events ``WebhookEvents`` queued in `webhook_outbox`: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
 /// (``Database/claimDue(_:now:lease:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
 /// doubling, at most 15 min) for a day, then given up.
 ///
@@ -13,7 +13,9 @@ import NIOHTTP1
 /// drop a repeat) and `Deeplinks-Signature` (`t=UNIX-SECONDS,n=EVENT-ID,v2=HEX...`, each `v2` an HMAC-SHA-256 of
 /// `"{t}.{n}.webhook.{body}"` under one of `DEEPLINKS_HOOK_SECRETS`, newest first): a receiver refuses a `t` more than five
 /// minutes from its clock.
-struct WebhookSender: Sendable {
+struct WebhookSender: BackgroundJob {
+    var name: String { "webhooks" }
+
     let database: Database
     let secrets: SecretKeys
     let clock: WallClock
@@ -27,6 +29,8 @@ struct WebhookSender: Sendable {
         eventLoopGroupProvider: .singleton,
         configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
     )
+
+    func run() async throws { try await drain() }
 
     func drain() async throws {
         while !Task.isCancelled, let claimed = try await claim() {

@@ -5,7 +5,9 @@ import Synchronization
 /// dropped mail after 7 days, expired reset links, deferred-link tokens and sessions, reset requests after the
 /// day their daily cap needs them, and refilled rate-limit buckets (the same as absent). Each delete uses an
 /// index on its time column.
-final class Pruning: Sendable {
+final class Pruning: BackgroundJob {
+    var name: String { "pruning" }
+
     let database: Database
     let clock: WallClock
     let every: Int64 = 3_600_000
@@ -15,6 +17,8 @@ final class Pruning: Sendable {
         self.database = database
         self.clock = clock
     }
+
+    func run() async throws { try await runIfDue() }
 
     @Sendable func runIfDue() async throws {
         let now = clock.milliseconds()
