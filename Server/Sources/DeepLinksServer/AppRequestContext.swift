@@ -7,6 +7,10 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The TCP peer, when the request came over a socket.
     public let peer: SocketAddress?
+    /// Who an API group's key speaks for (``KeyRoleMiddleware``): nil for the configured admin key.
+    var keyHolder: Operators.KeyHolder?
+    /// The signed-in operator of a console group (``ConsoleRoleMiddleware``).
+    var operatorViewer: ConsolePages.Viewer?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -23,5 +27,16 @@ extension Request {
         guard let authority = head.authority else { return nil }
         if authority.hasPrefix("[") { return authority.prefix { $0 != "]" }.dropFirst().lowercased() }
         return authority.prefix { $0 != ":" }.lowercased()
+    }
+}
+
+/// A route added to a role's group was reached without its middleware: a mistake in the registration.
+struct MissingRoleMiddleware: Error {}
+
+extension AppRequestContext {
+    /// The signed-in operator; only in a console group (``ConsoleRoutes/group(_:_:)``).
+    func viewer() throws -> ConsolePages.Viewer {
+        guard let operatorViewer else { throw MissingRoleMiddleware() }
+        return operatorViewer
     }
 }

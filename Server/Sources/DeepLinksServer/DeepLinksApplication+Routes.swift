@@ -144,9 +144,10 @@ extension DeepLinksApplication {
                 access: access
             ).register(on: router)
         }
+        let transfer = LinkTransfer(store: links, policy: policy)
+        LinksAPIController(store: links, policy: policy, transfer: transfer, access: access).register(on: router)
         let smartLinks = SmartLinkRoutes(
             store: links,
-            access: access,
             clicks: clicks,
             policy: policy,
             fallback: fallback,
@@ -160,8 +161,9 @@ extension DeepLinksApplication {
         )
         ConsoleRoutes(
             operators: operators,
-            access: access,
-            links: smartLinks,
+            store: links,
+            policy: policy,
+            transfer: transfer,
             files: files,
             doctor: LinkDoctor(
                 settings: settings,
@@ -173,6 +175,7 @@ extension DeepLinksApplication {
             proxies: settings.trustedProxies,
             clock: clock
         ).register(on: router)
+        KeysAPIController(operators: operators, access: access).register(on: router)
         // Last: `/{code}` takes whatever path the routes above do not.
         smartLinks.register(on: router)
         try OpenAPIRoutes.register(on: router)

@@ -207,7 +207,7 @@ import Testing
                     try await api.post("/v1/links/import", own, headers: [.contentType: "text/csv"]).status
                         == .unauthorized
                 )
-                let huge = String(repeating: "x", count: SmartLinkRoutes.maxImportSize + 1)
+                let huge = String(repeating: "x", count: LinkTransfer.maxImportSize + 1)
                 #expect(try await api.post("/v1/links/import", huge, headers: Self.csv).status == .contentTooLarge)
             }
         }

@@ -244,7 +244,7 @@ extension ConsolePages {
                 the report says what became of each row.</p>
                 \(error)
                 <form method="post" action="/console/import?csrf=\(formEncoded(viewer.csrf))" enctype="multipart/form-data">
-                <label for="file">File (CSV, UTF-8, at most \(SmartLinkRoutes.maxImportSize >> 20) MiB)</label>
+                <label for="file">File (CSV, UTF-8, at most \(LinkTransfer.maxImportSize >> 20) MiB)</label>
                 <input id="file" name="file" type="file" accept=".csv,text/csv" required>
                 <label for="format">Format</label>
                 <select id="format" name="format">\(options("format", formats))</select>
@@ -261,7 +261,7 @@ extension ConsolePages {
     }
 
     /// What became of each row of an upload.
-    static func importReport(_ report: SmartLinkRoutes.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
+    static func importReport(_ report: LinkTransfer.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
         -> String
     {
         let counts = report.counts

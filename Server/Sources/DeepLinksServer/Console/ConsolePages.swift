@@ -9,7 +9,7 @@ enum ConsolePages {
     }
 
     /// Who is signed in, and the token each form of the page carries.
-    struct Viewer {
+    struct Viewer: Sendable {
         let signedIn: Operators.Operator
         let csrf: String
     }

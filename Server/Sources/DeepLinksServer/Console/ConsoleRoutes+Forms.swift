@@ -9,47 +9,22 @@ import NIOCore
 
 /// Sessions and forms: the signed-in page, the CSRF check, cookies and redirects.
 extension ConsoleRoutes {
-    /// Runs `body` for a signed-in operator with at least `role`; otherwise the sign-in page (303) or 403.
-    func page(
-        _ request: Request,
-        role: OperatorRole,
-        _ body: (ConsolePages.Viewer) async throws -> Response
-    ) async throws -> Response {
-        guard let token = request.cookies[Self.sessionCookie]?.value, let signedIn = try await operators.session(token)
-        else {
-            let path = request.uri.path
-            return Self.redirect(
-                "/console/sign-in" + (request.method == .get ? "?next=\(ConsolePages.formEncoded(path))" : "")
-            )
-        }
-        let viewer = ConsolePages.Viewer(signedIn: signedIn, csrf: Self.csrf(token))
-        guard signedIn.role >= role else {
-            return ConsolePages.response(
-                .forbidden,
-                ConsolePages.message(
-                    title: "Not allowed",
-                    viewer: viewer,
-                    text:
-                        "Your role (\(signedIn.role.rawValue)) does not allow this: \(role.grants) needs the role \(role.rawValue)."
-                )
-            )
-        }
-        return try await body(viewer)
+    /// The routes added to the group are for a signed-in operator with at least `role` (``ConsoleRoleMiddleware``).
+    func group(_ router: Router<AppRequestContext>, _ role: OperatorRole) -> RouterGroup<AppRequestContext> {
+        router.group().add(middleware: ConsoleRoleMiddleware(role: role, operators: operators))
     }
 
-    /// A form post: the session and role as for a page, then the CSRF token; a post without the right token
-    /// changes nothing.
+    /// A form post of the signed-in operator (the group's role already checked): the CSRF token first; a post
+    /// without the right token changes nothing.
     func form(
         _ request: Request,
         _ context: AppRequestContext,
-        role: OperatorRole,
         _ body: (ConsolePages.Viewer, [String: String]) async throws -> Response
     ) async throws -> Response {
+        let viewer = try context.viewer()
         let fields = try await FormBody.read(request, context: context)
-        return try await page(request, role: role) { viewer in
-            if let refused = Self.refusal(csrf: fields["csrf"], viewer) { return refused }
-            return try await body(viewer, fields)
-        }
+        if let refused = Self.refusal(csrf: fields["csrf"], viewer) { return refused }
+        return try await body(viewer, fields)
     }
 
     /// The answer to a form whose CSRF token is missing or wrong; nil when it is the session's.
@@ -94,5 +69,43 @@ extension ConsoleRoutes {
             path.allSatisfy({ $0.isASCII && !$0.isWhitespace })
         else { return nil }
         return path
+    }
+}
+
+/// A console group's role: the session cookie's operator, with at least `role`, is the request's
+/// (``AppRequestContext/viewer()``); otherwise the sign-in page (303, back to this page after) or 403. No handler
+/// checks a role itself.
+struct ConsoleRoleMiddleware: RouterMiddleware {
+    let role: OperatorRole
+    let operators: Operators
+
+    func handle(
+        _ request: Request,
+        context: AppRequestContext,
+        next: (Request, AppRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let token = request.cookies[ConsoleRoutes.sessionCookie]?.value,
+            let signedIn = try await operators.session(token)
+        else {
+            let path = request.uri.path
+            return ConsoleRoutes.redirect(
+                "/console/sign-in" + (request.method == .get ? "?next=\(ConsolePages.formEncoded(path))" : "")
+            )
+        }
+        let viewer = ConsolePages.Viewer(signedIn: signedIn, csrf: ConsoleRoutes.csrf(token))
+        guard signedIn.role >= role else {
+            return ConsolePages.response(
+                .forbidden,
+                ConsolePages.message(
+                    title: "Not allowed",
+                    viewer: viewer,
+                    text:
+                        "Your role (\(signedIn.role.rawValue)) does not allow this: \(role.grants) needs the role \(role.rawValue)."
+                )
+            )
+        }
+        var context = context
+        context.operatorViewer = viewer
+        return try await next(request, context)
     }
 }

@@ -10,8 +10,9 @@ import NIOCore
 /// Operators: add, remove, change a role (never yourself, never the last admin).
 extension ConsoleRoutes {
     func registerOperators(on router: Router<AppRequestContext>) {
-        router.post("/console/operators") { request, context -> Response in
-            try await form(request, context, role: .admin) { viewer, fields in
+        let admins = group(router, .admin)
+        admins.post("/console/operators") { request, context -> Response in
+            try await form(request, context) { viewer, fields in
                 guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
                     return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
                 }
@@ -31,16 +32,16 @@ extension ConsoleRoutes {
                 return Self.redirect("/console/keys")
             }
         }
-        router.post("/console/operators/remove") { request, context -> Response in
-            try await form(request, context, role: .admin) { viewer, fields in
+        admins.post("/console/operators/remove") { request, context -> Response in
+            try await form(request, context) { viewer, fields in
                 try await changeOperator(fields["email"], by: viewer, yourself: "You cannot remove yourself.") {
                     try await operators.remove(email: $0, by: viewer.signedIn.email)
                 }
             }
         }
         // A new role for an operator; lowering it lowers their keys.
-        router.post("/console/operators/role") { request, context -> Response in
-            try await form(request, context, role: .admin) { viewer, fields in
+        admins.post("/console/operators/role") { request, context -> Response in
+            try await form(request, context) { viewer, fields in
                 guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
                     return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
                 }

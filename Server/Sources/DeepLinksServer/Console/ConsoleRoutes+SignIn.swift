@@ -10,6 +10,7 @@ import NIOCore
 /// Sign-in and sign-out: the throttles, the device cookie, the session.
 extension ConsoleRoutes {
     func registerSignIn(on router: Router<AppRequestContext>) {
+        let viewers = group(router, .viewer)
         router.get("/console/sign-in") { request, _ -> Response in
             if let token = request.cookies[Self.sessionCookie]?.value, try await operators.session(token) != nil {
                 return Self.redirect("/console/links")
@@ -75,8 +76,8 @@ extension ConsoleRoutes {
             }
             return response
         }
-        router.post("/console/sign-out") { request, context -> Response in
-            try await form(request, context, role: .viewer) { _, _ in
+        viewers.post("/console/sign-out") { request, context -> Response in
+            try await form(request, context) { _, _ in
                 if let token = request.cookies[Self.sessionCookie]?.value { try await operators.endSession(token) }
                 var response = Self.redirect("/console/sign-in")
                 response.headers.append(HTTPField(name: .setCookie, value: Self.clearCookie(Self.sessionCookie)))

@@ -19,8 +19,9 @@ import NIOCore
 /// - Sign-in is throttled per client network and per address in the database (every replica counts).
 struct ConsoleRoutes: Sendable {
     let operators: Operators
-    let access: Access
-    let links: SmartLinkRoutes
+    let store: LinkStore
+    let policy: LinkPolicy
+    let transfer: LinkTransfer
     let files: AssociationFiles
     let doctor: LinkDoctor
     let hasher: PasswordHasher
@@ -34,8 +35,9 @@ struct ConsoleRoutes: Sendable {
 
     init(
         operators: Operators,
-        access: Access,
-        links: SmartLinkRoutes,
+        store: LinkStore,
+        policy: LinkPolicy,
+        transfer: LinkTransfer,
         files: AssociationFiles,
         doctor: LinkDoctor,
         hasher: PasswordHasher,
@@ -44,8 +46,9 @@ struct ConsoleRoutes: Sendable {
         clock: WallClock
     ) {
         self.operators = operators
-        self.access = access
-        self.links = links
+        self.store = store
+        self.policy = policy
+        self.transfer = transfer
         self.files = files
         self.doctor = doctor
         self.hasher = hasher
@@ -79,9 +82,6 @@ struct ConsoleRoutes: Sendable {
     /// Links per page of the list.
     static let pageSize = 50
 
-    var policy: LinkPolicy { links.policy }
-    var store: LinkStore { links.store }
-
     func register(on router: Router<AppRequestContext>) {
         router.get("/console") { _, _ -> Response in Self.redirect("/console/links") }
         registerSignIn(on: router)
@@ -89,6 +89,5 @@ struct ConsoleRoutes: Sendable {
         registerChecks(on: router)
         registerKeys(on: router)
         registerOperators(on: router)
-        registerKeyAPI(on: router)
     }
 }

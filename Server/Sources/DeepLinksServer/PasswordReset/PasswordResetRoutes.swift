@@ -74,8 +74,9 @@ struct PasswordResetRoutes: Sendable {
     /// External accounts: the backend asks for a link for one of its users, ends a user's links after a
     /// change of its own, and consumes a token the app posted to it. Each requires an admin's key.
     private func registerBackendEndpoints(on router: Router<AppRequestContext>) {
-        router.post("/v1/reset-links") { request, context -> Response in
-            try await access.require(.admin, request, api: .resetLinks)
+        // The team backend's calls, behind an admin's key (the group's middleware).
+        let backend = router.group(.admin, .resetLinks, access: access)
+        backend.post("/v1/reset-links") { request, context -> Response in
             let body = try await JSONBody.read(request, context: context)
             let deliver = try body.optionalString("deliver").map { value in
                 guard let delivery = PasswordResetService.Delivery(rawValue: value) else {
@@ -99,14 +100,12 @@ struct PasswordResetRoutes: Sendable {
             if deliver == .return { answer["link"] = .string(issued.link) }
             return JSONResponse.make(.created, answer)
         }
-        router.post("/v1/reset-links/revoke") { request, context -> Response in
-            try await access.require(.admin, request, api: .resetLinks)
+        backend.post("/v1/reset-links/revoke") { request, context -> Response in
             let body = try await JSONBody.read(request, context: context)
             try await service.revoke(subject: try body.string("subject"))
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
-        router.post("/v1/reset-links/consume") { request, context -> Response in
-            try await access.require(.admin, request, api: .resetLinks)
+        backend.post("/v1/reset-links/consume") { request, context -> Response in
             let body = try await JSONBody.read(request, context: context)
             let client = PasswordResetService.Client(
                 address: proxies.clientAddress(peer: context.peer, headers: request.headers),

@@ -1,6 +1,8 @@
 import DeepLinksJSON
 import DeepLinksStorage
 import Foundation
+import HTTPTypes
+import Hummingbird
 import SQLKit
 import Synchronization
 
@@ -158,6 +160,15 @@ struct LinkStore: Sendable {
     }
 
     /// Which of `codes` are links already.
+    /// The link the route's `:code` names; 404 `no_such_link` when there is none.
+    func existing(_ context: AppRequestContext) async throws -> SmartLink {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code), let link = try await find(code) else {
+            throw APIError(status: .notFound, code: .noSuchLink)
+        }
+        return link
+    }
+
     func existing(_ codes: [String]) async throws -> Set<String> {
         try await documents.existing(codes)
     }

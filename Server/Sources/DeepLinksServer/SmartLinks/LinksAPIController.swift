@@ -1,0 +1,219 @@
+import DeepLinksJSON
+import DeepLinksQR
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The links API (`/v1/links`, ``endpoints``): one method per endpoint. Reads need a viewer's key, changes an
+/// editor's: each group's role is its middleware (``KeyRoleMiddleware``), never a check in a handler. Imports and the
+/// export are ``LinkTransfer``'s, which the console calls too.
+struct LinksAPIController: Sendable {
+    let store: LinkStore
+    let policy: LinkPolicy
+    let transfer: LinkTransfer
+    let access: Access
+
+    /// Every endpoint, at `/v1/links` (``register(on:)``).
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.group(.viewer, .links, access: access)
+            .get(use: list)
+            .get("export", use: export)
+            .get(":code", use: show)
+            .get(":code/stats", use: stats)
+            .get(":code/stats.html", use: statsPage)
+            .get(":code/qr", use: qrCode)
+        routes.group(.editor, .links, access: access)
+            .post(use: create)
+            .put(":code", use: update)
+            .delete(":code", use: delete)
+            .post("import", use: importFile)
+        return routes
+    }
+
+    func register(on router: Router<AppRequestContext>) {
+        router.addRoutes(endpoints, atPath: "/v1/links")
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var body = try await JSONBody.read(request, context: context).object
+        if body["code"] == nil || body["code"] == .null {
+            body["code"] = .string(SmartLinkValidator.generateCode())
+        }
+        let link = try validated(JSONBody(object: body).decode(SmartLink.self))
+        guard try await store.insert(link) else { throw APIError(status: .conflict, code: .codeTaken) }
+        return try document(link, status: .created, warn: true)
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let limit = min(max(Int(request.uri.queryParameters["limit"].map(String.init) ?? "") ?? 50, 1), 200)
+        let links = try await store.list(after: request.uri.queryParameters["after"].map(String.init), limit: limit)
+        struct Page: Encodable {
+            let links: [SmartLink]
+            let next: String?
+        }
+        return try JSONResponse.make(.ok, Page(links: links, next: links.count == limit ? links.last?.code : nil))
+    }
+
+    /// Every link, as this server's CSV (it imports back unchanged).
+    @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
+        return LinkTransfer.csvFile(try await transfer.exportCSV())
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        return try document(try await store.existing(context), status: .ok)
+    }
+
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let code = try context.parameters.require("code")
+        var body = try await JSONBody.read(request, context: context).object
+        if let given = body["code"], given != .string(code) {
+            throw APIError.malformed("'code' cannot change: delete and create instead")
+        }
+        body["code"] = .string(code)
+        let link = try validated(JSONBody(object: body).decode(SmartLink.self))
+        guard try await store.update(link) else { throw APIError(status: .notFound, code: .noSuchLink) }
+        return try document(link, status: .ok, warn: true)
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard try await store.delete(try context.parameters.require("code")) else {
+            throw APIError(status: .notFound, code: .noSuchLink)
+        }
+        return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link = try await store.existing(context)
+        let rows = try await store.stats(link.code)
+        let days = rows.map { row -> JSONValue in
+            .object([
+                "day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot),
+                "source": .string(row.source), "clicks": .number(Double(row.clicks)),
+            ])
+        }
+        let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
+        let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
+        let scans = rows.filter { !$0.bot && $0.source == ClickSource.qr.rawValue }.reduce(0) { $0 + $1.clicks }
+        let referrers = try await store.referrers(link.code).map { site -> JSONValue in
+            .object(["host": .string(site.host), "clicks": .number(Double(site.clicks))])
+        }
+        let rules = try await store.ruleClicks(link).map { row -> JSONValue in
+            var item: [String: JSONValue] = ["rule": .string(row.rule), "clicks": .number(Double(row.clicks))]
+            if let variant = row.variant { item["variant"] = .string(variant) }
+            return .object(item)
+        }
+        return JSONResponse.make(
+            .ok,
+            [
+                "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
+                "qrScans": .number(Double(scans)), "days": .array(days), "referrers": .array(referrers),
+                "rules": .array(rules),
+            ]
+        )
+    }
+
+    /// The same counts as a page: a bar per day, people and preview fetchers apart.
+    @Sendable func statsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link = try await store.existing(context)
+        return SmartLinkPages.html(.ok, SmartLinkPages.stats(link, rows: try await store.stats(link.code)))
+    }
+
+    /// Another system's export as links (LinkImport): a report per row; `dryRun` changes nothing.
+    @Sendable func importFile(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ fallback: T) throws -> T
+        where T.RawValue == String {
+            guard let text = query[Substring(name)] else { return fallback }
+            guard let value = T(rawValue: String(text)) else {
+                throw APIError(
+                    status: .badRequest,
+                    code: .invalidParameter,
+                    fields: [
+                        "parameter": .string(name),
+                        "reason": .string(T.allCases.map(\.rawValue).joined(separator: ", ")),
+                    ]
+                )
+            }
+            return value
+        }
+        let format: LinkImport.Format = try choice("format", .auto)
+        let conflict: LinkImport.Conflict = try choice("onConflict", .skip)
+        let dryRun = query["dryRun"] == "true" || query["dryRun"] == "1"
+        // `column.code=slug`: the column a field is read from.
+        var columns: [String: String] = [:]
+        for (name, value) in query where name.hasPrefix("column.") {
+            columns[String(name.dropFirst("column.".count))] = String(value)
+        }
+        let report = try await transfer.imports.run {
+            let body = try await request.body.collect(upTo: LinkTransfer.maxImportSize)
+            // Refused as the console refuses it: a file in another encoding would import as U+FFFD.
+            guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+                throw APIError.malformed("the file is not UTF-8 text: export it as UTF-8 CSV")
+            }
+            do {
+                return try await transfer.importFile(
+                    text,
+                    format: format,
+                    columns: columns,
+                    conflict: conflict,
+                    dryRun: dryRun
+                )
+            } catch let unreadable as LinkImportError {
+                throw APIError.malformed("\(unreadable)")
+            }
+        }
+        return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
+    }
+
+    /// The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
+    @Sendable func qrCode(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link = try await store.existing(context)
+        let options = try SmartLinkRoutes.QROptions(request.uri.queryParameters)
+        let code: QRCode
+        do {
+            code = try QRCode(text: policy.qrURL(link.code), level: options.level)
+        } catch {
+            throw APIError(status: .unprocessableContent, code: .tooLong, fields: ["reason": .string("\(error)")])
+        }
+        let image = QRImage(code: code, margin: options.margin)
+        let headers: HTTPFields = [
+            .contentType: options.png ? "image/png" : "image/svg+xml",
+            .cacheControl: "no-store",
+            .contentDisposition: "inline; filename=\"\(link.code).\(options.png ? "png" : "svg")\"",
+        ]
+        let bytes = options.png ? image.png(pixels: options.size) : Array(image.svg(pixels: options.size).utf8)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private func validated(_ link: SmartLink) throws -> SmartLink {
+        let problems = policy.validator.problems(link)
+        guard problems.isEmpty else {
+            throw APIError(
+                status: .unprocessableContent,
+                code: .invalidLink,
+                fields: ["problems": .array(problems.map { .string($0) })]
+            )
+        }
+        return link
+    }
+
+    /// A link as the API shows it: its stored document and its short URL; after a create or an update, the
+    /// warnings (``LinkTrackingProtection``) when there are any.
+    private func document(_ link: SmartLink, status: HTTPResponse.Status, warn: Bool = false) throws -> Response {
+        struct Document: Encodable {
+            let link: SmartLink
+            let url: String
+            let warnings: [String]
+            enum Key: CodingKey { case url, warnings }
+            func encode(to encoder: any Encoder) throws {
+                try link.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(url, forKey: .url)
+                if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
+            }
+        }
+        let warnings = warn ? LinkTrackingProtection.warnings(link) + policy.warnings(link) : []
+        return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code), warnings: warnings))
+    }
+}
