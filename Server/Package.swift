@@ -41,7 +41,7 @@ let package = Package(
     ],
     // Modules along dependency edges: the support types below everything; storage (the only module that imports
     // a database driver), mail transport (SMTP, DKIM, IDNA) and QR beside each other, none importing another;
-    // the server above them all; the CLI on top.
+    // the server above them all (SQLKit stays below it: storage hands out its own DatabaseConnection); the CLI on top.
     targets: [
         .target(
             name: "DeepLinksSupport",
@@ -94,7 +94,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -57,20 +57,20 @@ package struct AccountStore: Sendable {
         return try row.map(Self.accountRow)
     }
 
-    package static func find(email: String, on sql: any SQLDatabase) async throws -> AccountRow? {
+    package static func find(email: String, on sql: DatabaseConnection) async throws -> AccountRow? {
         try await sql.raw("SELECT id, email, email_display FROM accounts WHERE email = \(bind: email)").first()
             .map(accountRow)
     }
 
     /// Sets a new password hash and bumps the credential generation (which kills any reset link in flight).
-    package static func setPassword(_ id: Int64, hash: String, on sql: any SQLDatabase) async throws {
+    package static func setPassword(_ id: Int64, hash: String, on sql: DatabaseConnection) async throws {
         try await sql.raw(
             "UPDATE accounts SET password_hash = \(bind: hash), credential_generation = credential_generation + 1 WHERE id = \(bind: id)"
         ).run()
     }
 
     /// Whether `account` has an `event` after `since`.
-    package static func hasEvent(_ event: String, account: Int64, since: Int64, on sql: any SQLDatabase) async throws
+    package static func hasEvent(_ event: String, account: Int64, since: Int64, on sql: DatabaseConnection) async throws
         -> Bool
     {
         try await sql.raw(
@@ -85,7 +85,7 @@ package struct AccountStore: Sendable {
         ipHash: String? = nil,
         userAgent: String? = nil,
         at now: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         try await sql.raw(
             "INSERT INTO audit_events (event, account_id, ip_hash, user_agent, at) VALUES (\(bind: event), \(bind: account), \(bind: ipHash), \(bind: userAgent), \(bind: now))"

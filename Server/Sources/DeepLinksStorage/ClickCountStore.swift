@@ -41,7 +41,7 @@ package enum ClickCountStore {
         _ rows: [Count],
         kind: DatabaseKind,
         returningCodes: Bool,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws -> Set<String> {
         guard !rows.isEmpty else { return [] }
         let counted: SQLQueryString =
@@ -68,7 +68,7 @@ package enum ClickCountStore {
     }
 
     /// Adds `rows` on the caller's transaction.
-    package static func add(_ rows: [ReferrerCount], kind: DatabaseKind, on sql: any SQLDatabase) async throws {
+    package static func add(_ rows: [ReferrerCount], kind: DatabaseKind, on sql: DatabaseConnection) async throws {
         guard !rows.isEmpty else { return }
         let counted: SQLQueryString =
             kind == .postgresql
@@ -103,7 +103,7 @@ package enum ClickCountStore {
     }
 
     /// Adds `rows` (clicks per rule and variant of a link) on the caller's transaction.
-    package static func add(_ rows: [RuleCount], kind: DatabaseKind, on sql: any SQLDatabase) async throws {
+    package static func add(_ rows: [RuleCount], kind: DatabaseKind, on sql: DatabaseConnection) async throws {
         guard !rows.isEmpty else { return }
         let counted: SQLQueryString =
             kind == .postgresql

@@ -109,9 +109,9 @@ public final class Database: Sendable {
 
     /// Runs a read that needs no transaction: on a SQLite file, on one of the read connections (it sees every
     /// committed write, and never waits for the writer); elsewhere as ``withConnection(_:)``.
-    public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @Sendable (DatabaseConnection) async throws -> T) async throws -> T {
         guard let readers else { return try await withConnection(body) }
-        return try await readers.withConnection(limit: nil, body)
+        return try await readers.withConnection(limit: nil) { sql in try await body(DatabaseConnection(sql)) }
     }
 
     /// Seconds a query waits for a pooled connection before it fails (and its request answers 503).
@@ -127,15 +127,17 @@ public final class Database: Sendable {
     /// connection is closed if `body` holds it longer than `limit` (``holdLimit``; nil for no limit: migrations).
     public func withConnection<T: Sendable>(
         limit: Duration? = Database.holdLimit,
-        _ body: @Sendable (any SQLDatabase) async throws -> T
+        _ body: @Sendable (DatabaseConnection) async throws -> T
     ) async throws -> T {
-        try await pool.withConnection(limit: kind == .postgresql ? limit : nil, body)
+        try await pool.withConnection(limit: kind == .postgresql ? limit : nil) { sql in
+            try await body(DatabaseConnection(sql))
+        }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<T: Sendable>(
         limit: Duration? = Database.holdLimit,
-        _ body: @Sendable (any SQLDatabase) async throws -> T
+        _ body: @Sendable (DatabaseConnection) async throws -> T
     ) async throws -> T {
         try await withConnection(limit: limit) { sql in
             try await sql.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()

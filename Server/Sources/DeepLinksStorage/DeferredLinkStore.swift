@@ -19,7 +19,7 @@ package struct DeferredLinkStore: Sendable {
 
     /// Deletes the token stored as `tokenHash` and returns its code and expiry, in one statement (two redemptions at
     /// once cannot both succeed), on the caller's transaction; nil when there is none.
-    package static func take(tokenHash: String, on sql: any SQLDatabase) async throws -> (
+    package static func take(tokenHash: String, on sql: DatabaseConnection) async throws -> (
         code: String, expiresAt: Int64
     )? {
         guard

@@ -194,7 +194,7 @@ package struct LinkDocumentStore: Sendable {
     // MARK: Writes, in the caller's transaction
 
     /// Records that `code` changed; returns the change's id.
-    package static func recordChange(_ code: String, at now: Int64, on sql: any SQLDatabase) async throws -> Int64 {
+    package static func recordChange(_ code: String, at now: Int64, on sql: DatabaseConnection) async throws -> Int64 {
         let row = try await sql.raw(
             "INSERT INTO link_changes (code, at) VALUES (\(bind: code), \(bind: now)) RETURNING id"
         ).first()
@@ -205,7 +205,7 @@ package struct LinkDocumentStore: Sendable {
     }
 
     /// Inserts a link; false when its code is taken.
-    package static func insert(_ code: String, document: String, at now: Int64, on sql: any SQLDatabase)
+    package static func insert(_ code: String, document: String, at now: Int64, on sql: DatabaseConnection)
         async throws -> Bool
     {
         try await !sql.raw(
@@ -214,7 +214,7 @@ package struct LinkDocumentStore: Sendable {
     }
 
     /// Replaces the document of a link; false when there is none.
-    package static func update(_ code: String, document: String, at now: Int64, on sql: any SQLDatabase)
+    package static func update(_ code: String, document: String, at now: Int64, on sql: DatabaseConnection)
         async throws -> Bool
     {
         try await !sql.raw(
@@ -223,7 +223,7 @@ package struct LinkDocumentStore: Sendable {
     }
 
     /// Deletes a link and its counts; false when there is none.
-    package static func delete(_ code: String, on sql: any SQLDatabase) async throws -> Bool {
+    package static func delete(_ code: String, on sql: DatabaseConnection) async throws -> Bool {
         try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
         try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
         try await sql.raw("DELETE FROM link_rule_clicks WHERE code = \(bind: code)").run()

@@ -65,7 +65,7 @@ public struct MailOutboxStore: Sendable {
     }
 
     /// Queues `message` on the caller's connection, inside its transaction: no mail for a change that rolled back.
-    package static func insert(_ message: NewMessage, on sql: any SQLDatabase) async throws {
+    package static func insert(_ message: NewMessage, on sql: DatabaseConnection) async throws {
         try await sql.raw(
             """
             INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, message_id, key_version, reset_token_hash)

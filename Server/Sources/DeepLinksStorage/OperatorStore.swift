@@ -84,7 +84,7 @@ package struct OperatorStore: Sendable {
         return (try Self.operatorRow(row), try row.decode(column: "password_hash", as: String.self))
     }
 
-    package static func find(email: String, on sql: any SQLDatabase) async throws -> OperatorRow? {
+    package static func find(email: String, on sql: DatabaseConnection) async throws -> OperatorRow? {
         try await sql.raw("SELECT id, email, role FROM operators WHERE email = \(bind: email)").first()
             .map(operatorRow)
     }
@@ -93,23 +93,23 @@ package struct OperatorStore: Sendable {
     /// wait on each other crosswise), so that a check made after it sees what a concurrent change committed: two
     /// admins removing or demoting each other at once cannot both see the other still there. On PostgreSQL; SQLite's
     /// write transactions (`BEGIN IMMEDIATE`) already run one at a time.
-    package static func lock(role: String, on sql: any SQLDatabase) async throws {
+    package static func lock(role: String, on sql: DatabaseConnection) async throws {
         guard sql.dialect.name == "postgresql" else { return }
         _ = try await sql.raw("SELECT id FROM operators WHERE role = \(bind: role) ORDER BY id FOR UPDATE").all()
     }
 
     /// Whether an operator other than `id` has `role`.
-    package static func another(_ role: String, than id: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    package static func another(_ role: String, than id: Int64, on sql: DatabaseConnection) async throws -> Bool {
         try await sql.raw("SELECT id FROM operators WHERE role = \(bind: role) AND id <> \(bind: id)").first() != nil
     }
 
     /// Deletes an operator and their devices (their sessions are ``SessionStore``'s, their keys revoked apart).
-    package static func delete(_ id: Int64, on sql: any SQLDatabase) async throws {
+    package static func delete(_ id: Int64, on sql: DatabaseConnection) async throws {
         try await sql.raw("DELETE FROM operators WHERE id = \(bind: id)").run()
         try await sql.raw("DELETE FROM operator_devices WHERE operator_id = \(bind: id)").run()
     }
 
-    package static func setRole(_ id: Int64, to role: String, on sql: any SQLDatabase) async throws {
+    package static func setRole(_ id: Int64, to role: String, on sql: DatabaseConnection) async throws {
         try await sql.raw("UPDATE operators SET role = \(bind: role) WHERE id = \(bind: id)").run()
     }
 
@@ -187,14 +187,14 @@ package struct OperatorStore: Sendable {
     }
 
     /// Revokes a key (kept revoked at its first revocation); its prefix, or nil when there is no such key.
-    package static func revokeKey(_ id: Int64, at now: Int64, on sql: any SQLDatabase) async throws -> String? {
+    package static func revokeKey(_ id: Int64, at now: Int64, on sql: DatabaseConnection) async throws -> String? {
         try await sql.raw(
             "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(bind: now)) WHERE id = \(bind: id) RETURNING prefix"
         ).first()?.decode(column: "prefix", as: String.self)
     }
 
     /// Revokes every live key of an operator, with `note`; their prefixes.
-    package static func revokeKeys(of operatorID: Int64, at now: Int64, note: String, on sql: any SQLDatabase)
+    package static func revokeKeys(of operatorID: Int64, at now: Int64, note: String, on sql: DatabaseConnection)
         async throws -> [String]
     {
         try await sql.raw(
@@ -211,7 +211,7 @@ package struct OperatorStore: Sendable {
         from role: String,
         to lowered: String,
         note: String,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws -> [String] {
         try await sql.raw(
             """
@@ -257,7 +257,7 @@ package struct OperatorStore: Sendable {
         actor: String,
         event: String,
         detail: String,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         try await sql.raw(
             """

@@ -49,7 +49,7 @@ package struct PasswordResetStore: Sendable {
         addressKey: String,
         clientKey: String,
         at now: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         try await sql.raw(
             """
@@ -60,7 +60,8 @@ package struct PasswordResetStore: Sendable {
     }
 
     /// A request the team's backend made, mailed or not, counted for the address's caps.
-    package static func insertBackendRequest(addressKey: String, at now: Int64, on sql: any SQLDatabase) async throws {
+    package static func insertBackendRequest(addressKey: String, at now: Int64, on sql: DatabaseConnection) async throws
+    {
         try await sql.raw(
             """
             INSERT INTO reset_requests (address, address_key, received_at, processed, mailed)
@@ -89,14 +90,14 @@ package struct PasswordResetStore: Sendable {
     }
 
     /// Marks a request processed (and forgets its address); false when another server did first.
-    package static func claimRequest(_ id: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    package static func claimRequest(_ id: Int64, on sql: DatabaseConnection) async throws -> Bool {
         try await !sql.raw(
             "UPDATE reset_requests SET processed = \(bind: true), address = '' WHERE id = \(bind: id) AND processed = \(bind: false) RETURNING id"
         ).all().isEmpty
     }
 
     /// A lookup hook that failed: the request is tried again at `next`, or dropped (`giveUp`).
-    package static func retryLookup(_ id: Int64, attempt: Int64, next: Int64, giveUp: Bool, on sql: any SQLDatabase)
+    package static func retryLookup(_ id: Int64, attempt: Int64, next: Int64, giveUp: Bool, on sql: DatabaseConnection)
         async throws
     {
         let drop: SQLQueryString = giveUp ? ", processed = \(bind: true), address = ''" : ""
@@ -108,14 +109,14 @@ package struct PasswordResetStore: Sendable {
         ).run()
     }
 
-    package static func markMailed(_ id: Int64, newAccount: Bool, on sql: any SQLDatabase) async throws {
+    package static func markMailed(_ id: Int64, newAccount: Bool, on sql: DatabaseConnection) async throws {
         try await sql.raw(
             "UPDATE reset_requests SET mailed = \(bind: true), new_account = \(bind: newAccount) WHERE id = \(bind: id)"
         ).run()
     }
 
     /// Mails sent for `addressKey` since `since`.
-    package static func mailed(to addressKey: String, since: Int64, on sql: any SQLDatabase) async throws -> Int {
+    package static func mailed(to addressKey: String, since: Int64, on sql: DatabaseConnection) async throws -> Int {
         let row = try await sql.raw(
             """
             SELECT COUNT(*) AS n FROM reset_requests
@@ -126,7 +127,7 @@ package struct PasswordResetStore: Sendable {
     }
 
     /// Mails to accounts younger than a day since `since`: in all, and from the network of request `id`.
-    package static func mailsToNewAccounts(since: Int64, networkOf id: Int64, on sql: any SQLDatabase) async throws
+    package static func mailsToNewAccounts(since: Int64, networkOf id: Int64, on sql: DatabaseConnection) async throws
         -> (all: Int, network: Int)
     {
         let row = try await sql.raw(
@@ -151,7 +152,7 @@ package struct PasswordResetStore: Sendable {
 
     // MARK: Accounts, as the reset journey sees them
 
-    package static func enabledAccount(email: String, on sql: any SQLDatabase) async throws -> ResetAccount? {
+    package static func enabledAccount(email: String, on sql: DatabaseConnection) async throws -> ResetAccount? {
         try await sql.raw(
             "SELECT id, email, email_display, credential_generation, created_at FROM accounts WHERE email = \(bind: email) AND disabled = \(bind: false)"
         ).first().map(resetAccount)
@@ -159,7 +160,7 @@ package struct PasswordResetStore: Sendable {
 
     /// External accounts: the row of the backend's user `subject`, now at `email`. A row another subject had for
     /// the address goes; an address change moves the credential generation (ending the subject's earlier links).
-    package static func recordSubject(_ subject: String, email: String, display: String, on sql: any SQLDatabase)
+    package static func recordSubject(_ subject: String, email: String, display: String, on sql: DatabaseConnection)
         async throws -> ResetAccount
     {
         try await sql.raw(
@@ -180,7 +181,7 @@ package struct PasswordResetStore: Sendable {
         return try resetAccount(row)
     }
 
-    package static func deleteAccount(email: String, on sql: any SQLDatabase) async throws {
+    package static func deleteAccount(email: String, on sql: DatabaseConnection) async throws {
         try await sql.raw("DELETE FROM accounts WHERE email = \(bind: email)").run()
     }
 
@@ -191,7 +192,7 @@ package struct PasswordResetStore: Sendable {
         from generation: Int64,
         email: String,
         passwordHash: String?,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws -> Bool {
         let password: SQLQueryString = passwordHash.map { "password_hash = \(bind: $0)," } ?? ""
         return try await sql.raw(
@@ -203,14 +204,14 @@ package struct PasswordResetStore: Sendable {
         ).all().count == 1
     }
 
-    package static func moveGeneration(of id: Int64, on sql: any SQLDatabase) async throws {
+    package static func moveGeneration(of id: Int64, on sql: DatabaseConnection) async throws {
         try await sql.raw(
             "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE id = \(bind: id)"
         ).run()
     }
 
     /// Moves the credential generation of the backend's user `subject`; the ids of its rows.
-    package static func moveGeneration(ofSubject subject: String, on sql: any SQLDatabase) async throws -> [Int64] {
+    package static func moveGeneration(ofSubject subject: String, on sql: DatabaseConnection) async throws -> [Int64] {
         try await sql.raw(
             "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE subject = \(bind: subject) RETURNING id"
         ).all().map { try $0.decode(column: "id", as: Int64.self) }
@@ -225,7 +226,7 @@ package struct PasswordResetStore: Sendable {
         keyVersion: Int,
         expiresAt: Int64,
         at now: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         try await deleteAll(of: account.id, on: sql)
         try await sql.raw(
@@ -265,7 +266,7 @@ package struct PasswordResetStore: Sendable {
         )
     }
 
-    package static func countFailure(of id: Int64, on sql: any SQLDatabase) async throws {
+    package static func countFailure(of id: Int64, on sql: DatabaseConnection) async throws {
         try await sql.raw("UPDATE password_resets SET failed_attempts = failed_attempts + 1 WHERE id = \(bind: id)")
             .run()
     }
@@ -277,7 +278,7 @@ package struct PasswordResetStore: Sendable {
         tokenHash: String,
         now: Int64,
         failureCap: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws -> Bool {
         try await sql.raw(
             """
@@ -307,12 +308,12 @@ package struct PasswordResetStore: Sendable {
         }
     }
 
-    package static func delete(_ id: Int64, on sql: any SQLDatabase) async throws {
+    package static func delete(_ id: Int64, on sql: DatabaseConnection) async throws {
         try await sql.raw("DELETE FROM password_resets WHERE id = \(bind: id)").run()
     }
 
     /// Deletes every reset link of `accountID`.
-    package static func deleteAll(of accountID: Int64, on sql: any SQLDatabase) async throws {
+    package static func deleteAll(of accountID: Int64, on sql: DatabaseConnection) async throws {
         try await sql.raw("DELETE FROM password_resets WHERE account_id = \(bind: accountID)").run()
     }
 

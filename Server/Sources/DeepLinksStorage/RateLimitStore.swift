@@ -71,7 +71,7 @@ package struct RateLimitStore: Sendable {
         capacity: Double,
         perMillisecond: Double,
         now: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws -> Int? {
         guard
             let row = try await sql.raw("SELECT tokens, updated_at FROM rate_limits WHERE key = \(bind: bucket)")

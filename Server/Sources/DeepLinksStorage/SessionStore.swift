@@ -81,7 +81,7 @@ package struct SessionStore: Sendable {
         _ table: Table,
         owner: Int64,
         keeping kept: String? = nil,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         let keep: SQLQueryString = kept.map { "AND token_hash <> \(bind: $0)" } ?? ""
         try await sql.raw("DELETE FROM \(table.name) WHERE \(table.owner) = \(bind: owner) \(keep)").run()

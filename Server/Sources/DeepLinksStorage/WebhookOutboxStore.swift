@@ -30,7 +30,7 @@ package struct WebhookOutboxStore: Sendable {
         body: String,
         at now: Int64,
         for endpoints: [String],
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         for endpoint in endpoints {
             try await sql.raw(

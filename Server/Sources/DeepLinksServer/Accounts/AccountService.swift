@@ -3,7 +3,6 @@ import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
 import Hummingbird
-import SQLKit
 
 /// Accounts and their sessions. A session token is 256 random bits, stored only as a keyed hash.
 struct AccountService: Sendable {

@@ -2,7 +2,6 @@ import Crypto
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
-import SQLKit
 import Synchronization
 
 /// The people who sign in to the console (`operators`, apart from the app's own accounts: an app user never
@@ -135,11 +134,11 @@ public struct Operators: Sendable {
         (try? EmailAddress(submitted).normalized) ?? submitted.lowercased()
     }
 
-    private static func operatorNamed(_ email: String, _ sql: any SQLDatabase) async throws -> Operator? {
+    private static func operatorNamed(_ email: String, _ sql: DatabaseConnection) async throws -> Operator? {
         try await OperatorStore.find(email: email, on: sql).map(Operator.init)
     }
 
-    private static func requireAnotherAdmin(than id: Int64, _ sql: any SQLDatabase) async throws {
+    private static func requireAnotherAdmin(than id: Int64, _ sql: DatabaseConnection) async throws {
         try await OperatorStore.lock(role: OperatorRole.admin.rawValue, on: sql)
         guard try await OperatorStore.another(OperatorRole.admin.rawValue, than: id, on: sql) else {
             throw OperatorError.lastAdmin
@@ -157,7 +156,7 @@ public struct Operators: Sendable {
     }
 
     static func audit(
-        _ sql: any SQLDatabase,
+        _ sql: DatabaseConnection,
         _ now: Int64,
         _ actor: String,
         _ event: String,

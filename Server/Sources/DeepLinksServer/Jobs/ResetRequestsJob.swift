@@ -2,7 +2,6 @@ import DeepLinksStorage
 import Foundation
 import Logging
 import Prometheus
-import SQLKit
 
 /// Picks up the requests ``PasswordResetService/request(email:client:)`` records (`password_reset_requests`) and
 /// turns each into one live reset token and its mail in `mail_outbox` (for ``MailSender``), within the caps.
@@ -40,7 +39,7 @@ extension PasswordResetService {
     }
 
     /// Whether `address_key` already had its `mailPerWindow` or `mailPerDay` mails.
-    func throttled(_ key: String, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    func throttled(_ key: String, now: Int64, on sql: DatabaseConnection) async throws -> Bool {
         func mailedSince(_ start: Int64) async throws -> Int {
             try await PasswordResetStore.mailed(to: key, since: start, on: sql)
         }

@@ -5,7 +5,6 @@ import DeepLinksSupport
 import Foundation
 import Logging
 import Prometheus
-import SQLKit
 
 /// The durable queue of outgoing mail: a message is a row written in the transaction that decided to send
 /// it, so no mail is lost while the SMTP server is down and none is sent for a change that rolled back.
@@ -33,7 +32,7 @@ package struct MailOutbox: Sendable {
     ///
     /// - Parameter resetTokenHash: the stored hash of the reset token the message carries: when that token is
     ///   no longer live at sending time (superseded by a newer link, expired, used), the message is dropped.
-    func enqueue(_ mail: OutgoingMail, kind: String, resetTokenHash: String? = nil, on sql: any SQLDatabase)
+    func enqueue(_ mail: OutgoingMail, kind: String, resetTokenHash: String? = nil, on sql: DatabaseConnection)
         async throws
     {
         let key = keys.current

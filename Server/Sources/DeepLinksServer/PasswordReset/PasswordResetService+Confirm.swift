@@ -6,7 +6,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Prometheus
-import SQLKit
 
 /// Verify and confirm: the live token a link names, and the one winning confirmation.
 extension PasswordResetService {
@@ -135,7 +134,7 @@ extension PasswordResetService {
 
     /// The conditional delete that makes one confirmation the winner: true when it took the live token (not
     /// expired, not capped, not held by a password hook in flight).
-    func consumed(_ live: LiveToken, now: Int64, on sql: any SQLDatabase) async throws -> Bool {
+    func consumed(_ live: LiveToken, now: Int64, on sql: DatabaseConnection) async throws -> Bool {
         try await PasswordResetStore.consume(
             live.id,
             tokenHash: live.digest,
@@ -147,7 +146,7 @@ extension PasswordResetService {
 
     /// After a changed password: every session (S1) and every other one-time secret (S2) ends, the notice
     /// is queued (S3), and the audit says so.
-    func completed(_ live: LiveToken, client: Client, on sql: any SQLDatabase) async throws {
+    func completed(_ live: LiveToken, client: Client, on sql: DatabaseConnection) async throws {
         try await SessionStore.deleteAll(.accounts, owner: live.accountID, on: sql)
         try await PasswordResetStore.deleteAll(of: live.accountID, on: sql)
         try await outbox.enqueue(

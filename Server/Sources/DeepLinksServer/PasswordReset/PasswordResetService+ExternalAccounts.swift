@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import Logging
 import Prometheus
-import SQLKit
 
 /// External accounts (``ExternalAccounts``): the team's backend says which account uses an address and sets
 /// passwords; the backend may also ask for links, end them and consume tokens itself. The tokens, throttles,
@@ -49,7 +48,7 @@ extension PasswordResetService {
     /// is the subject's alone (a row another subject had for it goes), and an address change ends the
     /// subject's earlier links (the credential generation moves). Such rows have no password and are
     /// never new (the hourly budget of new accounts is for sign-ups, which the backend owns).
-    private func record(subject: String, email: String, display: String, on sql: any SQLDatabase) async throws
+    private func record(subject: String, email: String, display: String, on sql: DatabaseConnection) async throws
         -> PasswordResetStore.ResetAccount
     {
         try await PasswordResetStore.recordSubject(subject, email: email, display: display, on: sql)

@@ -6,7 +6,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Prometheus
-import SQLKit
 
 /// Requests: recorded at once (`password_reset_requests`), turned into one live link and its mail by
 /// ``ResetRequestsJob``, within the caps.
@@ -37,7 +36,7 @@ extension PasswordResetService {
         account: PasswordResetStore.ResetAccount,
         mail: Bool,
         now: Int64,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         let display = account.display
         let tokenHash = keys.digest(token, purpose: "reset", key: keys.current)

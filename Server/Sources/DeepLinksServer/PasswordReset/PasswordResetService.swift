@@ -6,7 +6,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Prometheus
-import SQLKit
 
 /// The reset journey's server side: request a link, check it, confirm a new password.
 ///
@@ -90,11 +89,11 @@ struct PasswordResetService: Sendable {
 
     /// Records an event with the account, a keyed hash of the IP address and the user agent; never a token,
     /// a password or an address (S4).
-    func audit(_ event: String, account: Int64?, client: Client?, on sql: (any SQLDatabase)? = nil) async throws {
+    func audit(_ event: String, account: Int64?, client: Client?, on sql: (DatabaseConnection)? = nil) async throws {
         let ipHash = client.map { hashed($0.address) }
         let agent = client?.userAgent.map { String(OutgoingMail.headerValue($0).prefix(200)) }
         let now = clock.milliseconds()
-        let insert: @Sendable (any SQLDatabase) async throws -> Void = { sql in
+        let insert: @Sendable (DatabaseConnection) async throws -> Void = { sql in
             try await AccountStore.audit(event, account: account, ipHash: ipHash, userAgent: agent, at: now, on: sql)
         }
         if let sql { try await insert(sql) } else { try await database.withConnection(insert) }

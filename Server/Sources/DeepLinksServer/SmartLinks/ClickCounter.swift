@@ -2,7 +2,6 @@ import DeepLinksJSON
 import DeepLinksStorage
 import Foundation
 import Prometheus
-import SQLKit
 import Synchronization
 
 /// Counts clicks in memory and writes them in batches (a background job, every second), so a redirect
@@ -257,7 +256,7 @@ final class ClickCounter: Sendable {
     private func enqueueCounted(
         _ clicks: ArraySlice<(key: Key, value: Int64)>,
         stored: Set<String>,
-        on sql: any SQLDatabase
+        on sql: DatabaseConnection
     ) async throws {
         guard let events else { return }
         var perLink: [String: Int64] = [:]

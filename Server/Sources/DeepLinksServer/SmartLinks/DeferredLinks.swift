@@ -3,7 +3,6 @@ import DeepLinksJSON
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
-import SQLKit
 
 /// Deferred deep links without fingerprinting (no IP address or device traits matched). Someone without the app
 /// taps "Get the app" on a landing page: the page asks for a one-time token and leaves

@@ -3,7 +3,6 @@ import DeepLinksStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SQLKit
 import Synchronization
 
 /// Links in the database, one JSON document per code, with the documents that redirects read kept in memory
@@ -98,7 +97,7 @@ struct LinkStore: Sendable {
 
     /// Records that `code` changed, in the edit's transaction: the other servers' caches drop it. Once the edit is
     /// committed, ``LinkCache/appliedHere(_:now:)`` drops it from this server's.
-    private func changed(_ code: String, on sql: any SQLDatabase) async throws -> Change {
+    private func changed(_ code: String, on sql: DatabaseConnection) async throws -> Change {
         (id: try await LinkDocumentStore.recordChange(code, at: clock.milliseconds(), on: sql), code: code)
     }
 

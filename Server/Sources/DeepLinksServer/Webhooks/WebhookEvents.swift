@@ -6,7 +6,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import SQLKit
 
 /// Events for the configured webhook endpoints (`--webhook URL`): `link.created`, `link.updated`, `link.deleted`,
 /// `clicks.counted` (a flush's counts per link; on SQLite per thousand keys) and `deferred.redeemed`. An event is a
@@ -17,7 +16,7 @@ struct WebhookEvents: Sendable {
     let clock: WallClock
 
     /// Queues `type` with `data` for every endpoint, on the caller's connection (inside its transaction).
-    func enqueue(_ type: String, _ data: JSONValue, on sql: any SQLDatabase) async throws {
+    func enqueue(_ type: String, _ data: JSONValue, on sql: DatabaseConnection) async throws {
         guard !endpoints.isEmpty else { return }
         let id = Base64URL.encode(SecureBytes.random(count: 16))
         let now = clock.milliseconds()

@@ -1,0 +1,34 @@
+import Logging
+import NIOCore
+import SQLKit
+
+/// One connection of the database, as ``Database/withConnection(limit:_:)``, ``Database/transaction(limit:_:)`` and
+/// ``Database/read(_:)`` hand it out: the stores read and write through it (`on: connection`, the caller's
+/// transaction), the server's services only hold it and pass it on. This module owns it: no module above imports
+/// SQLKit, and SQL is written only here.
+public struct DatabaseConnection: SQLDatabase {
+    let base: any SQLDatabase
+
+    init(_ base: any SQLDatabase) { self.base = base }
+
+    public var logger: Logger { base.logger }
+    public var eventLoop: any EventLoop { base.eventLoop }
+    public var version: (any SQLDatabaseReportedVersion)? { base.version }
+    public var dialect: any SQLDialect { base.dialect }
+    public var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    public func execute(
+        sql query: any SQLExpression,
+        _ onRow: @escaping @Sendable (any SQLRow) -> Void
+    ) -> EventLoopFuture<Void> {
+        base.execute(sql: query, onRow)
+    }
+
+    public func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await base.execute(sql: query, onRow)
+    }
+
+    public func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await base.withSession(closure)
+    }
+}
