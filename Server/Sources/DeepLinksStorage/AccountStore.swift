@@ -1,8 +1,7 @@
 import SQLKit
 
-/// The app's accounts (`accounts`) and their audit trail (`audit_events`), when the server keeps them itself. The
-/// only place the account service's SQL is written; the reset service's queries on these tables are still its own
-/// (see `PasswordResetStore`).
+/// The app's accounts (`accounts`) and their audit trail (`audit_events`): the one store that writes `accounts`, for
+/// the account service and the reset journey alike (the reset journey's reads are `PasswordResetStore`'s).
 package struct AccountStore: Sendable {
     package struct AccountRow: Sendable {
         package let id: Int64
@@ -98,5 +97,68 @@ package struct AccountStore: Sendable {
             email: try row.decode(column: "email", as: String.self),
             display: try row.decode(column: "email_display", as: String.self)
         )
+    }
+}
+
+// MARK: Credentials, as the reset journey changes them
+
+extension AccountStore {
+    /// External accounts: the row of the backend's user `subject`, now at `email`. A row another subject had for
+    /// the address goes; an address change moves the credential generation (ending the subject's earlier links).
+    package static func recordSubject(_ subject: String, email: String, display: String, on sql: DatabaseConnection)
+        async throws -> PasswordResetStore.ResetAccount
+    {
+        try await sql.raw(
+            "DELETE FROM accounts WHERE email = \(bind: email) AND (subject IS NULL OR subject <> \(bind: subject))"
+        ).run()
+        let row = try await sql.raw(
+            """
+            INSERT INTO accounts (email, email_display, password_hash, subject, created_at)
+            VALUES (\(bind: email), \(bind: display), '', \(bind: subject), 0)
+            ON CONFLICT (subject) DO UPDATE SET
+              credential_generation = CASE WHEN accounts.email = excluded.email
+                THEN accounts.credential_generation ELSE accounts.credential_generation + 1 END,
+              email = excluded.email, email_display = excluded.email_display, disabled = \(bind: false)
+            RETURNING id, email, email_display, credential_generation, created_at
+            """
+        ).first()
+        guard let row else { throw DatabaseError.unexpectedAnswer("the account's upsert returned no row") }
+        return try PasswordResetStore.resetAccount(row)
+    }
+
+    package static func deleteAccount(email: String, on sql: DatabaseConnection) async throws {
+        try await sql.raw("DELETE FROM accounts WHERE email = \(bind: email)").run()
+    }
+
+    /// Moves the credential generation of account `id` (setting `passwordHash` when given), only if it is still at
+    /// `generation` and `email` and enabled: false otherwise.
+    package static func changeCredentials(
+        of id: Int64,
+        from generation: Int64,
+        email: String,
+        passwordHash: String?,
+        on sql: DatabaseConnection
+    ) async throws -> Bool {
+        let password: SQLQueryString = passwordHash.map { "password_hash = \(bind: $0)," } ?? ""
+        return try await sql.raw(
+            """
+            UPDATE accounts SET \(password) credential_generation = credential_generation + 1
+            WHERE id = \(bind: id) AND credential_generation = \(bind: generation)
+              AND email = \(bind: email) AND disabled = \(bind: false) RETURNING id
+            """
+        ).all().count == 1
+    }
+
+    package static func moveGeneration(of id: Int64, on sql: DatabaseConnection) async throws {
+        try await sql.raw(
+            "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE id = \(bind: id)"
+        ).run()
+    }
+
+    /// Moves the credential generation of the backend's user `subject`; the ids of its rows.
+    package static func moveGeneration(ofSubject subject: String, on sql: DatabaseConnection) async throws -> [Int64] {
+        try await sql.raw(
+            "UPDATE accounts SET credential_generation = credential_generation + 1 WHERE subject = \(bind: subject) RETURNING id"
+        ).all().map { try $0.decode(column: "id", as: Int64.self) }
     }
 }

@@ -117,7 +117,7 @@ extension PasswordResetService {
         let won: Bool = try await database.transaction { sql in
             guard try await consumed(live, now: now, on: sql) else { return false }
             guard
-                try await PasswordResetStore.changeCredentials(
+                try await AccountStore.changeCredentials(
                     of: live.accountID,
                     from: live.generation,
                     email: live.email,

@@ -38,7 +38,7 @@ extension PasswordResetService {
             if let subject {
                 _ = try await record(subject: subject, email: address, display: address, on: sql)
             } else {
-                try await PasswordResetStore.deleteAccount(email: address, on: sql)
+                try await AccountStore.deleteAccount(email: address, on: sql)
             }
         }
         return true
@@ -51,7 +51,7 @@ extension PasswordResetService {
     private func record(subject: String, email: String, display: String, on sql: DatabaseConnection) async throws
         -> PasswordResetStore.ResetAccount
     {
-        try await PasswordResetStore.recordSubject(subject, email: email, display: display, on: sql)
+        try await AccountStore.recordSubject(subject, email: email, display: display, on: sql)
     }
 
     /// The backend's password hook sets the password and ends the sessions. The token is held while the
@@ -106,7 +106,7 @@ extension PasswordResetService {
         // The backend changed the password: the token is spent whatever happened to it meanwhile.
         try await database.transaction { sql in
             try await PasswordResetStore.delete(live.id, on: sql)
-            try await PasswordResetStore.moveGeneration(of: live.accountID, on: sql)
+            try await AccountStore.moveGeneration(of: live.accountID, on: sql)
             try await completed(live, client: client, on: sql)
         }
         wake()
@@ -130,7 +130,7 @@ extension PasswordResetService {
             throw APIError.malformed("'subject' must be 1 to 255 characters without control characters")
         }
         try await database.transaction { sql in
-            for id in try await PasswordResetStore.moveGeneration(ofSubject: subject, on: sql) {
+            for id in try await AccountStore.moveGeneration(ofSubject: subject, on: sql) {
                 try await PasswordResetStore.deleteAll(of: id, on: sql)
                 try await audit("reset.revoked", account: id, client: nil, on: sql)
             }
