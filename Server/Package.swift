@@ -14,11 +14,12 @@ let package = Package(
     name: "swift-deeplinks-server",
     platforms: [.macOS(.v15)],
     products: [
-        // What a backend that embeds the server imports: the server, and the storage, mail and support types its
-        // public API names (Database, DatabaseURL, MailURL, ConfigurationError). The "Embedding the server" article.
+        // What a backend that embeds the server imports: the server, and the storage, mail, secrets and support types
+        // its public API names (Database, DatabaseURL, MailURL, SecretKeys, ConfigurationError). The "Embedding the
+        // server" article.
         .library(
             name: "DeepLinksServer",
-            targets: ["DeepLinksServer", "DeepLinksStorage", "DeepLinksMail", "DeepLinksSupport"]
+            targets: ["DeepLinksServer", "DeepLinksStorage", "DeepLinksMail", "DeepLinksSecrets", "DeepLinksSupport"]
         ),
         .executable(name: "deeplinks", targets: ["deeplinks"]),
     ],
@@ -74,6 +75,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The server's secret keys and tokens (HMAC digests, HKDF subkeys, random tokens): what sessions, mail,
+        // webhooks and resets seal with, and what the command reads from the environment.
+        .target(
+            name: "DeepLinksSecrets",
+            dependencies: [
+                "DeepLinksSupport",
+                .product(name: "DeepLinks", package: "swift-deeplinks"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DeepLinksQR",
             swiftSettings: swiftSettings
@@ -82,6 +94,7 @@ let package = Package(
             name: "DeepLinksServer",
             dependencies: [
                 "DeepLinksSupport",
+                "DeepLinksSecrets",
                 "DeepLinksStorage",
                 "DeepLinksMail",
                 "DeepLinksQR",
@@ -119,6 +132,7 @@ let package = Package(
                 "DeepLinksServer",
                 "DeepLinksStorage",
                 "DeepLinksMail",
+                "DeepLinksSecrets",
                 "DeepLinksSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "AppSiteAssociation", package: "swift-deeplinks"),
@@ -140,6 +154,7 @@ let package = Package(
                 "DeepLinksStorage",
                 "DeepLinksMail",
                 "DeepLinksQR",
+                "DeepLinksSecrets",
                 "DeepLinksSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
@@ -161,6 +176,7 @@ let package = Package(
             dependencies: [
                 "DeepLinksServer",
                 "DeepLinksStorage",
+                "DeepLinksSecrets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

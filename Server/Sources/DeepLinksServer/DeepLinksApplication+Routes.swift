@@ -1,4 +1,5 @@
 import DeepLinksMail
+import DeepLinksSecrets
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeepLinksMail
+import DeepLinksSecrets
 import DeepLinksServer
 import DeepLinksStorage
 import DeepLinksSupport

@@ -3,6 +3,7 @@ import AsyncKit
 @testable import DeepLinksServer
 @testable import DeepLinksStorage
 @testable import DeepLinksSupport
+import DeepLinksSecrets
 import Foundation
 import HTTPTypes
 import Logging

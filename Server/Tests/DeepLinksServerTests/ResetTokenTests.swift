@@ -1,5 +1,6 @@
 @testable import DeepLinksServer
 @testable import DeepLinksSupport
+import DeepLinksSecrets
 import Foundation
 import SQLKit
 import Testing

@@ -1,4 +1,5 @@
 @testable import DeepLinksMail
+import DeepLinksSecrets
 import DeepLinksServer
 @testable import DeepLinksStorage
 @testable import DeepLinksSupport

@@ -1,4 +1,5 @@
 import Crypto
+import DeepLinksSecrets
 import DeepLinksServer
 import Foundation
 import HTTPTypes

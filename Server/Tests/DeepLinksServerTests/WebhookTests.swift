@@ -1,5 +1,6 @@
 @testable import DeepLinksSupport
 import Crypto
+import DeepLinksSecrets
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DeepLinksSecrets
 import DeepLinksServer
 import DeepLinksStorage
 import Foundation

@@ -1,4 +1,5 @@
 import DeepLinksJSON
+import DeepLinksSecrets
 import Foundation
 import Hummingbird
 

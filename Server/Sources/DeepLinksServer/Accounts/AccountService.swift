@@ -1,4 +1,5 @@
 import DeepLinksJSON
+import DeepLinksSecrets
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

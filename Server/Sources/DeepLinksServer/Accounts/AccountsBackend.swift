@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import DeepLinks
 import DeepLinksJSON
+import DeepLinksSecrets
 import DeepLinksSupport
 import Foundation
 import NIOCore

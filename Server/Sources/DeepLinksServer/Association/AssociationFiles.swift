@@ -2,6 +2,7 @@ import AppSiteAssociation
 import Crypto
 import DeepLinks
 import DeepLinksJSON
+import DeepLinksSupport
 import Foundation
 
 /// The association files the server hosts, generated once at start from the configuration and the app's

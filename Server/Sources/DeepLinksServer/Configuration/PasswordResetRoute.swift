@@ -1,5 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksSecrets
 
 /// Which route of the app's manifest opens its reset screen, and which of its parameters carry the token and
 /// the address: the server prints every reset link from it (mail, the "not you?" notice, the web form's Smart

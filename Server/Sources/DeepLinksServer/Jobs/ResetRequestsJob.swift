@@ -1,3 +1,4 @@
+import DeepLinksSecrets
 import DeepLinksStorage
 import Foundation
 import Logging

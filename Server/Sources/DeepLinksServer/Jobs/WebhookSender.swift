@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DeepLinksSecrets
 import DeepLinksStorage
 import Foundation
 import Logging

@@ -1,5 +1,6 @@
 import Crypto
 import DeepLinksMail
+import DeepLinksSecrets
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

@@ -1,3 +1,4 @@
+import DeepLinksSecrets
 import Foundation
 import Hummingbird
 

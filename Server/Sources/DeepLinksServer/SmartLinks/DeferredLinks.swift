@@ -1,5 +1,6 @@
 import DeepLinks
 import DeepLinksJSON
+import DeepLinksSecrets
 import DeepLinksStorage
 import DeepLinksSupport
 import Foundation

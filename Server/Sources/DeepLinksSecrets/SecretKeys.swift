@@ -11,7 +11,7 @@ import Foundation
 public struct SecretKeys: Sendable {
     public struct Key: Sendable {
         public let version: Int
-        let key: SymmetricKey
+        package let key: SymmetricKey
     }
 
     public let keys: [Key]
@@ -62,24 +62,24 @@ public struct SecretKeys: Sendable {
     }
 
     /// `VERSION:BASE64` of the current key, to persist a generated development key.
-    var serialized: String {
+    package var serialized: String {
         "\(current.version):" + current.key.withUnsafeBytes { Data($0).base64EncodedString() }
     }
 
     /// The stored form of `secret` under `key`, with a purpose label so a session hash never equals a reset hash.
-    func digest(_ secret: String, purpose: String, key: Key) -> String {
+    package func digest(_ secret: String, purpose: String, key: Key) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(purpose)\u{0}\(secret)".utf8), using: key.key)
         return "v\(key.version)$" + Hex.encode(mac)
     }
 
     /// The stored forms of `secret` under every key, newest first: what a lookup searches for.
-    func digests(_ secret: String, purpose: String) -> [String] {
+    package func digests(_ secret: String, purpose: String) -> [String] {
         keys.map { digest(secret, purpose: purpose, key: $0) }
     }
 
     /// A subkey for one purpose (sealing queued mail, hashing IP addresses), derived with HKDF from `key`
     /// (the current one unless given).
-    func subkey(_ purpose: String, of key: Key? = nil) -> SymmetricKey {
+    package func subkey(_ purpose: String, of key: Key? = nil) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: (key ?? current).key, info: Array(purpose.utf8), outputByteCount: 32)
     }
 }
