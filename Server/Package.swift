@@ -147,6 +147,45 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Tests along the modules, as Hummingbird's: each module's own, then the server's (HTTP, journeys, the
+        // modules together), the command's, and an embedding backend's. What several share (a fresh database of each
+        // kind, a seeded generator, the DKIM verifier) is a target of its own.
+        .target(
+            name: "DeepLinksTestSupport",
+            dependencies: [
+                "DeepLinksStorage",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Tests/DeepLinksTestSupport",
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DeepLinksStorageTests",
+            dependencies: [
+                "DeepLinksStorage",
+                "DeepLinksTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DeepLinksMailTests",
+            dependencies: [
+                "DeepLinksMail",
+                "DeepLinksSupport",
+                "DeepLinksTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DeepLinksQRTests",
+            dependencies: ["DeepLinksQR", "DeepLinksTestSupport"],
+            swiftSettings: testSwiftSettings
+        ),
         .testTarget(
             name: "DeepLinksServerTests",
             dependencies: [
@@ -156,6 +195,7 @@ let package = Package(
                 "DeepLinksQR",
                 "DeepLinksSecrets",
                 "DeepLinksSupport",
+                "DeepLinksTestSupport",
                 .product(name: "DeepLinks", package: "swift-deeplinks"),
                 .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
                 .product(name: "DemoAppRoutes", package: "swift-deeplinks"),

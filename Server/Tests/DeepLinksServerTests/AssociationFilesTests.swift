@@ -2,6 +2,7 @@ import AppSiteAssociation
 import DeepLinks
 import DeepLinksJSON
 import DeepLinksServer
+import DeepLinksTestSupport
 import DemoAppRoutes
 import Foundation
 import Hummingbird

@@ -1,3 +1,4 @@
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

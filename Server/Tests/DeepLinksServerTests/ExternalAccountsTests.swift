@@ -1,5 +1,6 @@
 import DeepLinksServer
 @testable import DeepLinksSupport
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

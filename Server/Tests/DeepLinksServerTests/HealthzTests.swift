@@ -1,5 +1,6 @@
 import DeepLinksServer
 @testable import DeepLinksStorage
+import DeepLinksTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting

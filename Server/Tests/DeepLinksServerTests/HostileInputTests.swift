@@ -1,5 +1,6 @@
 @testable import DeepLinksServer
 @testable import DeepLinksStorage
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

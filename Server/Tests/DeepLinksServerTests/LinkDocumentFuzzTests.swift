@@ -1,5 +1,6 @@
 @testable import DeepLinksServer
 import DeepLinksJSON
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -46,7 +47,7 @@ import Testing
     ]
 
     /// The seeded generator of the QR tests (SplitMix64): the same inputs on every run.
-    typealias Generator = QRCodeTests.SplitMix64
+    typealias Generator = SplitMix64
 
     /// One mutation of a JSON value: a number or string replaced, a key dropped or doubled, an array grown.
     static func mutate(_ value: JSONValue, _ random: inout Generator, depth: Int = 0) -> JSONValue {

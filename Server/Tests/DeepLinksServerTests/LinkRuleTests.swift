@@ -1,5 +1,6 @@
 import DeepLinksJSON
 @testable import DeepLinksServer
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

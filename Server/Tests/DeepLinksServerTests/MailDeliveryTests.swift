@@ -1,5 +1,6 @@
 @testable import DeepLinksMail
 @testable import DeepLinksServer
+import DeepLinksTestSupport
 import Foundation
 import NIOSSL
 import SQLKit

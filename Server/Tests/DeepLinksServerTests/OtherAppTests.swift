@@ -2,6 +2,7 @@ import AppSiteAssociation
 import DeepLinks
 import DeepLinksJSON
 @testable import DeepLinksServer
+import DeepLinksTestSupport
 import Foundation
 import Testing
 

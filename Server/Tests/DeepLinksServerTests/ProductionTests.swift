@@ -4,6 +4,7 @@ import AsyncKit
 @testable import DeepLinksStorage
 @testable import DeepLinksSupport
 import DeepLinksSecrets
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import Logging

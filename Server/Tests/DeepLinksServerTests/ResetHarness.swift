@@ -2,6 +2,7 @@
 import DeepLinksSecrets
 import DeepLinksServer
 @testable import DeepLinksStorage
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird

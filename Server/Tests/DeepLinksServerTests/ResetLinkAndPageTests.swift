@@ -1,6 +1,7 @@
 import DeepLinks
 @testable import DeepLinksMail
 @testable import DeepLinksServer
+import DeepLinksTestSupport
 import DemoAppRoutes
 import Foundation
 import HTTPTypes

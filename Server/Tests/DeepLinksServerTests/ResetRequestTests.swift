@@ -1,4 +1,5 @@
 @testable import DeepLinksServer
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

@@ -1,6 +1,7 @@
 @testable import DeepLinksServer
 @testable import DeepLinksSupport
 import DeepLinksSecrets
+import DeepLinksTestSupport
 import Foundation
 import SQLKit
 import Testing

@@ -3,6 +3,7 @@ import DeepLinksJSON
 @testable import DeepLinksServer
 import AppSiteAssociation
 import DeepLinks
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

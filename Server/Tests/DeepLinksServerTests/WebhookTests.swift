@@ -1,6 +1,7 @@
 @testable import DeepLinksSupport
 import Crypto
 import DeepLinksSecrets
+import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
 import Testing

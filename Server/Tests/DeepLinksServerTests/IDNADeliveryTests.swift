@@ -3,23 +3,9 @@
 import Foundation
 import Testing
 
-/// Internationalized domains go as ASCII (IDNA), so a relay without SMTPUTF8 delivers them.
-@Suite struct IDNATests {
-    /// RFC 3492's samples and common names, as Python's `str.encode("punycode")` gives them.
-    @Test(arguments: [
-        ("bücher", "bcher-kva"), ("münchen", "mnchen-3ya"), ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
-        ("ليهمابتكلموشعربي؟", "egbpdaj6bu4bxfgehfvwxn"), ("ü", "tda"),
-    ])
-    func punycodeMatchesTheRFC(_ label: String, _ encoded: String) {
-        #expect(IDNA.punycode(label) == encoded)
-    }
-
-    @Test func anAddressKeepsItsLocalPartAndGetsAnASCIIDomain() {
-        #expect(IDNA.address("José@Bücher.Example") == "José@xn--bcher-kva.example")
-        #expect(IDNA.address("ada@example.com") == "ada@example.com")
-        #expect(IDNA.domain("ＥＸＡＭＰＬＥ.com") == "example.com", "NFKC folds full-width letters")
-    }
-
+/// Mail to internationalized domains, through a real SMTP server without SMTPUTF8 (the conversion itself:
+/// `DeepLinksMailTests/IDNATests`).
+@Suite struct IDNADeliveryTests {
     /// Through the real SMTP server, which does not offer SMTPUTF8: the mail to `ada@bücher.example` arrives.
     @Test func mailToAnInternationalDomainIsDelivered() async throws {
         guard ResetJourneyTests.isAvailable else { return }

@@ -1,5 +1,5 @@
-@testable import DeepLinksServer
 @testable import DeepLinksStorage
+import DeepLinksTestSupport
 import Foundation
 import SQLKit
 import Testing

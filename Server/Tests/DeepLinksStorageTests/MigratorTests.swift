@@ -1,5 +1,5 @@
-@testable import DeepLinksServer
 @testable import DeepLinksStorage
+import DeepLinksTestSupport
 import Logging
 import SQLKit
 import Testing
@@ -70,12 +70,18 @@ import Testing
             #expect(clicks == 41, "clicks kept through the table's new shapes")
             // Version 8: the old counts are the link's own; the counter's upsert finds its conflict target, and a QR
             // code's click is a row apart.
-            let counter = ClickCounter(database: database)
-            let day: Int64 = 1_795_536_000_000  // 2026-11-24, the day of the row above
-            counter.count(code: "kept", platform: .iPhone, at: day)
-            counter.count(code: "kept", platform: .iPhone, source: .qr, at: day)
-            try await counter.flush()
-            let rows = try await LinkStore(database: database, clock: .system).stats("kept")
+            let day = "2026-11-24"  // the day of the row above
+            _ = try await database.transaction { sql in
+                try await ClickCountStore.add(
+                    ["link", "qr"].map {
+                        .init(code: "kept", day: day, platform: "iphone", bot: false, source: $0, clicks: 1)
+                    },
+                    kind: database.kind,
+                    returningCodes: false,
+                    on: sql
+                )
+            }
+            let rows = try await LinkDocumentStore(database: database).clicks("kept")
             #expect(rows.map { "\($0.source) \($0.clicks)" } == ["link 42", "qr 1"])
             let old = try await database.withConnection { sql in
                 try await sql.raw("SELECT message_id, key_version FROM mail_outbox WHERE kind = 'old'").first()

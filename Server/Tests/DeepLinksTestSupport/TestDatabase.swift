@@ -1,5 +1,4 @@
-import DeepLinksServer
-@testable import DeepLinksStorage
+import DeepLinksStorage
 import Foundation
 import Logging
 import SQLKit
@@ -7,16 +6,16 @@ import Testing
 
 /// The databases a test can run on: always a fresh SQLite file; PostgreSQL when
 /// `DEEPLINKS_TEST_POSTGRES_URL` is set (CI always sets it, and fails rather than skip when it is not).
-enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgresql
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
-    static let postgresURL = ProcessInfo.processInfo.environment["DEEPLINKS_TEST_POSTGRES_URL"]
+    public static let postgresURL = ProcessInfo.processInfo.environment["DEEPLINKS_TEST_POSTGRES_URL"]
 
     /// Whether this database can run here; prints the reason when it cannot.
-    var isAvailable: Bool {
+    public var isAvailable: Bool {
         guard self == .postgresql, Self.postgresURL == nil else { return true }
         let reason =
             "PostgreSQL tests skipped: DEEPLINKS_TEST_POSTGRES_URL is not set (bash .ci/run starts a server and sets it)"
@@ -30,7 +29,7 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Opens a database that no other test uses: a new SQLite file, or a new PostgreSQL schema.
     /// Runs `body` on a fresh database of this kind, closed and removed on every path (a pool dropped unclosed
     /// stops the whole test process).
-    func with(_ body: (Database) async throws -> Void) async throws {
+    public func with(_ body: (Database) async throws -> Void) async throws {
         let (database, cleanup) = try await open()
         do {
             try await body(database)
@@ -41,7 +40,9 @@ enum TestDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
         await cleanup()
     }
 
-    func open(logger: Logger = Logger(label: "test")) async throws -> (Database, cleanup: @Sendable () async -> Void) {
+    public func open(logger: Logger = Logger(label: "test")) async throws
+        -> (Database, cleanup: @Sendable () async -> Void)
+    {
         switch self {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deeplinks-\(UUID().uuidString)")
