@@ -3,10 +3,15 @@ import SQLKit
 /// The app's accounts (`accounts`) and their audit trail (`audit_events`): the one store that writes `accounts`, for
 /// the account service and the reset journey alike (the reset journey's reads are `PasswordResetStore`'s).
 package struct AccountStore: Sendable {
-    package struct AccountRow: Sendable {
+    package struct AccountRow: Record {
         package let id: Int64
         package let email: String
         package let display: String
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case id, email, display = "emailDisplay"
+        }
     }
 
     package let database: Database
@@ -92,11 +97,7 @@ package struct AccountStore: Sendable {
     }
 
     private static func accountRow(_ row: any SQLRow) throws -> AccountRow {
-        AccountRow(
-            id: try row.decode(column: "id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            display: try row.decode(column: "email_display", as: String.self)
-        )
+        try row.record(AccountRow.self)
     }
 }
 

@@ -9,7 +9,7 @@ import SQLKit
 /// (`on sql`), so a link's change, its change-log row and its webhook events commit together.
 package struct LinkDocumentStore: Sendable {
     /// Clicks of one link on one day, platform, bot or not, and source.
-    package struct ClickCount: Sendable {
+    package struct ClickCount: Record {
         package let day: String
         package let platform: String
         package let bot: Bool
@@ -114,13 +114,7 @@ package struct LinkDocumentStore: Sendable {
             ).all()
         }
         return try rows.map {
-            ClickCount(
-                day: try $0.decode(column: "day", as: String.self),
-                platform: try $0.decode(column: "platform", as: String.self),
-                bot: try $0.decode(column: "bot", as: Bool.self),
-                source: try $0.decode(column: "source", as: String.self),
-                clicks: try $0.decode(column: "clicks", as: Int64.self)
-            )
+            try $0.record(ClickCount.self)
         }
     }
 

@@ -34,7 +34,7 @@ public struct MailOutboxStore: Sendable {
     }
 
     /// A message a sender claimed: no other server sends it until the lease ends.
-    package struct Claimed: Sendable {
+    package struct Claimed: Record {
         package let id: Int64
         package let kind: String
         package let sealed: String
@@ -43,10 +43,15 @@ public struct MailOutboxStore: Sendable {
         package let messageID: String?
         package let keyVersion: Int?
         package let resetTokenHash: String?
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case id, kind, sealed = "sealedMessage", attempts, messageID = "messageId", keyVersion, resetTokenHash
+        }
     }
 
     /// A row as `deeplinks outbox` lists it: never its content.
-    package struct Listed: Sendable {
+    package struct Listed: Record {
         package let id: Int64
         package let kind: String
         package let createdAt: Int64
@@ -83,15 +88,7 @@ public struct MailOutboxStore: Sendable {
             returning: "id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash"
         )
         guard let row else { return nil }
-        return Claimed(
-            id: try row.decode(column: "id", as: Int64.self),
-            kind: try row.decode(column: "kind", as: String.self),
-            sealed: try row.decode(column: "sealed_message", as: String.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self),
-            messageID: try row.decode(column: "message_id", as: String?.self),
-            keyVersion: try row.decode(column: "key_version", as: Int?.self),
-            resetTokenHash: try row.decode(column: "reset_token_hash", as: String?.self)
-        )
+        return try row.record(Claimed.self)
     }
 
     /// Records a claimed message's outcome: sent, or when to try again and why not; `erase` empties its body.
@@ -116,16 +113,7 @@ public struct MailOutboxStore: Sendable {
             ).all()
         }
         return try rows.map { row in
-            Listed(
-                id: try row.decode(column: "id", as: Int64.self),
-                kind: try row.decode(column: "kind", as: String.self),
-                createdAt: try row.decode(column: "created_at", as: Int64.self),
-                attempts: try row.decode(column: "attempts", as: Int.self),
-                sentAt: try row.decode(column: "sent_at", as: Int64?.self),
-                nextAttemptAt: try row.decode(column: "next_attempt_at", as: Int64.self),
-                lastError: try row.decode(column: "last_error", as: String?.self),
-                erased: try row.decode(column: "erased", as: Bool.self)
-            )
+            try row.record(Listed.self)
         }
     }
 

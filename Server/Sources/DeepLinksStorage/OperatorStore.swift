@@ -4,13 +4,13 @@ import SQLKit
 /// ``SessionStore``'s). The only place their SQL is written; the rules (who may do what, the last admin, keys never
 /// above their operator) are the server's `Operators`. Roles are their raw values here.
 package struct OperatorStore: Sendable {
-    package struct OperatorRow: Sendable {
+    package struct OperatorRow: Record {
         package let id: Int64
         package let email: String
         package let role: String
     }
 
-    package struct KeyRow: Sendable {
+    package struct KeyRow: Record {
         package let id: Int64
         package let name: String
         package let role: String
@@ -24,16 +24,20 @@ package struct OperatorStore: Sendable {
 
     /// A live key found by its hash, with its operator's role and address (nil for a key no operator made; an
     /// `operatorRole` of nil with an `operatorID` means the operator is gone).
-    package struct LiveKey: Sendable {
+    package struct LiveKey: Record {
         package let id: Int64
         package let role: String
         package let lastUsedAt: Int64?
         package let operatorID: Int64?
         package let operatorRole: String?
         package let operatorEmail: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, role, lastUsedAt, operatorID = "operatorId", operatorRole, operatorEmail
+        }
     }
 
-    package struct AuditRow: Sendable {
+    package struct AuditRow: Record {
         package let at: Int64
         package let actor: String
         package let event: String
@@ -171,19 +175,7 @@ package struct OperatorStore: Sendable {
                 "SELECT id, name, role, prefix, created_at, created_by, last_used_at, revoked_at, note FROM api_keys ORDER BY id"
             ).all()
         }
-        return try rows.map { row in
-            KeyRow(
-                id: try row.decode(column: "id", as: Int64.self),
-                name: try row.decode(column: "name", as: String.self),
-                role: try row.decode(column: "role", as: String.self),
-                prefix: try row.decode(column: "prefix", as: String.self),
-                createdAt: try row.decode(column: "created_at", as: Int64.self),
-                createdBy: try row.decode(column: "created_by", as: String?.self),
-                lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
-                revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
-                note: try row.decode(column: "note", as: String?.self)
-            )
-        }
+        return try rows.map { try $0.record() }
     }
 
     /// Revokes a key (kept revoked at its first revocation); its prefix, or nil when there is no such key.
@@ -233,15 +225,7 @@ package struct OperatorStore: Sendable {
                 """
             ).first()
         }
-        guard let row else { return nil }
-        return LiveKey(
-            id: try row.decode(column: "id", as: Int64.self),
-            role: try row.decode(column: "role", as: String.self),
-            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
-            operatorID: try row.decode(column: "operator_id", as: Int64?.self),
-            operatorRole: try row.decode(column: "operator_role", as: String?.self),
-            operatorEmail: try row.decode(column: "operator_email", as: String?.self)
-        )
+        return try row?.record()
     }
 
     package func recordKeyUse(_ id: Int64, at now: Int64) async throws {
@@ -273,21 +257,8 @@ package struct OperatorStore: Sendable {
             try await sql.raw(
                 "SELECT at, actor, event, detail FROM console_audit ORDER BY id DESC LIMIT \(bind: limit)"
             ).all()
-        }.map { row in
-            AuditRow(
-                at: try row.decode(column: "at", as: Int64.self),
-                actor: try row.decode(column: "actor", as: String.self),
-                event: try row.decode(column: "event", as: String.self),
-                detail: try row.decode(column: "detail", as: String.self)
-            )
-        }
+        }.map { try $0.record() }
     }
 
-    private static func operatorRow(_ row: any SQLRow) throws -> OperatorRow {
-        OperatorRow(
-            id: try row.decode(column: "id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            role: try row.decode(column: "role", as: String.self)
-        )
-    }
+    private static func operatorRow(_ row: any SQLRow) throws -> OperatorRow { try row.record() }
 }

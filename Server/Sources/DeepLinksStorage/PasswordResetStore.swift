@@ -6,16 +6,21 @@ import SQLKit
 /// the server's `PasswordResetService`. Functions taking `on sql` run in the caller's transaction.
 package struct PasswordResetStore: Sendable {
     /// An account as a reset link is issued for it.
-    package struct ResetAccount: Sendable {
+    package struct ResetAccount: Record {
         package let id: Int64
         package let email: String
         package let display: String
         package let credentialGeneration: Int64
         package let createdAt: Int64
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case id, email, display = "emailDisplay", credentialGeneration, createdAt
+        }
     }
 
     /// A request waiting for the background job.
-    package struct PendingRequest: Sendable {
+    package struct PendingRequest: Record {
         package let id: Int64
         package let address: String
         package let addressKey: String
@@ -23,7 +28,7 @@ package struct PasswordResetStore: Sendable {
     }
 
     /// A stored reset link of an enabled account whose address and credentials have not moved since it was issued.
-    package struct StoredToken: Sendable {
+    package struct StoredToken: Record {
         package let id: Int64
         package let accountID: Int64
         package let email: String
@@ -34,6 +39,12 @@ package struct PasswordResetStore: Sendable {
         package let failedAttempts: Int64
         /// The backend's user id, with external accounts.
         package let subject: String?
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case id, accountID = "accountId", email, display = "emailDisplay", tokenHash, credentialGeneration,
+                expiresAt, failedAttempts, subject
+        }
     }
 
     package let database: Database
@@ -80,12 +91,7 @@ package struct PasswordResetStore: Sendable {
                 """
             ).all()
         }.map { row in
-            PendingRequest(
-                id: try row.decode(column: "id", as: Int64.self),
-                address: try row.decode(column: "address", as: String.self),
-                addressKey: try row.decode(column: "address_key", as: String.self),
-                lookupAttempts: try row.decode(column: "lookup_attempts", as: Int64.self)
-            )
+            try row.record(PendingRequest.self)
         }
     }
 
@@ -194,17 +200,7 @@ package struct PasswordResetStore: Sendable {
             ).first()
         }
         guard let row else { return nil }
-        return StoredToken(
-            id: try row.decode(column: "id", as: Int64.self),
-            accountID: try row.decode(column: "account_id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            display: try row.decode(column: "email_display", as: String.self),
-            tokenHash: try row.decode(column: "token_hash", as: String.self),
-            credentialGeneration: try row.decode(column: "credential_generation", as: Int64.self),
-            expiresAt: try row.decode(column: "expires_at", as: Int64.self),
-            failedAttempts: try row.decode(column: "failed_attempts", as: Int64.self),
-            subject: try row.decode(column: "subject", as: String?.self)
-        )
+        return try row.record(StoredToken.self)
     }
 
     package static func countFailure(of id: Int64, on sql: DatabaseConnection) async throws {
@@ -268,12 +264,6 @@ package struct PasswordResetStore: Sendable {
     }
 
     static func resetAccount(_ row: any SQLRow) throws -> ResetAccount {
-        ResetAccount(
-            id: try row.decode(column: "id", as: Int64.self),
-            email: try row.decode(column: "email", as: String.self),
-            display: try row.decode(column: "email_display", as: String.self),
-            credentialGeneration: try row.decode(column: "credential_generation", as: Int64.self),
-            createdAt: try row.decode(column: "created_at", as: Int64.self)
-        )
+        try row.record(ResetAccount.self)
     }
 }

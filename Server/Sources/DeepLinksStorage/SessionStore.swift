@@ -15,12 +15,17 @@ package struct SessionStore: Sendable {
     }
 
     /// A session found by its digest.
-    package struct Found: Sendable {
+    package struct Found: Record {
         package let owner: Int64
         /// The digest as stored (compared again by the caller in constant time).
         package let digest: String
         /// The last recorded use, or the creation when there is none.
         package let usedAt: Int64
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case owner, digest = "tokenHash", usedAt
+        }
     }
 
     package let database: Database
@@ -55,11 +60,7 @@ package struct SessionStore: Sendable {
             ).first()
         }
         guard let row else { return nil }
-        return Found(
-            owner: try row.decode(column: "owner", as: Int64.self),
-            digest: try row.decode(column: "token_hash", as: String.self),
-            usedAt: try row.decode(column: "used_at", as: Int64.self)
-        )
+        return try row.record(Found.self)
     }
 
     package func recordUse(digest: String, at now: Int64) async throws {

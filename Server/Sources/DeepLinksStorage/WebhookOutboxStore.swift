@@ -4,7 +4,7 @@ import SQLKit
 /// signature and the retry policy are the server's `WebhookEvents` and `WebhookSender`.
 package struct WebhookOutboxStore: Sendable {
     /// An event a sender claimed for one endpoint: no other server sends it until the lease ends.
-    package struct Claimed: Sendable {
+    package struct Claimed: Record {
         package let id: Int64
         package let endpoint: String
         package let eventID: String
@@ -14,6 +14,11 @@ package struct WebhookOutboxStore: Sendable {
         package let createdAt: Int64
         /// Attempts so far, this one included.
         package let attempts: Int64
+
+        /// The columns (as the decoder reads them, in camel case) of the fields named otherwise.
+        enum CodingKeys: String, CodingKey {
+            case id, endpoint, eventID = "eventId", type = "eventType", body, createdAt, attempts
+        }
     }
 
     package let database: Database
@@ -52,15 +57,7 @@ package struct WebhookOutboxStore: Sendable {
                 returning: "id, endpoint, event_id, event_type, body, created_at, attempts"
             )
         else { return nil }
-        return Claimed(
-            id: try row.decode(column: "id", as: Int64.self),
-            endpoint: try row.decode(column: "endpoint", as: String.self),
-            eventID: try row.decode(column: "event_id", as: String.self),
-            type: try row.decode(column: "event_type", as: String.self),
-            body: try row.decode(column: "body", as: String.self),
-            createdAt: try row.decode(column: "created_at", as: Int64.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self)
-        )
+        return try row.record(Claimed.self)
     }
 
     /// Records a claimed event's outcome: sent, or when to try again and why not.

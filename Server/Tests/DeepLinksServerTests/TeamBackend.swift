@@ -24,6 +24,8 @@ final class TeamBackend: Sendable {
         var failingLookups = 0
         var passwordHookDown = false
         var passwordHookDelay: Duration = .zero
+        /// Delayed password calls that have answered.
+        var delayedCallsDone = 0
         /// Reasons the password hook refuses the next password with (422).
         var refuse: [String] = []
         var lookups = 0
@@ -134,6 +136,8 @@ final class TeamBackend: Sendable {
                 state.bodies.append(String(decoding: bytes, as: UTF8.self))
                 return (state.passwordHookDown, state.passwordHookDelay)
             }
+            // Counted once the answer is made (and a refusal taken): a test waits for a slow call this way.
+            defer { if delay > .zero { self.state.withLock { $0.delayedCallsDone += 1 } } }
             if delay > .zero { try await Task.sleep(for: delay) }
             if down { return Response(status: .badGateway) }
             let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] ?? [:]
