@@ -149,7 +149,7 @@ let package = Package(
         ),
         // Tests along the modules, as Hummingbird's: each module's own, then the server's (HTTP, journeys, the
         // modules together), the command's, and an embedding backend's. What several share (a fresh database of each
-        // kind, a seeded generator, the DKIM verifier) is a target of its own.
+        // kind, the DKIM verifier, zbar) is a target of its own; the seeded generator is DeepLinksTesting's.
         .target(
             name: "DeepLinksTestSupport",
             dependencies: [
@@ -183,7 +183,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DeepLinksQRTests",
-            dependencies: ["DeepLinksQR", "DeepLinksTestSupport"],
+            dependencies: [
+                "DeepLinksQR",
+                "DeepLinksTestSupport",
+                .product(name: "DeepLinksTesting", package: "swift-deeplinks"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

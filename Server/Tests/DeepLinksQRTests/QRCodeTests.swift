@@ -4,6 +4,7 @@ import HTTPTypes
 import Testing
 
 import DeepLinksTestSupport
+import DeepLinksTesting
 
 /// The QR encoder, checked against the standard's worked example and capacities, and by a real decoder (zbar's
 /// `zbarimg`, Debian's zbar-tools) reading back every symbol: a few hundred random links at every level and a payload

@@ -1,6 +1,6 @@
 @testable import DeepLinksServer
 import DeepLinksJSON
-import DeepLinksTestSupport
+import DeepLinksTesting
 import Foundation
 import HTTPTypes
 import Testing
@@ -46,7 +46,7 @@ import Testing
         "https://[::1]:99999/", "https://shop.example.org:0/", "iphone", "bot", "mac-or-ipad", "qr",
     ]
 
-    /// The seeded generator of the QR tests (SplitMix64): the same inputs on every run.
+    /// The seeded generator (DeepLinksTesting's SplitMix64, as the QR tests'): the same inputs on every run.
     typealias Generator = SplitMix64
 
     /// One mutation of a JSON value: a number or string replaced, a key dropped or doubled, an array grown.

@@ -14,7 +14,7 @@ import Prometheus
 /// live link: a copy of the database must not yield one (T2). A row keeps the version of the key it was
 /// sealed under, so it still opens after a rotation (`2:new,1:old`). A sent message's body is erased.
 ///
-/// Several servers may share the database: a sender claims a row before sending it (see ``MailSender``),
+/// Several servers may share the database: the mail job claims a row before sending it (``MailSender``, in Jobs/),
 /// and the Message-ID is chosen when the row is queued, so the rare duplicate (a crash between the SMTP
 /// server's 250 and the row's update) carries the same Message-ID and receivers can drop it.
 package struct MailOutbox: Sendable {

@@ -4,7 +4,7 @@ import Foundation
 import Prometheus
 import Synchronization
 
-/// Counts clicks in memory and writes them in batches (a background job, every second), so a redirect
+/// Counts clicks in memory and writes them in batches (``ClickFlushJob``, every second), so a redirect
 /// never waits for the database. Keeps aggregates only: link, day, platform, bot or not, and source; and apart,
 /// the referring site of people's clicks (its host only, never the page).
 final class ClickCounter: Sendable {

@@ -59,7 +59,8 @@ struct InAppBrowsersCondition: RuleCondition {
         guard browsers.isEmpty || !unknown.isEmpty else { return [] }
         return [
             "\(field).inAppBrowsers: 1 or more of \(Self.names.joined(separator: ", "))"
-                + (unknown.isEmpty ? "" : ", not \(unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", "))")
+                + (unknown.isEmpty
+                    ? "" : ", not \(unknown.prefix(5).map { "'\($0.prefix(40))'" }.joined(separator: ", "))")
         ]
     }
 
