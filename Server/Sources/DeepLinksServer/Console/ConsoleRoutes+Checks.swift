@@ -12,49 +12,53 @@ import NIOCore
 extension ConsoleRoutes {
     /// The association files as the console shows them, and the link doctor.
     func registerChecks(on router: Router<AppRequestContext>) {
-        let viewers = group(router, .viewer)
-        viewers.get("/console/association") { request, context -> Response in
-            let viewer = try context.viewer()
-            return ConsolePages.response(.ok, association(request, viewer: viewer))
+        group(router, .viewer)
+            .get("/console/association", use: associationPage)
+            .get("/console/doctor", use: doctorPage)
+    }
+
+    @Sendable func associationPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        return ConsolePages.response(.ok, association(request, viewer: viewer))
+    }
+
+    /// The doctor fetches files of the configured apps' and short-link domains only (never a host a form names).
+    @Sendable func doctorPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        let query = request.uri.queryParameters
+        func field(_ name: String) -> String {
+            String((query[Substring(name)] ?? "").prefix(8192)).trimmingCharacters(in: .whitespaces)
         }
-        // The doctor fetches files of the configured apps' and short-link domains only (never a host a form names).
-        viewers.get("/console/doctor") { request, context -> Response in
-            let viewer = try context.viewer()
-            let query = request.uri.queryParameters
-            func field(_ name: String) -> String {
-                String((query[Substring(name)] ?? "").prefix(8192)).trimmingCharacters(in: .whitespaces)
-            }
-            let (url, referrer, agent) = (field("url"), field("referrer"), field("userAgent"))
-            // Each diagnosis fetches up to three files: throttled per operator, as imports are.
-            if !url.isEmpty,
-                let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds())
-            {
-                return ConsolePages.response(
-                    .tooManyRequests,
-                    ConsolePages.doctor(
-                        url: url,
-                        referrer: referrer,
-                        userAgent: agent,
-                        report: nil,
-                        problem: "Too many diagnoses and imports: try again in \(wait) seconds.",
-                        viewer: viewer
-                    ),
-                    headers: [.retryAfter: String(wait)]
-                )
-            }
-            let report =
-                url.isEmpty
-                ? nil
-                : await doctor.examine(
-                    url,
-                    referrer: referrer.isEmpty ? nil : referrer,
-                    userAgent: agent.isEmpty ? nil : agent
-                )
+        let (url, referrer, agent) = (field("url"), field("referrer"), field("userAgent"))
+        // Each diagnosis fetches up to three files: throttled per operator, as imports are.
+        if !url.isEmpty,
+            let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds())
+        {
             return ConsolePages.response(
-                .ok,
-                ConsolePages.doctor(url: url, referrer: referrer, userAgent: agent, report: report, viewer: viewer)
+                .tooManyRequests,
+                ConsolePages.doctor(
+                    url: url,
+                    referrer: referrer,
+                    userAgent: agent,
+                    report: nil,
+                    problem: "Too many diagnoses and imports: try again in \(wait) seconds.",
+                    viewer: viewer
+                ),
+                headers: [.retryAfter: String(wait)]
             )
         }
+        let report =
+            url.isEmpty
+            ? nil
+            : await doctor.examine(
+                url,
+                referrer: referrer.isEmpty ? nil : referrer,
+                userAgent: agent.isEmpty ? nil : agent
+            )
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.doctor(url: url, referrer: referrer, userAgent: agent, report: report, viewer: viewer)
+        )
     }
 
     func association(_ request: Request, viewer: ConsolePages.Viewer) -> String {

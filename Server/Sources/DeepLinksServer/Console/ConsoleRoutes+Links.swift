@@ -10,235 +10,267 @@ import NIOCore
 /// The links: list, create, edit, delete, stats, QR codes, import and export.
 extension ConsoleRoutes {
     func registerLinks(on router: Router<AppRequestContext>) {
-        let viewers = group(router, .viewer)
-        let editors = group(router, .editor)
-        viewers.get("/console/links") { request, context -> Response in
-            let viewer = try context.viewer()
-            let query = request.uri.queryParameters
-            let text = String(query["q"] ?? "").trimmingCharacters(in: .whitespaces)
-            let rows = try await store.search(
-                String(text.prefix(200)),
-                after: query["after"].map(String.init),
-                limit: Self.pageSize
+        group(router, .viewer)
+            .get("/console/links", use: linksPage)
+            .get("/console/export.csv", use: exportLinks)
+            .get("/console/links/:code", use: linkPage)
+            .get("/console/links/:code/qr.svg", use: qrSVG)
+            .get("/console/links/:code/qr.png", use: qrPNG)
+        group(router, .editor)
+            .get("/console/new", use: newLinkForm)
+            .post("/console/new", use: createLink)
+            .get("/console/import", use: importForm)
+            .post("/console/import", use: importLinks)
+            .get("/console/links/:code/edit", use: editForm)
+            .post("/console/links/:code/edit", use: updateLink)
+            .get("/console/links/:code/delete", use: deleteForm)
+            .post("/console/links/:code/delete", use: deleteLink)
+    }
+
+    @Sendable func linksPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        let query = request.uri.queryParameters
+        let text = String(query["q"] ?? "").trimmingCharacters(in: .whitespaces)
+        let rows = try await store.search(
+            String(text.prefix(200)),
+            after: query["after"].map(String.init),
+            limit: Self.pageSize
+        )
+        // Only what the server did: a code (base64url, no sentence fits in one) that was a link a moment
+        // ago and is none now, looked up; never text from the query.
+        var notice: String?
+        if let deleted = query["deleted"].map(String.init), SmartLinkValidator.isCode(deleted),
+            try await store.wasDeleted(deleted, withinMilliseconds: 600_000)
+        {
+            notice = "The link \(deleted) was deleted."
+        }
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.links(
+                rows,
+                query: text,
+                next: rows.count == Self.pageSize ? rows.last?.link.code : nil,
+                notice: notice,
+                viewer: viewer,
+                policy: policy
             )
-            // Only what the server did: a code (base64url, no sentence fits in one) that was a link a moment
-            // ago and is none now, looked up; never text from the query.
-            var notice: String?
-            if let deleted = query["deleted"].map(String.init), SmartLinkValidator.isCode(deleted),
-                try await store.wasDeleted(deleted, withinMilliseconds: 600_000)
-            {
-                notice = "The link \(deleted) was deleted."
+        )
+    }
+
+    @Sendable func newLinkForm(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.linkForm(
+                code: nil,
+                values: ["passQuery": "on"],
+                problems: [:],
+                viewer: viewer,
+                policy: policy
+            )
+        )
+    }
+
+    @Sendable func createLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, fields in
+            if let changed = rulesChanged(nil, fields, viewer) { return changed }
+            var values = fields
+            if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+                values["code"] = SmartLinkValidator.generateCode()
             }
+            let (link, problems) = parsed(values)
+            guard let link, problems.isEmpty else { return formFailure(nil, fields, problems, viewer) }
+            guard try await store.insert(link) else {
+                return formFailure(nil, fields, ["code": ["code: this code is taken"]], viewer)
+            }
+            return Self.redirect("/console/links/\(link.code)")
+        }
+    }
+
+    @Sendable func exportLinks(_ request: Request, context: AppRequestContext) async throws -> Response {
+        LinkTransfer.csvFile(try await transfer.exportCSV())
+    }
+
+    @Sendable func importForm(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        return ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))
+    }
+
+    /// Another system's export, uploaded as a file (multipart: the console has no script to read it). Its
+    /// megabytes are read for a signed-in editor only, and only once the form's CSRF token (in the form's
+    /// action, so it is known before the body is) is right.
+    @Sendable func importLinks(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        if let refused = Self.refusal(csrf: request.uri.queryParameters["csrf"].map(String.init), viewer) {
+            return refused
+        }
+        if let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds()) {
             return ConsolePages.response(
-                .ok,
-                ConsolePages.links(
-                    rows,
-                    query: text,
-                    next: rows.count == Self.pageSize ? rows.last?.link.code : nil,
-                    notice: notice,
-                    viewer: viewer,
-                    policy: policy
-                )
+                .tooManyRequests,
+                ConsolePages.importForm(
+                    values: Self.importDefaults,
+                    problem: "Too many imports and diagnoses: try again in \(wait) seconds.",
+                    viewer: viewer
+                ),
+                headers: [.retryAfter: String(wait)]
             )
         }
-        editors.get("/console/new") { request, context -> Response in
-            let viewer = try context.viewer()
+        let form: [String: MultipartForm.Part]
+        do {
+            form = try await MultipartForm.read(request, limit: LinkTransfer.maxImportSize + 16_384)
+        } catch is NIOTooManyBytesError {
             return ConsolePages.response(
-                .ok,
-                ConsolePages.linkForm(
-                    code: nil,
-                    values: ["passQuery": "on"],
-                    problems: [:],
-                    viewer: viewer,
-                    policy: policy
+                .contentTooLarge,
+                ConsolePages.importForm(
+                    values: Self.importDefaults,
+                    problem:
+                        "The file is larger than \(LinkTransfer.maxImportSize >> 20) MiB: split it into smaller files and import each.",
+                    viewer: viewer
                 )
             )
         }
-        editors.post("/console/new") { request, context -> Response in
-            try await form(request, context) { viewer, fields in
-                if let changed = rulesChanged(nil, fields, viewer) { return changed }
-                var values = fields
-                if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
-                    values["code"] = SmartLinkValidator.generateCode()
-                }
-                let (link, problems) = parsed(values)
-                guard let link, problems.isEmpty else { return formFailure(nil, fields, problems, viewer) }
-                guard try await store.insert(link) else {
-                    return formFailure(nil, fields, ["code": ["code: this code is taken"]], viewer)
-                }
-                return Self.redirect("/console/links/\(link.code)")
-            }
+        var values = Self.importDefaults
+        for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
+        values["dryRun"] = form["dryRun"] == nil ? nil : "on"
+        func failure(_ problem: String) -> Response {
+            ConsolePages.response(
+                .unprocessableContent,
+                ConsolePages.importForm(values: values, problem: problem, viewer: viewer)
+            )
         }
-        viewers.get("/console/export.csv") { request, context -> Response in
-            LinkTransfer.csvFile(try await transfer.exportCSV())
-        }
-        editors.get("/console/import") { request, context -> Response in
-            let viewer = try context.viewer()
-            return ConsolePages.response(.ok, ConsolePages.importForm(values: Self.importDefaults, viewer: viewer))
-        }
-        // Another system's export, uploaded as a file (multipart: the console has no script to read it). Its
-        // megabytes are read for a signed-in editor only, and only once the form's CSRF token (in the form's
-        // action, so it is known before the body is) is right.
-        editors.post("/console/import") { request, context -> Response in
-            let viewer = try context.viewer()
-            if let refused = Self.refusal(csrf: request.uri.queryParameters["csrf"].map(String.init), viewer) {
-                return refused
+        guard let format = LinkImport.Format(rawValue: values["format"] ?? ""),
+            let conflict = LinkImport.Conflict(rawValue: values["onConflict"] ?? "")
+        else { return failure("Choose a format and what to do with codes that are taken.") }
+        // `field=column` pairs, as the API's `column.FIELD=NAME`.
+        var columns: [String: String] = [:]
+        for pair in (values["columns"] ?? "").split(whereSeparator: { $0 == "," || $0.isNewline }) {
+            let text = pair.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { continue }
+            let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                return failure("Columns: write each as field=column, separated by commas (not “\(text)”).")
             }
-            if let wait = try await costlyLimiter.take("\(viewer.signedIn.id)", now: clock.milliseconds()) {
-                return ConsolePages.response(
-                    .tooManyRequests,
-                    ConsolePages.importForm(
-                        values: Self.importDefaults,
-                        problem: "Too many imports and diagnoses: try again in \(wait) seconds.",
-                        viewer: viewer
-                    ),
-                    headers: [.retryAfter: String(wait)]
-                )
-            }
-            let form: [String: MultipartForm.Part]
+            columns[parts[0]] = parts[1]
+        }
+        guard let file = form["file"], !file.value.isEmpty else { return failure("Choose a file to import.") }
+        guard let text = file.text else {
+            return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
+        }
+        let dryRun = values["dryRun"] != nil
+        let imported = try await transfer.imports.run {
+            () async throws -> Result<LinkTransfer.ImportReport, LinkImportError> in
             do {
-                form = try await MultipartForm.read(request, limit: LinkTransfer.maxImportSize + 16_384)
-            } catch is NIOTooManyBytesError {
-                return ConsolePages.response(
-                    .contentTooLarge,
-                    ConsolePages.importForm(
-                        values: Self.importDefaults,
-                        problem:
-                            "The file is larger than \(LinkTransfer.maxImportSize >> 20) MiB: split it into smaller files and import each.",
-                        viewer: viewer
+                return .success(
+                    try await transfer.importFile(
+                        text,
+                        format: format,
+                        columns: columns,
+                        conflict: conflict,
+                        dryRun: dryRun
                     )
                 )
+            } catch let failure as LinkImportError {
+                return .failure(failure)
             }
-            var values = Self.importDefaults
-            for name in ["format", "onConflict", "columns"] { values[name] = form[name]?.text ?? values[name] }
-            values["dryRun"] = form["dryRun"] == nil ? nil : "on"
-            func failure(_ problem: String) -> Response {
-                ConsolePages.response(
-                    .unprocessableContent,
-                    ConsolePages.importForm(values: values, problem: problem, viewer: viewer)
-                )
-            }
-            guard let format = LinkImport.Format(rawValue: values["format"] ?? ""),
-                let conflict = LinkImport.Conflict(rawValue: values["onConflict"] ?? "")
-            else { return failure("Choose a format and what to do with codes that are taken.") }
-            // `field=column` pairs, as the API's `column.FIELD=NAME`.
-            var columns: [String: String] = [:]
-            for pair in (values["columns"] ?? "").split(whereSeparator: { $0 == "," || $0.isNewline }) {
-                let text = pair.trimmingCharacters(in: .whitespaces)
-                guard !text.isEmpty else { continue }
-                let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                    return failure("Columns: write each as field=column, separated by commas (not “\(text)”).")
-                }
-                columns[parts[0]] = parts[1]
-            }
-            guard let file = form["file"], !file.value.isEmpty else { return failure("Choose a file to import.") }
-            guard let text = file.text else {
-                return failure("The file is not UTF-8 text: export it as UTF-8 CSV.")
-            }
-            let dryRun = values["dryRun"] != nil
-            let imported = try await transfer.imports.run {
-                () async throws -> Result<LinkTransfer.ImportReport, LinkImportError> in
-                do {
-                    return .success(
-                        try await transfer.importFile(
-                            text,
-                            format: format,
-                            columns: columns,
-                            conflict: conflict,
-                            dryRun: dryRun
-                        )
-                    )
-                } catch let failure as LinkImportError {
-                    return .failure(failure)
-                }
-            }
-            let report: LinkTransfer.ImportReport
-            switch imported {
-            case .success(let made): report = made
-            case .failure(let error): return failure("The file cannot be read as \(format.rawValue): \(error)")
-            }
-            return ConsolePages.response(
-                .ok,
-                ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)
+        }
+        let report: LinkTransfer.ImportReport
+        switch imported {
+        case .success(let made): report = made
+        case .failure(let error): return failure("The file cannot be read as \(format.rawValue): \(error)")
+        }
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.importReport(report, file: file.filename, dryRun: dryRun, viewer: viewer)
+        )
+    }
+
+    @Sendable func linkPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        guard let link = try await existing(context) else { return notFound(viewer) }
+        let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.link(
+                link,
+                rows: try await store.stats(link.code),
+                referrers: try await store.referrers(link.code),
+                qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
+                ruleClicks: try await store.ruleClicks(link),
+                now: clock.milliseconds(),
+                viewer: viewer,
+                policy: policy
             )
-        }
-        viewers.get("/console/links/:code") { request, context -> Response in
-            let viewer = try context.viewer()
-            guard let link = try await existing(context) else { return notFound(viewer) }
-            let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
-            return ConsolePages.response(
-                .ok,
-                ConsolePages.link(
-                    link,
-                    rows: try await store.stats(link.code),
-                    referrers: try await store.referrers(link.code),
-                    qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
-                    ruleClicks: try await store.ruleClicks(link),
-                    now: clock.milliseconds(),
-                    viewer: viewer,
-                    policy: policy
-                )
+        )
+    }
+
+    @Sendable func qrSVG(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await qrImage(context, png: false)
+    }
+
+    @Sendable func qrPNG(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await qrImage(context, png: true)
+    }
+
+    /// The link's QR code to download, 1,024 pixels: SVG or PNG.
+    func qrImage(_ context: AppRequestContext, png: Bool) async throws -> Response {
+        let viewer = try context.viewer()
+        guard let link = try await existing(context) else { return notFound(viewer) }
+        let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
+        let image = QRImage(code: qr, margin: 4)
+        let bytes = png ? image.png(pixels: 1024) : Array(image.svg(pixels: 1024).utf8)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: png ? "image/png" : "image/svg+xml",
+                .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"\(link.code).\(png ? "png" : "svg")\"",
+                .xContentTypeOptions: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    @Sendable func editForm(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        guard let link = try await existing(context) else { return notFound(viewer) }
+        return ConsolePages.response(
+            .ok,
+            ConsolePages.linkForm(
+                code: link.code,
+                values: ConsolePages.formValues(link),
+                problems: [:],
+                viewer: viewer,
+                policy: policy,
+                reach: ConsolePages.reach(link, policy: policy, now: clock.milliseconds())
             )
+        )
+    }
+
+    @Sendable func updateLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, fields in
+            guard let stored = try await existing(context) else { return notFound(viewer) }
+            if let changed = rulesChanged(stored.code, fields, viewer) { return changed }
+            var values = fields
+            values["code"] = stored.code
+            let (link, problems) = parsed(values)
+            guard let link, problems.isEmpty else { return formFailure(stored.code, fields, problems, viewer) }
+            guard try await store.update(link) else { return notFound(viewer) }
+            return Self.redirect("/console/links/\(link.code)")
         }
-        for format in ["svg", "png"] {
-            viewers.get("/console/links/:code/qr.\(format)") { request, context -> Response in
-                let viewer = try context.viewer()
-                guard let link = try await existing(context) else { return notFound(viewer) }
-                let qr = try QRCode(text: policy.qrURL(link.code), level: .medium)
-                let image = QRImage(code: qr, margin: 4)
-                let bytes = format == "png" ? image.png(pixels: 1024) : Array(image.svg(pixels: 1024).utf8)
-                return Response(
-                    status: .ok,
-                    headers: [
-                        .contentType: format == "png" ? "image/png" : "image/svg+xml",
-                        .cacheControl: "no-store",
-                        .contentDisposition: "attachment; filename=\"\(link.code).\(format)\"",
-                        .xContentTypeOptions: "nosniff",
-                    ],
-                    body: .init(byteBuffer: ByteBuffer(bytes: bytes))
-                )
+    }
+
+    @Sendable func deleteForm(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        guard let link = try await existing(context) else { return notFound(viewer) }
+        return ConsolePages.response(.ok, ConsolePages.confirmDelete(link, viewer: viewer))
+    }
+
+    @Sendable func deleteLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, _ in
+            guard let link = try await existing(context), try await store.delete(link.code) else {
+                return notFound(viewer)
             }
-        }
-        editors.get("/console/links/:code/edit") { request, context -> Response in
-            let viewer = try context.viewer()
-            guard let link = try await existing(context) else { return notFound(viewer) }
-            return ConsolePages.response(
-                .ok,
-                ConsolePages.linkForm(
-                    code: link.code,
-                    values: ConsolePages.formValues(link),
-                    problems: [:],
-                    viewer: viewer,
-                    policy: policy,
-                    reach: ConsolePages.reach(link, policy: policy, now: clock.milliseconds())
-                )
-            )
-        }
-        editors.post("/console/links/:code/edit") { request, context -> Response in
-            try await form(request, context) { viewer, fields in
-                guard let stored = try await existing(context) else { return notFound(viewer) }
-                if let changed = rulesChanged(stored.code, fields, viewer) { return changed }
-                var values = fields
-                values["code"] = stored.code
-                let (link, problems) = parsed(values)
-                guard let link, problems.isEmpty else { return formFailure(stored.code, fields, problems, viewer) }
-                guard try await store.update(link) else { return notFound(viewer) }
-                return Self.redirect("/console/links/\(link.code)")
-            }
-        }
-        editors.get("/console/links/:code/delete") { request, context -> Response in
-            let viewer = try context.viewer()
-            guard let link = try await existing(context) else { return notFound(viewer) }
-            return ConsolePages.response(.ok, ConsolePages.confirmDelete(link, viewer: viewer))
-        }
-        editors.post("/console/links/:code/delete") { request, context -> Response in
-            try await form(request, context) { viewer, _ in
-                guard let link = try await existing(context), try await store.delete(link.code) else {
-                    return notFound(viewer)
-                }
-                return Self.redirect("/console/links?deleted=\(ConsolePages.formEncoded(link.code))")
-            }
+            return Self.redirect("/console/links?deleted=\(ConsolePages.formEncoded(link.code))")
         }
     }
 

@@ -10,48 +10,54 @@ import NIOCore
 /// Operators: add, remove, change a role (never yourself, never the last admin).
 extension ConsoleRoutes {
     func registerOperators(on router: Router<AppRequestContext>) {
-        let admins = group(router, .admin)
-        admins.post("/console/operators") { request, context -> Response in
-            try await form(request, context) { viewer, fields in
-                guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
-                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
+        group(router, .admin)
+            .post("/console/operators", use: addOperator)
+            .post("/console/operators/remove", use: removeOperator)
+            .post("/console/operators/role", use: changeRole)
+    }
+
+    @Sendable func addOperator(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, fields in
+            guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
+                return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
+            }
+            do {
+                _ = try await hashing.run {
+                    try await operators.create(
+                        email: fields["email"] ?? "",
+                        password: fields["password"] ?? "",
+                        role: role,
+                        hasher: hasher,
+                        by: viewer.signedIn.email
+                    )
                 }
-                do {
-                    _ = try await hashing.run {
-                        try await operators.create(
-                            email: fields["email"] ?? "",
-                            password: fields["password"] ?? "",
-                            role: role,
-                            hasher: hasher,
-                            by: viewer.signedIn.email
-                        )
-                    }
-                } catch let failure as OperatorError {
-                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
-                }
-                return Self.redirect("/console/keys")
+            } catch let failure as OperatorError {
+                return try await keysPage(.unprocessableContent, viewer: viewer, error: "\(failure)")
+            }
+            return Self.redirect("/console/keys")
+        }
+    }
+
+    @Sendable func removeOperator(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, fields in
+            try await changeOperator(fields["email"], by: viewer, yourself: "You cannot remove yourself.") {
+                try await operators.remove(email: $0, by: viewer.signedIn.email)
             }
         }
-        admins.post("/console/operators/remove") { request, context -> Response in
-            try await form(request, context) { viewer, fields in
-                try await changeOperator(fields["email"], by: viewer, yourself: "You cannot remove yourself.") {
-                    try await operators.remove(email: $0, by: viewer.signedIn.email)
-                }
+    }
+
+    /// A new role for an operator; lowering it lowers their keys.
+    @Sendable func changeRole(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await form(request, context) { viewer, fields in
+            guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
+                return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
             }
-        }
-        // A new role for an operator; lowering it lowers their keys.
-        admins.post("/console/operators/role") { request, context -> Response in
-            try await form(request, context) { viewer, fields in
-                guard let role = OperatorRole(rawValue: fields["role"] ?? "") else {
-                    return try await keysPage(.unprocessableContent, viewer: viewer, error: "Choose a role.")
-                }
-                return try await changeOperator(
-                    fields["email"],
-                    by: viewer,
-                    yourself: "You cannot change your own role."
-                ) {
-                    try await operators.setRole(email: $0, to: role, by: viewer.signedIn.email)
-                }
+            return try await changeOperator(
+                fields["email"],
+                by: viewer,
+                yourself: "You cannot change your own role."
+            ) {
+                try await operators.setRole(email: $0, to: role, by: viewer.signedIn.email)
             }
         }
     }
