@@ -24,94 +24,10 @@ struct SmartLinkRoutes: Sendable {
     let unknownCodes: RateLimiter
 
     func register(on router: Router<AppRequestContext>) {
-        // Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
-        // Through the cache and the made-up-code throttle, as `/{code}`: it is as public.
-        router.get("/v1/links/:code/resolve") { request, context -> Response in
-            let link: SmartLink
-            do {
-                guard let found = try await lookup(try context.parameters.require("code"), request, context) else {
-                    throw APIError(status: .notFound, code: .noSuchLink)
-                }
-                link = found
-            } catch let refused as TooManyUnknownCodes {
-                try? await Task.sleep(for: Self.refusalDelay)
-                throw APIError.tooManyRequests(retryAfter: refused.wait)
-            }
-            let now = clock.milliseconds()
-            if let expiry = link.expiresAt, now >= expiry {
-                throw APIError(status: .gone, code: .linkExpired)
-            }
-            // The link's rules, for the app that was opened: its platform as it says (`platform=iphone`), else by
-            // its agent; the short link's query as the app forwards it; its language and country as a browser's.
-            var shown = link
-            if link.rules != nil {
-                let parameters = request.uri.queryParameters
-                let platform =
-                    parameters["platform"].flatMap { ClientPlatform(rawValue: String($0)) }
-                    ?? ClientPlatform(userAgent: request.headers[.userAgent])
-                let query = try request.uri.query.flatMap { query -> ClickQuery? in
-                    let forwarded = URLParts.rewritingItems(query) { name, pair in
-                        name == "platform" ? nil : String(pair)
-                    }
-                    guard let parsed = ClickQuery(forwarded) else {
-                        throw APIError.malformed(
-                            "the query: at most \(ClickQuery.maxBytes) bytes and \(ClickQuery.maxItems) items"
-                        )
-                    }
-                    return parsed
-                }
-                let agent = AgentText(request.headers[.userAgent])
-                // The rules' one evaluation, as the redirect reads it.
-                let ruled = policy.ruled(link, platform: platform, inAppBrowser: false, now: now) {
-                    visitor(platform: platform, agent: agent, request: request, query: query, peer: context.peer)
-                }
-                switch ruled {
-                case .decided(let decision, let hit, let decided):
-                    // A rule's web address, or the store: for the app to open in a browser.
-                    if let hit, hit.destination.route == nil, case .redirect(let url) = decision {
-                        return JSONResponse.make(.ok, ["url": .string(url)])
-                    }
-                    shown = decided
-                case .ended: throw APIError(status: .gone, code: .linkExpired)
-                case .nothing: throw APIError(status: .notFound, code: .noSuchLink)
-                }
-            }
-            // A web link has no route: its url is the web address, for the app to open in a browser.
-            var answer: [String: JSONValue] = ["url": .string(policy.appURL(shown))]
-            if let route = shown.route { answer["route"] = .string(route) }
-            return JSONResponse.make(.ok, answer)
-        }
-        // Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
-        router.post("/v1/links/:code/deferred") { request, context -> Response in
-            try admitDeferred(request, context)
-            let link = try await store.existing(context)
-            if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
-                throw APIError(status: .gone, code: .linkExpired)
-            }
-            let token = try await deferred.issue(code: link.code)
-            let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
-            return JSONResponse.make(
-                .created,
-                [
-                    "pasteboard": .string(pasteboard),
-                    "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000)),
-                ]
-            )
-        }
-        // ... and the app, at its first launch, redeems it once for the link's route.
-        router.post("/v1/deferred/redeem") { request, context -> Response in
-            try admitDeferred(request, context)
-            let token = try await JSONBody.read(request, context: context).string("token")
-            guard DeferredLinks.isWellFormed(token) else {
-                throw APIError.malformed("'token' is 22 base64url characters")
-            }
-            guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
-                throw APIError(status: .gone, code: .deferredLinkGone)
-            }
-            var answer: [String: JSONValue] = ["code": .string(link.code), "url": .string(policy.appURL(link))]
-            if let route = link.route { answer["route"] = .string(route) }
-            return JSONResponse.make(.ok, answer)
-        }
+        // Public: the app, opened by a short link, asks where it leads; deferred deep links (DeferredLinks).
+        router.get("/v1/links/:code/resolve", use: resolveLink)
+        router.post("/v1/links/:code/deferred", use: issueDeferred)
+        router.post("/v1/deferred/redeem", use: redeemDeferred)
         // Preview fetchers (Twitterbot honours robots.txt) may read links; nothing else is for crawlers.
         let robots =
             "User-agent: *\nDisallow: /v1/\n" + (policy.primary.passwordReset.map { "Disallow: \($0.path)\n" } ?? "")
@@ -140,6 +56,97 @@ struct SmartLinkRoutes: Sendable {
                 return try firebaseLongLink(request)
             }
         }
+    }
+
+    /// Public: the app, opened by a short link, asks where it leads (LinkCoordinator's resolver).
+    /// Through the cache and the made-up-code throttle, as `/{code}`: it is as public.
+    @Sendable func resolveLink(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link: SmartLink
+        do {
+            guard let found = try await lookup(try context.parameters.require("code"), request, context) else {
+                throw APIError(status: .notFound, code: .noSuchLink)
+            }
+            link = found
+        } catch let refused as TooManyUnknownCodes {
+            try? await Task.sleep(for: Self.refusalDelay)
+            throw APIError.tooManyRequests(retryAfter: refused.wait)
+        }
+        let now = clock.milliseconds()
+        if let expiry = link.expiresAt, now >= expiry {
+            throw APIError(status: .gone, code: .linkExpired)
+        }
+        // The link's rules, for the app that was opened: its platform as it says (`platform=iphone`), else by
+        // its agent; the short link's query as the app forwards it; its language and country as a browser's.
+        var shown = link
+        if link.rules != nil {
+            let parameters = request.uri.queryParameters
+            let platform =
+                parameters["platform"].flatMap { ClientPlatform(rawValue: String($0)) }
+                ?? ClientPlatform(userAgent: request.headers[.userAgent])
+            let query = try request.uri.query.flatMap { query -> ClickQuery? in
+                let forwarded = URLParts.rewritingItems(query) { name, pair in
+                    name == "platform" ? nil : String(pair)
+                }
+                guard let parsed = ClickQuery(forwarded) else {
+                    throw APIError.malformed(
+                        "the query: at most \(ClickQuery.maxBytes) bytes and \(ClickQuery.maxItems) items"
+                    )
+                }
+                return parsed
+            }
+            let agent = AgentText(request.headers[.userAgent])
+            // The rules' one evaluation, as the redirect reads it.
+            let ruled = policy.ruled(link, platform: platform, inAppBrowser: false, now: now) {
+                visitor(platform: platform, agent: agent, request: request, query: query, peer: context.peer)
+            }
+            switch ruled {
+            case .decided(let decision, let hit, let decided):
+                // A rule's web address, or the store: for the app to open in a browser.
+                if let hit, hit.destination.route == nil, case .redirect(let url) = decision {
+                    return JSONResponse.make(.ok, ["url": .string(url)])
+                }
+                shown = decided
+            case .ended: throw APIError(status: .gone, code: .linkExpired)
+            case .nothing: throw APIError(status: .notFound, code: .noSuchLink)
+            }
+        }
+        // A web link has no route: its url is the web address, for the app to open in a browser.
+        var answer: [String: JSONValue] = ["url": .string(policy.appURL(shown))]
+        if let route = shown.route { answer["route"] = .string(route) }
+        return JSONResponse.make(.ok, answer)
+    }
+
+    /// Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
+    @Sendable func issueDeferred(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try admitDeferred(request, context)
+        let link = try await store.existing(context)
+        if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
+            throw APIError(status: .gone, code: .linkExpired)
+        }
+        let token = try await deferred.issue(code: link.code)
+        let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
+        return JSONResponse.make(
+            .created,
+            [
+                "pasteboard": .string(pasteboard),
+                "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000)),
+            ]
+        )
+    }
+
+    /// ... and the app, at its first launch, redeems it once for the link's route.
+    @Sendable func redeemDeferred(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try admitDeferred(request, context)
+        let token = try await JSONBody.read(request, context: context).string("token")
+        guard DeferredLinks.isWellFormed(token) else {
+            throw APIError.malformed("'token' is 22 base64url characters")
+        }
+        guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
+            throw APIError(status: .gone, code: .deferredLinkGone)
+        }
+        var answer: [String: JSONValue] = ["code": .string(link.code), "url": .string(policy.appURL(link))]
+        if let route = link.route { answer["route"] = .string(route) }
+        return JSONResponse.make(.ok, answer)
     }
 
     // MARK: API helpers
