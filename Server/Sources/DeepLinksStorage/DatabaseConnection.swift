@@ -6,6 +6,10 @@ import SQLKit
 /// ``Database/read(_:)`` hand it out: the stores read and write through it (`on: connection`, the caller's
 /// transaction), the server's services only hold it and pass it on. This module owns it: no module above imports
 /// SQLKit, and SQL is written only here.
+///
+/// The stores' one rule: an instance method (`store.keys()`) takes a connection of its own for one statement or
+/// read; a static method (`OperatorStore.revokeKey(_:at:on:)`) runs on the connection it is given, inside the
+/// caller's transaction, so that several stores' writes commit or roll back together.
 public struct DatabaseConnection: SQLDatabase {
     let base: any SQLDatabase
 
