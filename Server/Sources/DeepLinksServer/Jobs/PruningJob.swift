@@ -20,7 +20,7 @@ final class Pruning: BackgroundJob {
 
     func run() async throws { try await runIfDue() }
 
-    @Sendable func runIfDue() async throws {
+    func runIfDue() async throws {
         let now = clock.milliseconds()
         let due = last.withLock { last in
             guard now - last >= every else { return false }

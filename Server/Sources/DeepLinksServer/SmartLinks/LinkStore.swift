@@ -1,8 +1,6 @@
 import DeepLinksJSON
 import DeepLinksStorage
 import Foundation
-import HTTPTypes
-import Hummingbird
 import Synchronization
 
 /// Links in the database, one JSON document per code, with the documents that redirects read kept in memory
@@ -159,15 +157,6 @@ struct LinkStore: Sendable {
     }
 
     /// Which of `codes` are links already.
-    /// The link the route's `:code` names; 404 `no_such_link` when there is none.
-    func existing(_ context: AppRequestContext) async throws -> SmartLink {
-        let code = try context.parameters.require("code")
-        guard SmartLinkValidator.isCode(code), let link = try await find(code) else {
-            throw APIError(status: .notFound, code: .noSuchLink)
-        }
-        return link
-    }
-
     func existing(_ codes: [String]) async throws -> Set<String> {
         try await documents.existing(codes)
     }

@@ -169,7 +169,7 @@ struct LinksAPIController: Sendable {
     /// The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").
     @Sendable func qrCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         let link = try await store.existing(context)
-        let options = try SmartLinkRoutes.QROptions(request.uri.queryParameters)
+        let options = try QROptions(request.uri.queryParameters)
         let code: QRCode
         do {
             code = try QRCode(text: policy.qrURL(link.code), level: options.level)
@@ -215,5 +215,58 @@ struct LinksAPIController: Sendable {
         }
         let warnings = warn ? LinkTrackingProtection.warnings(link) + policy.warnings(link) : []
         return try JSONResponse.make(status, Document(link: link, url: policy.shortURL(link.code), warnings: warnings))
+    }
+
+    /// `format=svg|png` (svg), `size` in pixels (64 to 4,096; 512), `margin` in modules (0 to 16; 4), `level`
+    /// L, M, Q or H (M).
+    struct QROptions {
+        var png = false
+        var size = 512
+        var margin = 4
+        var level = QRCode.ErrorCorrection.medium
+
+        init(_ query: Hummingbird.Parameters) throws {
+            func refuse(_ name: String, _ wanted: String) -> APIError {
+                APIError(
+                    status: .badRequest,
+                    code: .invalidParameter,
+                    fields: ["parameter": .string(name), "reason": .string(wanted)]
+                )
+            }
+            if let format = query["format"] {
+                guard format == "svg" || format == "png" else { throw refuse("format", "svg or png") }
+                png = format == "png"
+            }
+            if let text = query["size"] {
+                guard let value = Int(text), (64...4096).contains(value) else {
+                    throw refuse("size", "a number of pixels from 64 to 4096")
+                }
+                size = value
+            }
+            if let text = query["margin"] {
+                guard let value = Int(text), (0...16).contains(value) else {
+                    throw refuse("margin", "a number of modules from 0 to 16")
+                }
+                margin = value
+            }
+            if let text = query["level"] {
+                guard let value = QRCode.ErrorCorrection(rawValue: String(text)) else {
+                    throw refuse("level", "L, M, Q or H")
+                }
+                level = value
+            }
+        }
+    }
+}
+
+/// The API's and the public routes' look-up of a route's link.
+extension LinkStore {
+    /// The link the route's `:code` names; 404 `no_such_link` when there is none.
+    func existing(_ context: AppRequestContext) async throws -> SmartLink {
+        let code = try context.parameters.require("code")
+        guard SmartLinkValidator.isCode(code), let link = try await find(code) else {
+            throw APIError(status: .notFound, code: .noSuchLink)
+        }
+        return link
     }
 }

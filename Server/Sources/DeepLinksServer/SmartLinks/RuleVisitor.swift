@@ -175,6 +175,13 @@ struct RuleVisitor {
         return found
     }
 
+    /// This visitor, told the in-app browser the caller already read from the same agent (not read twice).
+    func knowing(inAppBrowser: InAppBrowser?) -> Self {
+        var known = self
+        known.memo.inAppBrowser = .some(inAppBrowser)
+        return known
+    }
+
     /// The app whose own browser the visitor is in, if any (``InAppBrowser``).
     mutating func inAppBrowser() -> InAppBrowser? {
         if let known = memo.inAppBrowser { return known }

@@ -172,7 +172,15 @@ extension SmartLinkRoutes {
         let passed = link.passQuery ? query : nil
         let inAppBrowser = InAppBrowser(agent: agent)
         let (decision, hit, shown): (LinkPolicy.Decision, RuleHit?, SmartLink)
-        switch policy.ruled(link, platform: platform, inAppBrowser: inAppBrowser != nil, now: now, visitor: visitor) {
+        switch policy.ruled(
+            link,
+            platform: platform,
+            inAppBrowser: inAppBrowser != nil,
+            now: now,
+            visitor: {
+                visitor().knowing(inAppBrowser: inAppBrowser)
+            }
+        ) {
         case .decided(let made, let found, let link): (decision, hit, shown) = (made, found, link)
         case .ended: return (SmartLinkPages.html(.gone, SmartLinkPages.ended), nil)
         case .nothing: return (SmartLinkPages.html(.notFound, SmartLinkPages.nothingForThisVisitor), nil)

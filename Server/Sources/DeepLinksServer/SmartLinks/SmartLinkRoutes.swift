@@ -1,7 +1,6 @@
 import AppSiteAssociation
 import DeepLinks
 import DeepLinksJSON
-import DeepLinksQR
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -160,45 +159,4 @@ struct SmartLinkRoutes: Sendable {
 
     /// The query item a QR code's link carries: its scans are counted under the source "qr".
     static let qrTag = "qr=1"
-
-    /// `format=svg|png` (svg), `size` in pixels (64 to 4,096; 512), `margin` in modules (0 to 16; 4), `level`
-    /// L, M, Q or H (M).
-    struct QROptions {
-        var png = false
-        var size = 512
-        var margin = 4
-        var level = QRCode.ErrorCorrection.medium
-
-        init(_ query: Hummingbird.Parameters) throws {
-            func refuse(_ name: String, _ wanted: String) -> APIError {
-                APIError(
-                    status: .badRequest,
-                    code: .invalidParameter,
-                    fields: ["parameter": .string(name), "reason": .string(wanted)]
-                )
-            }
-            if let format = query["format"] {
-                guard format == "svg" || format == "png" else { throw refuse("format", "svg or png") }
-                png = format == "png"
-            }
-            if let text = query["size"] {
-                guard let value = Int(text), (64...4096).contains(value) else {
-                    throw refuse("size", "a number of pixels from 64 to 4096")
-                }
-                size = value
-            }
-            if let text = query["margin"] {
-                guard let value = Int(text), (0...16).contains(value) else {
-                    throw refuse("margin", "a number of modules from 0 to 16")
-                }
-                margin = value
-            }
-            if let text = query["level"] {
-                guard let value = QRCode.ErrorCorrection(rawValue: String(text)) else {
-                    throw refuse("level", "L, M, Q or H")
-                }
-                level = value
-            }
-        }
-    }
 }

@@ -1,43 +1,22 @@
 /// `languages`: the visitor's preferred language (`Accept-Language`, highest quality first) is one of these or a
 /// variant of one: `de` matches `de-CH`; `de-CH` does not match `de`. Lower-cased as decoded.
-struct LanguagesCondition: RuleCondition {
-    var languages: [String]
+struct LanguagesCondition: ListCondition {
+    var items: [String]
 
-    static let keys = ["languages"]
+    static let key = "languages"
+    static let label = "Preferred languages"
+    static let help = "As de, fr-ch: the visitor's first language is one of these or a variant of one"
+    static func normalized(_ item: String) -> String { item.lowercased() }
     static let schema = #"""
         {"languages": {"type": "array", "minItems": 1, "maxItems": 50, "items": {"type": "string", "examples": ["de", "pt-br"]},
           "description": "The visitor's most preferred Accept-Language tag (by quality) is one of these or a variant of one: de matches de-CH."}}
         """#
-    static let form: ConditionForm? = ConditionForm(
-        key: "languages",
-        label: "Preferred languages",
-        inputs: [
-            .init(
-                field: "languages",
-                label: "Preferred languages",
-                help: "As de, fr-ch: the visitor's first language is one of these or a variant of one"
-            )
-        ]
-    )
 
     static func fact(_ visitor: inout RuleVisitor) -> String? { visitor.language().map { "language \($0)" } }
 
-    static func parse(_ form: ConditionFormInput, complaints: inout [String]) -> Self? {
-        form.list("languages").map { Self(languages: $0.map { $0.lowercased() }) }
-    }
-
-    init(languages: [String]) { self.languages = languages }
-
-    init?(from when: KeyedDecodingContainer<StrictKeys>) throws {
-        guard let languages = try when.list("languages", { $0.lowercased() }) else { return nil }
-        self.languages = languages
-    }
-
-    func encode(to when: inout KeyedEncodingContainer<StrictKeys>) throws { try when.put(languages, "languages") }
-
     func check(_ visitor: inout RuleVisitor) -> ConditionCheck {
         guard let language = visitor.language() else { return .fails }
-        return languages.contains { Self.isVariant(language, of: $0) } ? .holds : .fails
+        return items.contains { Self.isVariant(language, of: $0) } ? .holds : .fails
     }
 
     func miss(_ visitor: inout RuleVisitor) -> String {
@@ -45,17 +24,13 @@ struct LanguagesCondition: RuleCondition {
     }
 
     func problems(field: String, in when: LinkRule.Conditions) -> [String] {
-        languages.isEmpty || languages.count > 50 || !languages.allSatisfy(Self.isLanguage)
+        items.isEmpty || items.count > 50 || !items.allSatisfy(Self.isLanguage)
             ? ["\(field).languages: 1 to 50 language tags, as de, de-ch or pt-br"] : []
     }
 
     func covers(_ other: Self) -> Bool {
-        other.languages.allSatisfy { tag in languages.contains { tag == $0 || tag.hasPrefix($0 + "-") } }
+        other.items.allSatisfy { tag in items.contains { tag == $0 || tag.hasPrefix($0 + "-") } }
     }
-
-    var heapBytes: Int { MemoryEstimate.strings(languages) }
-
-    var formFields: [(field: String, value: String)] { [("languages", languages.joined(separator: ", "))] }
 
     /// `de`, `de-ch`, `zh-hant-tw`: a primary tag of 2 or 3 letters and subtags of 1 to 8 letters or digits.
     static func isLanguage(_ tag: String) -> Bool {

@@ -76,10 +76,7 @@ struct OSVersionCondition: RuleCondition {
         return problems
     }
 
-    func covers(_ other: Self) -> Bool {
-        (min.map { mine in other.min.map { mine <= $0 } ?? false } ?? true)
-            && (max.map { mine in other.max.map { mine >= $0 } ?? false } ?? true)
-    }
+    func covers(_ other: Self) -> Bool { Bounds.covers(min, max, other.min, other.max) }
 
     var formFields: [(field: String, value: String)] {
         [("osMin", min?.description ?? ""), ("osMax", max?.description ?? "")]

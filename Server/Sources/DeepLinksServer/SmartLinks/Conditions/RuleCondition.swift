@@ -222,18 +222,52 @@ enum MemoryEstimate {
 
 // MARK: Decoding helpers
 
-extension KeyedDecodingContainer where Key == StrictKeys {
-    /// A list field, each item normalized by `normalize`.
-    func list(_ key: String, _ normalize: (String) -> String) throws -> [String]? {
-        try value(key, as: [String].self)?.map(normalize)
-    }
-}
-
 extension KeyedEncodingContainer where Key == StrictKeys {
     mutating func put<T: Encodable>(_ value: T?, _ key: String) throws {
         try encodeIfPresent(value, forKey: StrictKeys(stringValue: key))
     }
 }
 
+/// A range condition's covering: `lower...upper` (either open) admits every value `otherLower...otherUpper` does.
+enum Bounds {
+    static func covers<T: Comparable>(_ lower: T?, _ upper: T?, _ otherLower: T?, _ otherUpper: T?) -> Bool {
+        (lower.map { mine in otherLower.map { mine <= $0 } ?? false } ?? true)
+            && (upper.map { mine in otherUpper.map { mine >= $0 } ?? false } ?? true)
+    }
+}
+
 /// Whether `mine` admits every item of `theirs` (a list condition's covering).
 func isSuperset<T: Hashable>(_ mine: [T], _ theirs: [T]) -> Bool { Set(mine).isSuperset(of: theirs) }
+
+/// A condition that is one list field of names (`languages`, `countries`, `inAppBrowsers`), its items normalized
+/// as decoded and as the console reads them: its JSON, its console entry and field, and its cache weight follow from
+/// ``key``, ``label``, ``help`` and ``normalized(_:)``.
+protocol ListCondition: RuleCondition {
+    static var key: String { get }
+    static var label: String { get }
+    static var help: String { get }
+    static func normalized(_ item: String) -> String
+    var items: [String] { get }
+    init(items: [String])
+}
+
+extension ListCondition {
+    static var keys: [String] { [key] }
+    static var form: ConditionForm? {
+        ConditionForm(key: key, label: label, inputs: [.init(field: key, label: label, help: help)])
+    }
+
+    static func parse(_ form: ConditionFormInput, complaints: inout [String]) -> Self? {
+        form.list(key).map { Self(items: $0.map(normalized)) }
+    }
+
+    init?(from when: KeyedDecodingContainer<StrictKeys>) throws {
+        guard let items = try when.value(Self.key, as: [String].self) else { return nil }
+        self.init(items: items.map(Self.normalized))
+    }
+
+    func encode(to when: inout KeyedEncodingContainer<StrictKeys>) throws { try when.put(items, Self.key) }
+
+    var heapBytes: Int { MemoryEstimate.strings(items) }
+    var formFields: [(field: String, value: String)] { [(Self.key, items.joined(separator: ", "))] }
+}

@@ -61,8 +61,8 @@ struct TimeWindowCondition: RuleCondition {
 
     /// `2027-01-01T00:00:00Z`, with its milliseconds when it has some (`00:00:00.250Z`): what was read is written.
     static func iso(_ milliseconds: Int64) -> String {
-        let (seconds, fraction) = (milliseconds.dividedRoundingDown(by: 1000), milliseconds.modulo(1000))
-        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(.iso8601)
+        let fraction = (milliseconds % 1000 + 1000) % 1000  // in 0...999 before 1970 too
+        let whole = Date(timeIntervalSince1970: Double((milliseconds - fraction) / 1000)).formatted(.iso8601)
         guard fraction != 0, whole.hasSuffix("Z") else { return whole }
         return whole.dropLast() + "." + String(String(fraction + 1000).dropFirst()) + "Z"
     }
@@ -80,10 +80,7 @@ struct TimeWindowCondition: RuleCondition {
         return ["\(field): from must come before until"]
     }
 
-    func covers(_ other: Self) -> Bool {
-        (from.map { mine in other.from.map { mine <= $0 } ?? false } ?? true)
-            && (until.map { mine in other.until.map { mine >= $0 } ?? false } ?? true)
-    }
+    func covers(_ other: Self) -> Bool { Bounds.covers(from, until, other.from, other.until) }
 
     var formFields: [(field: String, value: String)] {
         [
@@ -91,10 +88,4 @@ struct TimeWindowCondition: RuleCondition {
             ("until", until.map { ConsolePages.formatted($0, form: true) } ?? ""),
         ]
     }
-}
-
-extension Int64 {
-    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 { (self - modulo(divisor)) / divisor }
-    /// The remainder in `0..<divisor`, for instants before 1970 too.
-    fileprivate func modulo(_ divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
 }
