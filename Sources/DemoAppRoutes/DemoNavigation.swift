@@ -1,5 +1,24 @@
 import DeepLinks
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The demo app's screens: its own type, not the library's (yours will name your screens). A `NavigationStack`
+/// binds a path of them; the reset screen carries its token, ``Sensitive`` so that no description prints it.
+public enum DemoScreen: Hashable, Sendable {
+    case post(id: Int)
+    case comments(postID: Int)
+    case newPost
+    case resetPassword(token: Sensitive<String>, email: Sensitive<String>?)
+    case search(query: String, tags: [String], page: Int)
+    case profile(id: UUID)
+    case file(path: String)
+    case settings(tab: SettingsTab)
+}
+
 extension DemoRoute {
     /// The demo app's tabs, by identifier (never by index).
     public enum Tab {
@@ -12,30 +31,27 @@ extension DemoRoute {
     public static let signedIn = "signedIn"
 
     /// Where each destination lives in the demo app: the tab, the screens of its stack from the root, and the
-    /// modal over them. A screen's identifier is its destination's ``screen`` link, so it carries the
-    /// parameters (a test sees they arrived intact) but never a secret: the reset screen is "reset-password",
-    /// and the app keeps the token in memory beside it.
-    public var navigationTarget: NavigationTarget {
+    /// modal over them. The demo app's own mapping (not library API): yours maps your routes to your screens.
+    public var navigationTarget: NavigationTarget<DemoScreen> {
         switch self {
         case .home: NavigationTarget(tab: Tab.posts)
-        case .newPost: NavigationTarget(tab: Tab.posts, present: "new-post")
-        case .comments(let id): NavigationTarget(tab: Tab.posts, path: [DemoRoute.post(id: id).screen, screen])
-        // Over whatever tab is shown: the user came from a mail, not from a place in the app.
-        case .resetPassword: .over(present: "reset-password")
-        case .search: NavigationTarget(tab: Tab.search, path: [screen])
-        case .settings: NavigationTarget(tab: Tab.settings, path: [screen])
-        case .post, .profile, .file: NavigationTarget(tab: Tab.posts, path: [screen])
+        case .newPost: NavigationTarget(tab: Tab.posts, present: .newPost)
+        case .comments(let id): NavigationTarget(tab: Tab.posts, path: [.post(id: id), .comments(postID: id)])
+        // Over whatever tab is shown: the user came from a mail, not from a place in the app. A second reset
+        // link (another token) is another screen: the sheet is presented again with the new token.
+        case .resetPassword(let token, let email):
+            .over(present: .resetPassword(token: Sensitive(token), email: email.map(Sensitive.init)))
+        case .search(let query, let tags, let page):
+            NavigationTarget(tab: Tab.search, path: [.search(query: query, tags: tags, page: page)])
+        case .settings(let tab): NavigationTarget(tab: Tab.settings, path: [.settings(tab: tab)])
+        case .post(let id): NavigationTarget(tab: Tab.posts, path: [.post(id: id)])
+        case .profile(let id): NavigationTarget(tab: Tab.posts, path: [.profile(id: id)])
+        case .file(let path): NavigationTarget(tab: Tab.posts, path: [.file(path: path)])
         }
     }
 
-    /// A screen's identifier: the destination's link (custom scheme, or universal for a route that only
-    /// takes those), which `DemoRoute.table` parses back (`DemoRoute.table.destination(for: screen)`).
-    public var screen: String {
-        (try? Self.table.url(for: self, as: .customScheme())) ?? (try? Self.table.url(for: self)) ?? "unprintable"
-    }
-
-    /// What a destination needs before it is shown: a profile and the settings need a signed-in user; a
-    /// reset link never does (whoever opens it has lost their password).
+    /// What a destination needs before it is shown (the demo app's own rule): a profile and the settings need a
+    /// signed-in user; a reset link never does (whoever opens it has lost their password).
     public var requirements: Set<String> {
         switch self {
         case .profile, .settings, .newPost: [Self.signedIn]

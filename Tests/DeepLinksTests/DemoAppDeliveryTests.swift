@@ -14,15 +14,23 @@ import Foundation
 @Suite struct DemoAppDeliveryTests {
     static let route: DeliverySimulator.Router = { url in
         guard case .success(let match) = DemoRoute.table.match(url) else { return nil }
-        return match.destination.navigationTarget
+        return AnyScreen.erase(match.destination.navigationTarget)
+    }
+
+    /// The demo app's links of a scenario's kind (the simulator's URL shapes on its scheme and host).
+    static func urls(_ scenario: DeliveryScenario) -> [String] {
+        DeliverySimulator(scenario).urls(
+            customScheme: DeliverySimulator.urlShapes.map { "demoapp://" + $0 },
+            universalLinks: DeliverySimulator.urlShapes.map { "https://links.example.com/" + $0 }
+        )
     }
 
     @Test func theSimulatorsLinksReachTheirDemoScreensWithTheirParameters() {
         let expected = [
-            NavigationTarget(tab: "posts", path: ["demoapp://post/10"]),
-            NavigationTarget(tab: "search", path: ["demoapp://search?q=caf%C3%A9%20%F0%9F%98%80&page=1"]),
-            NavigationTarget(tab: "posts", path: ["demoapp://post/12"]),
-        ]
+            NavigationTarget(tab: "posts", path: [DemoScreen.post(id: 10)]),
+            NavigationTarget(tab: "search", path: [DemoScreen.search(query: "café 😀", tags: [], page: 1)]),
+            NavigationTarget(tab: "posts", path: [DemoScreen.post(id: 12)]),
+        ].map(AnyScreen.erase)
         for base in ["demoapp://", "https://links.example.com/"] {
             #expect(DeliverySimulator.urlShapes.map { Self.route(base + $0) } == expected)
         }
@@ -32,7 +40,7 @@ import Foundation
         let grid = DeliveryScenario.grid(seed: 7).filter { !$0.isKnownLimit }
         var failures = 0
         for scenario in grid {
-            let outcome = DeliverySimulator(scenario).run(.library, route: Self.route)
+            let outcome = DeliverySimulator(scenario).run(.library, urls: Self.urls(scenario), route: Self.route)
             if !outcome.violations.isEmpty {
                 failures += 1
                 if failures <= 5 { Issue.record("\(scenario): \(outcome.violations)") }
@@ -70,6 +78,7 @@ import Foundation
             runs += 1
             let outcome = await DeliverySimulator(scenario).run(
                 coordinatorWith: DemoRoute.table,
+                urls: Self.urls(scenario),
                 knobs: knob,
                 route: Self.route
             )
@@ -94,12 +103,14 @@ import Foundation
         #expect(!knob.isValid(for: scenario))
         let outcome = await DeliverySimulator(scenario).run(
             coordinatorWith: DemoRoute.table,
+                urls: Self.urls(scenario),
             knobs: knob,
             route: Self.route
         )
         #expect(outcome.violations.contains { $0.hasPrefix("duplicated:") })
         let inside = await DeliverySimulator(scenario).run(
             coordinatorWith: DemoRoute.table,
+                urls: Self.urls(scenario),
             knobs: .init(lateTwin: .milliseconds(1_700)),
             route: Self.route
         )
@@ -112,32 +123,47 @@ import Foundation
         for cell in DeliveryScenario.allCells where cell.kind == .universalLink {
             let outcome = DeliverySimulator(cell).run(.library, urls: [link], route: Self.route)
             #expect(outcome.violations.isEmpty && outcome.handled == [link])
-            #expect(outcome.navigation.presented == ["reset-password"])
+            let token = Sensitive(String(repeating: "A", count: 43))
+            let screen = DemoScreen.resetPassword(token: token, email: Sensitive("user+tag@example.com"))
+            #expect(outcome.navigation.presented == [AnyScreen(screen)])
+            #expect(!"\(outcome.navigation)".contains("AAAA"), "the token is redacted in the state's description")
         }
         guard case .success(let match) = DemoRoute.table.match(link) else { Issue.record("no match"); return }
         #expect(
             match.destination == .resetPassword(token: String(repeating: "A", count: 43), email: "user+tag@example.com")
         )
         #expect(match.destination.requirements.isEmpty)
-        #expect(
-            match.destination.navigationTarget == .over(present: "reset-password"),
-            "no token in a screen identifier"
-        )
+        #expect(!"\(match.destination.navigationTarget)".contains("AAAA"), "the token never printed")
     }
 
-    @Test func everyScreenIdentifierParsesBackToItsDestination() throws {
-        let destinations: [DemoRoute] = [
-            .home, .post(id: 3), .comments(postID: 3), .search(query: "a+b c@d", tags: ["x", "y"], page: 2),
-            .profile(id: UUID(uuidString: "6F1C1D5E-0000-4000-8000-000000000001")!), .file(path: "a/b c.txt"),
-            .settings(tab: .privacy),
+    /// A second reset mail opened while the reset sheet shows the first: the sheet is presented again, with the
+    /// new token (the server replaced the first, so keeping it would end on "expired").
+    @Test func aSecondResetLinkRepresentsTheScreenWithTheNewToken() throws {
+        let first = try DemoRoute.table.destination(for: "demoapp://reset-password?token=" + String(repeating: "A", count: 43))
+        let second = try DemoRoute.table.destination(for: "demoapp://reset-password?token=" + String(repeating: "B", count: 43))
+        var state = NavigationState<DemoScreen>(selectedTab: DemoRoute.Tab.search)
+        state = NavigationPlan(from: state, to: first.navigationTarget).applied(to: state)
+        let plan = NavigationPlan(from: state, to: second.navigationTarget)
+        #expect(plan.steps == [.dismissAll, .present(.resetPassword(token: Sensitive(String(repeating: "B", count: 43)), email: nil))])
+        let after = plan.applied(to: state)
+        guard case .resetPassword(let token, _) = after.presented.last else {
+            Issue.record("no reset screen")
+            return
+        }
+        #expect(token.value == String(repeating: "B", count: 43))
+        #expect(NavigationPlan(from: after, to: second.navigationTarget).steps.isEmpty, "the same link again: nothing to do")
+    }
+
+    @Test func everyPushedScreenCarriesItsDestinationsParameters() {
+        let id = UUID(uuidString: "6F1C1D5E-0000-4000-8000-000000000001")!
+        let cases: [(DemoRoute, [DemoScreen])] = [
+            (.home, []), (.post(id: 3), [.post(id: 3)]), (.comments(postID: 3), [.post(id: 3), .comments(postID: 3)]),
+            (.search(query: "a+b c@d", tags: ["x", "y"], page: 2), [.search(query: "a+b c@d", tags: ["x", "y"], page: 2)]),
+            (.profile(id: id), [.profile(id: id)]), (.file(path: "a/b c.txt"), [.file(path: "a/b c.txt")]),
+            (.settings(tab: .privacy), [.settings(tab: .privacy)]),
         ]
-        for destination in destinations {
-            for screen in destination.navigationTarget.path {
-                _ = try DemoRoute.table.destination(for: screen)
-            }
-            if let last = destination.navigationTarget.path.last {
-                #expect(try DemoRoute.table.destination(for: last) == destination)
-            }
+        for (destination, path) in cases {
+            #expect(destination.navigationTarget.path == path, "\(destination)")
         }
     }
 }

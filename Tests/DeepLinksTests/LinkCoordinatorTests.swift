@@ -143,6 +143,7 @@ import Testing
                 case .resolutionFailed: "resolution failed"
                 case .timedOut: "timed out"
                 case .declined: "declined"
+                case .undeliverable(let reason): "undeliverable: \(reason)"
                 }
             all.append("\(url) \(why)")
         }

@@ -1,3 +1,7 @@
+#if canImport(os)
+import os
+#endif
+
 /// Runs links from every OS callback to the app: the ``LinkInbox`` (dedup, readiness, conditions), the route
 /// table, then an optional async resolution (fetch before navigating) with a timeout, where a newer link
 /// cancels a resolution still in flight, and finally `deliver`.
@@ -5,7 +9,7 @@
 /// Callbacks arrive on the main thread, one after another, and their order matters (a launch option before
 /// its `open`, a link before `setReady`). So every input method is synchronous and callable from any context:
 /// it stamps the time and queues the input, and the actor applies inputs strictly in the order they were made.
-public actor LinkCoordinator<Destination: Sendable> {
+public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     /// What happened to each link, in order: for logs and tests. A `link` is the route, pattern and parameters
     /// the table read (`post /post/:id id=7`), a `redactedURL` the URL no route took; sensitive values are
     /// redacted in both.
@@ -21,6 +25,15 @@ public actor LinkCoordinator<Destination: Sendable> {
         /// A custom-scheme delivery to a route limited to some apps, from a callback that names no sender
         /// (SwiftUI's `onOpenURL`): passed over, since its twin from the app or scene delegate names it.
         case senderUnknown(link: String)
+        /// Held `heldWarning` or longer (5 s by default) for what it still waits for: the app never called
+        /// `setReady(true)`, or a condition its route needs never held. Logged, so a link is never held in silence.
+        case held(link: String, waitingFor: String)
+        /// `deliver` could not carry the link out yet (``LinkDeliveryError/notReady(_:)``: no tab bar yet behind a
+        /// sign-in root, say): kept, with every later link, until the next `setReady(true)`.
+        case notReady(link: String, reason: String)
+        /// `deliver` could not carry the link out and never will (it threw another error, or
+    /// ``LinkDeliveryError/undeliverable(_:)``).
+        case undeliverable(link: String, reason: String)
 
         public var description: String {
             switch self {
@@ -32,11 +45,14 @@ public actor LinkCoordinator<Destination: Sendable> {
             case .cancelled(let link): "resolution cancelled for \(link) by a newer link"
             case .declined(let link): "not confirmed: \(link)"
             case .senderUnknown(let link): "passed over, no sending app named: \(link)"
+            case .held(let link, let missing): "still held, waiting for \(missing): \(link)"
+            case .notReady(let link, let reason): "not carried out yet (\(reason)), held until setReady(true): \(link)"
+            case .undeliverable(let link, let reason): "could not be carried out (\(reason)): \(link)"
             }
         }
     }
 
-    /// Why a link was not carried out, for ``init(table:configuration:timeout:eventLimit:clock:requirements:resolve:confirm:onUnhandled:deliver:)``'s
+    /// Why a link was not carried out, for ``init(table:configuration:timeout:heldWarning:eventLimit:clock:log:requirements:resolve:confirm:onUnhandled:deliver:)``'s
     /// `onUnhandled`: open it in Safari when the app cannot, say what failed, or ignore it.
     public enum Unhandled: Sendable {
         /// No route takes it (another app's scheme, a path the app does not know, a bad parameter).
@@ -50,6 +66,8 @@ public actor LinkCoordinator<Destination: Sendable> {
         case timedOut
         /// Its route requires confirmation (``Route/requiresConfirmation``), and `confirm` said no.
         case declined
+        /// `deliver` threw, with this reason (``LinkDeliveryError``).
+        case undeliverable(String)
     }
 
     private let table: RouteTable<Destination>
@@ -57,7 +75,15 @@ public actor LinkCoordinator<Destination: Sendable> {
     private let requirements: @Sendable (Destination) -> Set<String>
     private let resolve: @Sendable (Destination) async throws -> Destination
     private let confirm: @Sendable (Destination) async -> Bool
-    private let deliver: @Sendable (Destination) async -> Void
+    private let deliver: @Sendable (Destination) async throws -> Void
+    private let heldWarning: Duration
+    private let log: @Sendable (Event) -> Void
+    /// Links whose `deliver` threw ``LinkDeliveryError/notReady(_:)``, in order: carried out again at `setReady(true)`.
+    private var waiting: [(url: String, match: RouteMatch<Destination>, since: Duration)] = []
+    /// The held links already reported by a ``Event/held(link:waitingFor:)`` event, by arrival number (or, for
+    /// a waiting link, its URL), and whether a check is due.
+    private var warned: Set<String> = []
+    private var heldCheckDue = false
     private let onUnhandled: @Sendable (_ url: String, Unhandled) async -> Void
     private let timeout: Duration
     private let eventLimit: Int
@@ -81,12 +107,19 @@ public actor LinkCoordinator<Destination: Sendable> {
         case ready(Bool)
         case condition(String, Bool)
         case active(Bool)
+        /// Time to report the links held `heldWarning` or longer.
+        case checkHeld
         /// Resumed once every earlier input is applied.
         case flush(CheckedContinuation<Void, Never>)
     }
 
     /// - Parameters:
     ///   - eventLimit: how many of the latest ``events`` are kept.
+    ///   - heldWarning: a link held this long is reported (``Event/held(link:waitingFor:)``), naming the call the
+    ///     coordinator still waits for (`setReady(true)`, or `setCondition(_:holds:)` with the condition).
+    ///   - log: every event as it is recorded; its description redacts sensitive values. Default: the unified
+    ///     log on Apple platforms (subsystem `DeepLinks`; held, undeliverable and rejected links at the notice
+    ///     level, the rest at debug), nothing elsewhere.
     ///   - clock: stamps each input (the inbox's windows and expiry are measured on it) and times resolutions.
     ///     A test clock (DeepLinksTesting's `TestClock`) makes runs deterministic.
     ///   - requirements: conditions a destination needs before it is handled (`["signedIn"]`).
@@ -98,20 +131,27 @@ public actor LinkCoordinator<Destination: Sendable> {
     ///   - onUnhandled: a link that was not carried out, with why: the URL as it came (it may hold a secret:
     ///     open it, never log it). A universal link the app cannot route belongs in Safari (`UIApplication`'s
     ///     `open(_:)` with `universalLinksOnly: false` sends it there). Twins of a handled link are not reported.
-    ///   - deliver: carries the destination out (compute a ``NavigationPlan``, hand it to the adapter).
+    ///   - deliver: carries the destination out (compute a ``NavigationPlan``, hand it to the adapter). It throws
+    ///     ``LinkDeliveryError/notReady(_:)`` when the UI cannot show it yet (`UIKitNavigator` finds no tab bar
+    ///     behind a sign-in root): the link, and every later one, waits for the next `setReady(true)`. Any other
+    ///     error means it never will: ``Event/undeliverable(link:reason:)``, and `onUnhandled`.
     public init(
         table: RouteTable<Destination>,
         configuration: LinkInbox.Configuration = .init(),
         timeout: Duration = .seconds(10),
+        heldWarning: Duration = .seconds(5),
         eventLimit: Int = 1_000,
         clock: any Clock<Duration> = ContinuousClock(),
+        log: @escaping @Sendable (Event) -> Void = LinkCoordinator.systemLog,
         requirements: @escaping @Sendable (Destination) -> Set<String> = { _ in [] },
         resolve: @escaping @Sendable (Destination) async throws -> Destination = { $0 },
         confirm: @escaping @Sendable (Destination) async -> Bool = { _ in false },
         onUnhandled: @escaping @Sendable (_ url: String, Unhandled) async -> Void = { _, _ in },
-        deliver: @escaping @Sendable (Destination) async -> Void
+        deliver: @escaping @Sendable (Destination) async throws -> Void
     ) {
         self.table = table
+        self.heldWarning = heldWarning
+        self.log = log
         self.inbox = LinkInbox(configuration: configuration)
         self.timeout = timeout
         self.eventLimit = max(1, eventLimit)
@@ -215,9 +255,14 @@ public actor LinkCoordinator<Destination: Sendable> {
                 matches[url] = (match, (matches[url]?.held ?? 0) + 1)
                 perform(inbox.receive(url, via: channel, at: time, requires: requirements(match.destination)))
             }
-        case .ready(let ready): perform(inbox.setReady(ready, at: time))
+        case .ready(let ready):
+            // Links `deliver` could not carry out yet go first, before any the inbox releases with them.
+            let retried = ready ? waiting.map { (url: $0.url, match: $0.match) } : []
+            if ready { waiting.removeAll() }
+            perform(inbox.setReady(ready, at: time), retrying: retried)
         case .condition(let condition, let holds): perform(inbox.setCondition(condition, holds: holds, at: time))
         case .active(let active): perform(inbox.setActive(active, at: time))
+        case .checkHeld: checkHeld(at: time)
         case .flush(let continuation): continuation.resume()
         }
     }
@@ -228,8 +273,11 @@ public actor LinkCoordinator<Destination: Sendable> {
         return sender.map(allowed.contains) ?? false
     }
 
-    private func perform(_ actions: [LinkInbox.Action]) {
-        var released: [(url: String, match: RouteMatch<Destination>)] = []
+    private func perform(
+        _ actions: [LinkInbox.Action],
+        retrying released: [(url: String, match: RouteMatch<Destination>)] = []
+    ) {
+        var released = released
         for action in actions {
             let delivery =
                 switch action {
@@ -250,6 +298,43 @@ public actor LinkCoordinator<Destination: Sendable> {
             }
         }
         if !released.isEmpty { start(released) }
+        scheduleHeldCheck()
+    }
+
+    /// Wakes the coordinator `heldWarning` after the oldest link held and not yet reported.
+    private func scheduleHeldCheck() {
+        guard !heldCheckDue else { return }
+        let pending =
+            inbox.held.filter { !warned.contains("\($0.sequence)") }.map(\.receivedAt)
+            + waiting.filter { !warned.contains($0.url) }.map(\.since)
+        guard let oldest = pending.min() else { return }
+        heldCheckDue = true
+        let (sleep, delay) = (self.sleep, max(.zero, oldest + heldWarning - elapsed()))
+        Task { [weak self] in
+            try? await sleep(delay)
+            self?.send(.checkHeld)
+        }
+    }
+
+    /// Reports each link held `heldWarning` or longer, once, with the call it waits for.
+    private func checkHeld(at time: Duration) {
+        heldCheckDue = false
+        for delivery in inbox.held where time - delivery.receivedAt >= heldWarning {
+            guard warned.insert("\(delivery.sequence)").inserted, let match = matches[delivery.url]?.match else {
+                continue
+            }
+            let missing = delivery.requires.subtracting(inbox.conditions).sorted()
+            let call =
+                !inbox.isReady
+                ? "setReady(true)"
+                : missing.map { "setCondition(\"\($0)\", holds: true)" }.joined(separator: " and ")
+            record(.held(link: "\(match)", waitingFor: call))
+        }
+        for link in waiting where time - link.since >= heldWarning && warned.insert(link.url).inserted {
+            record(.held(link: "\(link.match)", waitingFor: "setReady(true) once the UI can show it"))
+        }
+        warned.formIntersection(Set(inbox.held.map { "\($0.sequence)" } + waiting.map(\.url)))
+        scheduleHeldCheck()
     }
 
     /// Starts resolving and delivering `released` links together, one after another in their order; it
@@ -267,14 +352,20 @@ public actor LinkCoordinator<Destination: Sendable> {
         let items = released.map {
             (
                 destination: $0.match.destination, route: $0.match.routeName, confirms: $0.match.requiresConfirmation,
-                url: $0.url, link: "\($0.match)"
+                url: $0.url, link: "\($0.match)", match: $0.match
             )
         }
         let (resolve, confirm, deliver, timeout, sleep) = (
             self.resolve, self.confirm, self.deliver, self.timeout, self.sleep
         )
         let task = Task {
+            var held = false  // `deliver` could not carry a link out yet: the ones after it wait behind it
             for item in items {
+                if held {
+                    self.finish(id, nil)
+                    self.delivered(item.url, item.match, .notReady("a link before it is held"))
+                    continue
+                }
                 let outcome = await Self.resolve(item.destination, with: resolve, timeout: timeout, sleep: sleep)
                 guard !Task.isCancelled else { return }
                 switch outcome {
@@ -289,8 +380,18 @@ public actor LinkCoordinator<Destination: Sendable> {
                     }
                     // Handed to the app from here (this runs on the actor until `deliver` suspends): a newer
                     // link may still cancel the links after it, never report this one as not carried out.
-                    self.finish(id, .delivered(route: item.route, link: item.link))
-                    await deliver(resolved)
+                    self.finish(id, nil)
+                    let result: LinkDeliveryError?
+                    do {
+                        try await deliver(resolved)
+                        result = nil
+                    } catch let error as LinkDeliveryError {
+                        result = error
+                    } catch {
+                        result = .undeliverable("\(error)")
+                    }
+                    self.delivered(item.url, item.match, result)
+                    if case .notReady = result { held = true }
                     guard !Task.isCancelled else { return }
                 case .failure(.timedOut):
                     self.finish(id, .timedOut(link: item.link), unhandled: .timedOut)
@@ -302,9 +403,25 @@ public actor LinkCoordinator<Destination: Sendable> {
         inFlight = (id, items.map { ($0.url, $0.link) }, task)
     }
 
-    /// Records how the first pending link of release `id` ended.
-    private func finish(_ id: Int, _ event: Event, unhandled: Unhandled? = nil) {
-        record(event)
+    /// What `deliver` answered for a link: nil when it carried it out.
+    private func delivered(_ url: String, _ match: RouteMatch<Destination>, _ result: LinkDeliveryError?) {
+        switch result {
+        case nil:
+            record(.delivered(route: match.routeName, link: "\(match)"))
+        case .notReady(let reason):
+            record(.notReady(link: "\(match)", reason: reason))
+            // The UI cannot show links now: this one and every later one wait for the next `setReady(true)`.
+            waiting.append((url, match, elapsed()))
+            perform(inbox.setReady(false, at: elapsed()))
+        case .undeliverable(let reason):
+            record(.undeliverable(link: "\(match)", reason: reason))
+            report(url, .undeliverable(reason))
+        }
+    }
+
+    /// Records how the first pending link of release `id` ended (nil: handed to `deliver`).
+    private func finish(_ id: Int, _ event: Event?, unhandled: Unhandled? = nil) {
+        if let event { record(event) }
         guard inFlight?.id == id, let first = inFlight?.links.first else { return }
         if let unhandled { report(first.url, unhandled) }
         inFlight?.links.removeFirst()
@@ -316,6 +433,7 @@ public actor LinkCoordinator<Destination: Sendable> {
     }
 
     private func record(_ event: Event) {
+        log(event)
         events.append(event)
         if events.count > eventLimit { events.removeFirst(events.count - eventLimit) }
     }
@@ -351,6 +469,51 @@ public actor LinkCoordinator<Destination: Sendable> {
             let first = await group.next() ?? nil
             group.cancelAll()
             return first ?? .failure(.failed)
+        }
+    }
+}
+
+/// Why `deliver` could not carry a destination out (``LinkCoordinator``), thrown by it.
+public enum LinkDeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Not now, with why (no tab bar while a sign-in root is shown): the coordinator keeps the link, and every
+    /// later one, until the next `setReady(true)`, then delivers it again (once).
+    case notReady(String)
+    /// Never, with why: reported to `onUnhandled`.
+    case undeliverable(String)
+
+    public var description: String {
+        switch self {
+        case .notReady(let reason): "not ready: \(reason)"
+        case .undeliverable(let reason): "undeliverable: \(reason)"
+        }
+    }
+}
+
+/// What the OS callbacks feed: a ``LinkCoordinator``, or ``LinkRelay``, which hands them on to one. The adapters
+/// (DeepLinksUIKit's scene delegate, DeepLinksSwiftUI's modifier) forward every callback to one of these.
+public protocol LinkReceiver: AnyObject, Sendable {
+    func receive(_ url: String, via channel: LinkChannel, sourceApplication: String?)
+    func receive(activityType: String, webpageURL: String?, via channel: LinkChannel)
+    func setReady(_ ready: Bool)
+    func setCondition(_ condition: String, holds: Bool)
+    func setActive(_ active: Bool)
+}
+
+extension LinkCoordinator {
+    /// The default `log`: each event to the unified log on Apple platforms (`Logger`, iOS 14), subsystem
+    /// `DeepLinks`, category `links`; a link held, not carried out or rejected at the notice level (shown by
+    /// Console and `log stream` without flags), the rest at debug. Descriptions redact sensitive values.
+    public static var systemLog: @Sendable (Event) -> Void {
+        { event in
+            #if canImport(os)
+            let logger = Logger(subsystem: "DeepLinks", category: "links")
+            switch event {
+            case .delivered, .dropped, .senderUnknown, .cancelled:
+                logger.debug("\(event.description, privacy: .public)")
+            default:
+                logger.notice("\(event.description, privacy: .public)")
+            }
+            #endif
         }
     }
 }

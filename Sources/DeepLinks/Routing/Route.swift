@@ -19,10 +19,15 @@ public struct RouteSources: OptionSet, Sendable, Hashable, Codable {
 /// destination (nil when the destination is not this route's).
 ///
 /// ```swift
-/// Route<AppRoute>("post", "/post/:id", parameters: [.path("id", Int.self)],
-///     parse: { p in try .post(id: p("id")) },
-///     print: { if case .post(let id) = $0 { ["id": id] } else { nil } })
+/// Route<AppRoute>("post", "/post/:id", parameters: [.path("id", Int.self)], parse: { p in try .post(id: p("id")) })
 /// ```
+///
+/// Without `print:`, a destination is printed by reading its enum case: the case named like the route
+/// (`reset-password` is `resetPassword`; `caseName:` names another), its associated values by their labels,
+/// which are the parameters' names. Give `print:` when they differ (`.comments(postID:)` for `:id`), for a
+/// destination that is not an enum, or for a case without associated values in a type with a description of its
+/// own. `RouteTableCheck.roundTripFailures` (DeepLinksTesting) proves either way that every destination prints
+/// and parses back to itself.
 public struct Route<Destination: Sendable>: Sendable {
     public let name: String
     public let pattern: RoutePattern
@@ -49,6 +54,7 @@ public struct Route<Destination: Sendable>: Sendable {
     ///   - pattern: `/literal/:parameter/*catchAll`. Path parameters not listed in `parameters` are strings.
     ///   - requiresConfirmation: the destination changes something, so a link alone must not carry it out.
     ///   - sourceApplications: the only apps whose custom-scheme links the route takes (nil: any).
+    ///   - print: the parameters of a destination of this route, nil for any other destination.
     public init(
         _ name: String,
         _ pattern: String,
@@ -72,5 +78,66 @@ public struct Route<Destination: Sendable>: Sendable {
         let names = self.pattern.parameterNames
         capturePositions = self.parameters.map { $0.location == .path ? (names.firstIndex(of: $0.name) ?? -1) : -1 }
         sensitiveNames = Set(self.parameters.filter(\.isSensitive).map(\.name))
+    }
+}
+
+extension Route {
+    /// A route whose destinations print by their enum case (see the type's overview): the case `caseName`
+    /// (default: the route's name in lower camel case), its associated values by label.
+    public init(
+        _ name: String,
+        _ pattern: String,
+        parameters: [ParameterSpec] = [],
+        sources: RouteSources = .all,
+        requiresConfirmation: Bool = false,
+        sourceApplications: Set<String>? = nil,
+        caseName: String? = nil,
+        parse: @escaping @Sendable (RouteParameters) throws -> Destination
+    ) {
+        let caseName = caseName ?? Self.lowerCamelCase(name)
+        let names = Set(RoutePattern(pattern).parameterNames + parameters.map(\.name))
+        let single = names.count == 1 ? names.first : nil
+        self.init(
+            name,
+            pattern,
+            parameters: parameters,
+            sources: sources,
+            requiresConfirmation: requiresConfirmation,
+            sourceApplications: sourceApplications,
+            parse: parse,
+            print: { Self.reflectedValues(of: $0, caseName: caseName, single: single) }
+        )
+    }
+
+    /// `reset-password` and `reset_password` are `resetPassword`.
+    static func lowerCamelCase(_ name: String) -> String {
+        let words = name.split(whereSeparator: { $0 == "-" || $0 == "_" })
+        return words.enumerated().map { index, word in
+            index == 0 ? String(word) : word.prefix(1).uppercased() + word.dropFirst()
+        }.joined()
+    }
+
+    /// The parameters of `destination` when it is the enum case `caseName`: each labelled associated value whose
+    /// value prints (an absent optional is left out); a single unlabelled one is the route's one parameter.
+    static func reflectedValues(of destination: Destination, caseName: String, single: String?) -> RouteValues? {
+        let mirror = Mirror(reflecting: destination)
+        guard mirror.displayStyle == .enum else { return nil }
+        guard let payload = mirror.children.first else {
+            return String(describing: destination) == caseName ? RouteValues(pairs: []) : nil
+        }
+        guard payload.label == caseName else { return nil }
+        let fields = Mirror(reflecting: payload.value)
+        guard fields.displayStyle == .tuple else {
+            guard let single, let value = payload.value as? any RouteValueConvertible else { return RouteValues(pairs: []) }
+            return RouteValues(pairs: [(single, value)])
+        }
+        return RouteValues(
+            pairs: fields.children.compactMap { field in
+                guard let label = field.label, let value = field.value as? any RouteValueConvertible else {
+                    return nil
+                }
+                return (label, value)
+            }
+        )
     }
 }

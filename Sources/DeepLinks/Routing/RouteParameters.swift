@@ -135,6 +135,10 @@ public struct RouteValues: Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    init(pairs: [(String, any RouteValueConvertible)]) {
+        entries = pairs.map { name, value in (name, value.singleRouteValue.map(Texts.one) ?? .many(value.routeValues)) }
+    }
+
     public init(_ values: [String: [String]]) {
         entries = values.map { ($0.key, .many($0.value)) }
     }

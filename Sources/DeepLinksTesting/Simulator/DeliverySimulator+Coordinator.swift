@@ -65,13 +65,20 @@ extension DeliverySimulator {
     /// and the destination exactly the one its URL gives (the URL's bytes, through `table`).
     ///
     /// A tick is a run-loop turn of 100 ms; events within one turn are 1 ms apart.
+    ///
+    /// `urls` are links of your app (your table's scheme and hosts): the simulator has no links of its own for
+    /// your table. One your table rejects is a violation, as is a `route` that returns nil for every link handled.
     public func run<Destination: Sendable & Equatable>(
         coordinatorWith table: RouteTable<Destination>,
-        urls given: [String]? = nil,
+        urls: [String],
         knobs: CoordinatorKnobs = .init(),
-        route: @escaping Router = screenPerLink
+        route appRoute: Router? = nil
     ) async -> Outcome {
-        var (links, trace) = plannedTrace(urls: given)
+        let route = appRoute ?? Self.screenPerLink
+        guard !urls.isEmpty else {
+            return Outcome(trace: [], handled: [], undelivered: [], navigation: .init(), violations: ["no urls given"])
+        }
+        var (links, trace) = plannedTrace(urls: urls)
         if knobs.repeatAfterBackground, !links.isEmpty, !trace.isEmpty {
             let background: [DeviceEvent] =
                 scenario.lifecycle == .appDelegate
@@ -150,6 +157,8 @@ extension DeliverySimulator {
         for (url, reason, index, scene) in await recorder.unhandled {
             if case .cancelled = reason {
                 cancelled.append((url, index, scene))
+            } else if case .rejected(let rejection) = reason {
+                violations.append("your table rejects \(table.redact(url)): \(rejection)")
             } else {
                 violations.append("unhandled: \(url) (\(reason))")
             }
@@ -167,7 +176,7 @@ extension DeliverySimulator {
             }
         }
         // Each window's screens: restored state, then the plans of the links its coordinator handled.
-        var navigations: [Int: NavigationState] = [:]
+        var navigations: [Int: NavigationState<AnyScreen>] = [:]
         func key(_ scene: Int?) -> Int { perScene ? (scene ?? 0) : 0 }
         for index in 0...trace.count {
             if index < trace.count, case .stateRestoration(let scene, let screen) = trace[index] {
@@ -190,6 +199,7 @@ extension DeliverySimulator {
         )
         violations += Self.windowViolations(trace, accounted, key: key)
         violations += Self.screenViolations(last: handledAt.last?.url, navigation, route)
+        violations += Self.routeViolations(urls: urls, handled: handledAt.map(\.url), route: appRoute)
         return Outcome(
             trace: trace,
             handled: handledAt.map(\.url),
@@ -197,6 +207,17 @@ extension DeliverySimulator {
             navigation: navigation,
             violations: violations
         )
+    }
+
+    /// The same, with your app's own screens (`route` maps a URL to your ``NavigationTarget``).
+    public func run<Destination: Sendable & Equatable, Screen: Hashable & Sendable>(
+        coordinatorWith table: RouteTable<Destination>,
+        urls: [String],
+        knobs: CoordinatorKnobs = .init(),
+        route: @escaping @Sendable (String) -> NavigationTarget<Screen>?
+    ) async -> Outcome {
+        let erased: Router? = { route($0).map(AnyScreen.erase) }
+        return await run(coordinatorWith: table, urls: urls, knobs: knobs, route: erased)
     }
 
     /// Oracle: each scene's coordinator handles exactly the deliveries iOS handed that scene (windows handle

@@ -24,16 +24,17 @@ public struct DeliverySimulator: Sendable {
         /// a set SwiftUI does not publish, a publish a profile drops. The oracle expects none of them.
         public var undelivered: [String]
         /// Where the app's navigation ended.
-        public var navigation: NavigationState
+        public var navigation: NavigationState<AnyScreen>
         /// Oracle violations, one sentence each; empty when the run is correct.
         public var violations: [String]
     }
 
-    /// Where the app under test navigates for a link; nil when its route table rejects it.
-    public typealias Router = @Sendable (String) -> NavigationTarget?
+    /// Where the app under test navigates for a link; nil when its route table rejects it. The generic `run`
+    /// methods take the app's own `(String) -> NavigationTarget<Screen>?` and erase its screens to ``AnyScreen``.
+    public typealias Router = @Sendable (String) -> NavigationTarget<AnyScreen>?
 
     /// Every link to a screen of its own, on one tab: enough to check the app ends where the last link points.
-    public static let screenPerLink: Router = { url in NavigationTarget(tab: "links", path: ["link " + url]) }
+    public static let screenPerLink: Router = { url in NavigationTarget(tab: "links", path: [AnyScreen("link " + url)]) }
 
     public var scenario: DeliveryScenario
 
@@ -49,22 +50,33 @@ public struct DeliverySimulator: Sendable {
         "post/12?ref=" + String(repeating: "%F0%9F%98%80a+b%2B", count: 170) + "#" + String(repeating: "x", count: 100),
     ]
 
-    /// The URLs of one user action: a set of `setSize` links of distinct shapes.
+    /// The URLs of one user action in this scenario, from your app's links: `setSize` of those of the scenario's
+    /// kind (custom scheme or universal link), from the scenario's `urlShape` on.
+    public func urls(customScheme: [String], universalLinks: [String]) -> [String] {
+        let links = scenario.kind == .universalLink ? universalLinks : customScheme
+        guard !links.isEmpty else { return [] }
+        return (0..<scenario.setSize).map { links[(scenario.urlShape + $0) % links.count] }
+    }
+
+    /// The default links: ``urlShapes`` on the demo app's scheme and host.
     func urls() -> [String] {
-        (0..<scenario.setSize).map { index in
-            let shape = Self.urlShapes[(scenario.urlShape + index) % Self.urlShapes.count]
-            return scenario.kind == .universalLink ? "https://links.example.com/" + shape : "demoapp://" + shape
-        }
+        urls(
+            customScheme: Self.urlShapes.map { "demoapp://" + $0 },
+            universalLinks: Self.urlShapes.map { "https://links.example.com/" + $0 }
+        )
     }
 
     /// Runs the scenario with the wiring under test.
     /// - Parameters:
-    ///   - urls: the links of the user action; by default `setSize` links whose shapes test byte-exactness.
-    ///     Give real ones (a reset link from a real message, say) to follow them to the app.
-    ///   - route: where the app navigates for a link: give your route table's (`table.match(url)` mapped to
-    ///     a ``NavigationTarget``) to check the app ends on the right screen.
-    public func run(_ wiring: Wiring, urls given: [String]? = nil, route: @escaping Router = screenPerLink) -> Outcome {
-        let (links, trace) = plannedTrace(urls: given)
+    ///   - urls: the links of the user action; by default `setSize` links whose shapes test byte-exactness
+    ///     (the inbox's own checks: they are the demo app's, `demoapp://` and `links.example.com`). With `route`,
+    ///     give your app's links: a `route` without `urls` is a violation, never a pass.
+    ///   - route: where your app navigates for a link (your table's destination mapped to its
+    ///     ``NavigationTarget``), to check the app ends on the right screen. A route that returns nil for every
+    ///     handled link checks nothing: a violation.
+    public func run(_ wiring: Wiring, urls: [String]? = nil, route appRoute: Router? = nil) -> Outcome {
+        let route = appRoute ?? Self.screenPerLink
+        let (links, trace) = plannedTrace(urls: urls)
         let readyIndex = readyIndex(in: trace)
 
         var app = AppUnderTest(wiring: wiring, route: route, active: scenario.state == .foreground)
@@ -85,7 +97,31 @@ public struct DeliverySimulator: Sendable {
             navigation: app.navigation,
             violations: Self.check(trace, handledAt, readyAt: readyAt)
                 + app.navigationViolations(handled: handledAt.map(\.url))
+                + Self.routeViolations(urls: urls, handled: handledAt.map(\.url), route: appRoute)
         )
+    }
+
+    /// The same, with your app's own screens (`route` maps a URL to your ``NavigationTarget``).
+    public func run<Screen: Hashable & Sendable>(
+        _ wiring: Wiring,
+        urls: [String],
+        route: @escaping @Sendable (String) -> NavigationTarget<Screen>?
+    ) -> Outcome {
+        let erased: Router? = { route($0).map(AnyScreen.erase) }
+        return run(wiring, urls: urls, route: erased)
+    }
+
+    /// Oracle of the test itself: a `route` given to check your app must meet your app's links, and take them.
+    static func routeViolations(urls: [String]?, handled: [String], route: Router?) -> [String] {
+        guard let route else { return [] }
+        guard urls != nil else {
+            return [
+                "route given without urls: the default links are the demo app's (demoapp://, links.example.com), "
+                    + "which your table does not take; pass your own links with urls:"
+            ]
+        }
+        guard !handled.isEmpty, handled.allSatisfy({ route($0) == nil }) else { return [] }
+        return ["route returned nil for every handled link (\(handled.first!)...): your table takes none of them"]
     }
 
     /// The links of the user action and the callbacks iOS makes for them, the repeat included.
@@ -116,12 +152,12 @@ public struct DeliverySimulator: Sendable {
     }
 
     /// What an app shows after restoring the state it saved at its last run.
-    static func restored(_ screen: String) -> NavigationState {
-        NavigationState(selectedTab: "restored", stacks: ["restored": [screen]])
+    static func restored(_ screen: String) -> NavigationState<AnyScreen> {
+        NavigationState(selectedTab: "restored", stacks: ["restored": [AnyScreen(screen)]])
     }
 
     /// Oracle: the app shows the destination of the last link it handled (restored state must not win, P9).
-    static func screenViolations(last: String?, _ navigation: NavigationState, _ route: Router) -> [String] {
+    static func screenViolations(last: String?, _ navigation: NavigationState<AnyScreen>, _ route: Router) -> [String] {
         guard let last, let target = route(last), !navigation.isShowing(target) else { return [] }
         return ["wrong screen: after \(last) the app shows \(navigation)"]
     }
@@ -187,7 +223,7 @@ struct AppUnderTest {
     let route: DeliverySimulator.Router
     var inbox = LinkInbox()
     var isReady = false
-    var navigation = NavigationState()
+    var navigation = NavigationState<AnyScreen>()
     /// Run-loop turns seen so far.
     var turn = 0
 
