@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "DeepLinks", swiftSettings: swiftSettings),
         .target(name: "DeepLinksTesting", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
         .target(name: "DeepLinksUIKit", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
-        .target(name: "DeepLinksSwiftUI", dependencies: ["DeepLinks"], swiftSettings: swiftSettings),
+        // The SwiftUI front door re-exports DeepLinks and DeepLinksUIKit (its app and scene delegates).
+        .target(name: "DeepLinksSwiftUI", dependencies: ["DeepLinks", "DeepLinksUIKit"], swiftSettings: swiftSettings),
         .target(name: "DeepLinksJSON", swiftSettings: swiftSettings),
         .target(name: "AppSiteAssociation", dependencies: ["DeepLinksJSON"], swiftSettings: swiftSettings),
         // The demo app's route table, shared by the demo app, the server's reference journey and the tests.

@@ -174,7 +174,7 @@ import Foundation
 
     /// The library's scene delegate reaches the coordinator through the relay, whichever is made first: calls
     /// made before the coordinator starts are handed over in order.
-    @MainActor @Test func theRelayKeepsCallsMadeBeforeTheCoordinatorStartsInOrder() async throws {
+    @Test func theRelayKeepsCallsMadeBeforeTheCoordinatorStartsInOrder() async throws {
         let relay = LinkRelay()
         let log = Log()
         relay.receive("yourapp://post/1", via: .sceneConnectionURLContext, sourceApplication: nil)

@@ -2,9 +2,11 @@ import DemoAppRoutes
 import SwiftUI
 
 /// The reset screen a reset link opens: the token came in the link's fragment (universal link) or query
-/// (custom scheme) and lives only in `AppModel.pendingReset`, never in a screen identifier, a log or a URL
-/// the app opens.
+/// (custom scheme) and reaches the screen through its `DemoScreen` (`Sensitive`, so never printed), never a log or
+/// a URL the app opens. A newer reset link presents a new screen with the newer token.
 struct ResetPasswordScreen: View {
+    let token: String
+    let email: String?
     @EnvironmentObject private var model: AppModel
     @Environment(\.dismiss) private var dismiss
     @State private var phase: Phase = .checking
@@ -24,7 +26,7 @@ struct ResetPasswordScreen: View {
                 case .ready(let masked):
                     Section("New password for \(masked)") {
                         // A hidden username lets the password manager save the new password for the account.
-                        TextField("", text: .constant(model.pendingReset?.email ?? "")).textContentType(.username)
+                        TextField("", text: .constant(email ?? "")).textContentType(.username)
                             .hidden()
                         SecureField("New password", text: $password).textContentType(.newPassword)
                     }
@@ -40,36 +42,24 @@ struct ResetPasswordScreen: View {
             }
             .navigationTitle("Reset password")
             .toolbar {
-                Button("Close") {
-                    model.pendingReset = nil
-                    dismiss()
-                }
+                Button("Close") { dismiss() }
             }
         }
         .task { await verify() }
     }
 
     private func verify() async {
-        guard let reset = model.pendingReset else {
-            phase = .expired
-            return
-        }
         do {
-            phase = .ready(maskedEmail: try await model.api.verifyReset(token: reset.token, email: reset.email))
+            phase = .ready(maskedEmail: try await model.api.verifyReset(token: token, email: email))
         } catch {
             phase = .expired
         }
     }
 
     private func save(_ masked: String) async {
-        guard let reset = model.pendingReset else {
-            phase = .expired
-            return
-        }
         phase = .saving
         do {
-            try await model.api.confirmReset(token: reset.token, email: reset.email, password: password)
-            model.pendingReset = nil
+            try await model.api.confirmReset(token: token, email: email, password: password)
             phase = .done
         } catch ServerAPI.Failure.rejected(let reason) {
             // A password the server refuses (too short, too common): the link is still good; try another.

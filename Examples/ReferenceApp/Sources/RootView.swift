@@ -3,10 +3,10 @@ import DeepLinksSwiftUI
 import DemoAppRoutes
 import SwiftUI
 
-/// Three tabs, each a `NavigationStack` whose path is the tab's stack of screen identifiers in the
-/// `NavigationModel`; modals are sheets. A link moves all of it through one `NavigationPlan`.
+/// Three tabs, each a `NavigationStack` whose path is the tab's stack of `DemoScreen`s in the `NavigationModel`;
+/// modals are sheets. A link moves all of it through one `NavigationPlan`.
 struct RootView: View {
-    @EnvironmentObject private var navigation: NavigationModel
+    @EnvironmentObject private var navigation: NavigationModel<DemoScreen>
 
     var body: some View {
         TabView(selection: $navigation.selectedTab) {
@@ -21,10 +21,11 @@ struct RootView: View {
                 .tag(DemoRoute.Tab.settings)
         }
         .safeAreaInset(edge: .bottom) { DeferredLinkPrompt() }
+        // A second reset link (another token) is another modal: the sheet shows the new token.
         .sheet(item: $navigation.modal) { modal in
-            switch modal.id {
-            case "reset-password": ResetPasswordScreen()
-            case "new-post": NewPostScreen()
+            switch modal.screen {
+            case .resetPassword(let token, let email): ResetPasswordScreen(token: token.value, email: email?.value)
+            case .newPost: NewPostScreen()
             default: Text("Unknown screen")
             }
         }
@@ -32,33 +33,24 @@ struct RootView: View {
 
     private func stack<Root: View>(_ tab: String, @ViewBuilder root: () -> Root) -> some View {
         NavigationStack(path: $navigation[stack: tab]) {
-            root().navigationDestination(for: String.self) { ScreenView(screen: $0) }
+            root().navigationDestination(for: DemoScreen.self) { ScreenView(screen: $0) }
         }
     }
 }
 
-/// Builds a pushed screen from its identifier: a link the route table parses back to a destination.
+/// A pushed screen, from its `DemoScreen`.
 struct ScreenView: View {
-    let screen: String
+    let screen: DemoScreen
 
     var body: some View {
-        if let destination = try? DemoRoute.table.destination(for: screen) {
-            view(for: destination)
-        } else {
-            Text("Unknown screen")
-        }
-    }
-
-    @ViewBuilder
-    private func view(for destination: DemoRoute) -> some View {
-        switch destination {
+        switch screen {
         case .post(let id): PostScreen(id: id)
         case .comments(let id): CommentsScreen(postID: id)
         case .search(let query, let tags, let page): SearchResultsScreen(query: query, tags: tags, page: page)
         case .profile(let id): Text("Profile \(id.uuidString)")
         case .file(let path): Text("File \(path)")
         case .settings(let tab): SettingsScreen(tab: tab)
-        case .home, .newPost, .resetPassword: Text("Not a pushed screen")
+        case .newPost, .resetPassword: Text("Not a pushed screen")
         }
     }
 }

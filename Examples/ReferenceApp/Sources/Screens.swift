@@ -6,7 +6,7 @@ import SwiftUI
 struct PostListScreen: View {
     var body: some View {
         List(1...20, id: \.self) { id in
-            NavigationLink("Post \(id)", value: DemoRoute.post(id: id).screen)
+            NavigationLink("Post \(id)", value: DemoScreen.post(id: id))
         }
         .navigationTitle("Posts")
     }
@@ -18,7 +18,7 @@ struct PostScreen: View {
     var body: some View {
         VStack(spacing: 16) {
             Text("Post \(id)").font(.title)
-            NavigationLink("Comments", value: DemoRoute.comments(postID: id).screen)
+            NavigationLink("Comments", value: DemoScreen.comments(postID: id))
             // The same link the server prints in a smart link or a mail: share it.
             if let link = try? DemoRoute.table.url(for: .post(id: id)) {
                 ShareLink(item: URL(string: link)!)
@@ -38,7 +38,7 @@ struct SearchScreen: View {
     var body: some View {
         Form {
             TextField("Search", text: $query)
-            NavigationLink("Search", value: DemoRoute.search(query: query, tags: [], page: 1).screen)
+            NavigationLink("Search", value: DemoScreen.search(query: query, tags: [], page: 1))
                 .disabled(query.isEmpty)
         }
         .navigationTitle("Search")
@@ -69,7 +69,7 @@ struct SettingsScreen: View {
         } else {
             List {
                 ForEach(SettingsTab.allCases, id: \.self) { item in
-                    NavigationLink(item.rawValue.capitalized, value: DemoRoute.settings(tab: item).screen)
+                    NavigationLink(item.rawValue.capitalized, value: DemoScreen.settings(tab: item))
                 }
                 Button("Sign out", role: .destructive) { model.signOut() }
             }

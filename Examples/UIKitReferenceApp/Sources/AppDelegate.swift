@@ -1,17 +1,9 @@
+import DeepLinksUIKit
 import UIKit
 
 /// The UIKit reference app: life cycle B of the DocC article "How iOS delivers a link to an app" (an application
-/// delegate and a scene delegate). Every scene gets ``SceneDelegate``, which owns that window's coordinator and
-/// navigator: with several windows (iPad), each handles the links iOS hands its own scene.
+/// delegate and a scene delegate), on the front door: every scene gets ``SceneDelegate``.
 @main
-final class AppDelegate: UIResponder, UIApplicationDelegate {
-    func application(
-        _ application: UIApplication,
-        configurationForConnecting connectingSceneSession: UISceneSession,
-        options: UIScene.ConnectionOptions
-    ) -> UISceneConfiguration {
-        let configuration = UISceneConfiguration(name: nil, sessionRole: connectingSceneSession.role)
-        configuration.delegateClass = SceneDelegate.self
-        return configuration
-    }
+final class AppDelegate: DeepLinksAppDelegate {
+    override class var sceneDelegateClass: DeepLinksSceneDelegate.Type { SceneDelegate.self }
 }

@@ -1,8 +1,8 @@
 import UIKit
 
 /// The reset screen a reset link opens (seed 000's journey): a new password and its confirmation, Save, then an
-/// alert that says it is done. The token came in the link's fragment and lives only in this controller; the
-/// form's logic (`ResetForm`, shared with the SwiftUI app and tested on Linux) decides what is shown.
+/// alert that says it is done. The token came in the link (fragment or query) through its screen, and lives only
+/// in this controller; the form's logic (`ResetForm`, shared with the SwiftUI app and tested on Linux) decides what is shown.
 final class ResetPasswordViewController: UIViewController {
     private let token: String
     private let email: String?

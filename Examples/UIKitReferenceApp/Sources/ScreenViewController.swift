@@ -1,16 +1,22 @@
-import DeepLinks
 import DemoAppRoutes
 import UIKit
 
-/// Any screen of the demo app but the reset screen: it shows what it is (a post, a search, a settings page), as
-/// the route table read it from the link.
+/// Any screen of the demo app but the reset screen: it shows what it is (a post, a search, a settings page), with
+/// the parameters the link carried.
 final class ScreenViewController: UIViewController {
-    private let screen: String
+    private let text: String
 
-    init(screen: String) {
-        self.screen = screen
+    init(screen: DemoScreen) {
+        text = "\(screen)"
         super.init(nibName: nil, bundle: nil)
-        title = screen
+        title = text
+    }
+
+    /// A tab's root.
+    init(title: String) {
+        text = title
+        super.init(nibName: nil, bundle: nil)
+        self.title = title
     }
 
     required init?(coder: NSCoder) { nil }
@@ -18,8 +24,7 @@ final class ScreenViewController: UIViewController {
     override func loadView() {
         let label = UILabel()
         label.numberOfLines = 0
-        // A screen identifier is a printed link of the demo table: read it back to say what is shown.
-        label.text = (try? DemoRoute.table.destination(for: screen)).map { "\($0)" } ?? screen
+        label.text = text
         view = label
     }
 }

@@ -1,3 +1,5 @@
+import Foundation  // NSLock: the relay is called from UIKit's callbacks and from the app's own tasks
+
 /// The app's one place for links: the front door's scene and app delegates (DeepLinksUIKit), its SwiftUI modifier
 /// (DeepLinksSwiftUI) and the app's own code (a deferred link, sign-in) all talk to ``shared``, which hands every
 /// call, in order, to the ``LinkCoordinator`` the app started with ``start(_:requirements:onUnhandled:deliver:)``.
@@ -5,17 +7,20 @@
 /// It answers the question every app with a scene delegate meets: UIKit makes the scene delegate, so how does it
 /// reach the coordinator? Through the relay. Calls made before the coordinator exists (a cold start's connection
 /// options come before SwiftUI builds a view) are kept and handed over, in order, when it starts: none is lost.
-@MainActor
-public final class LinkRelay {
+/// Any thread may call it.
+public final class LinkRelay: LinkReceiver, @unchecked Sendable {
     /// The app's relay.
     public static let shared = LinkRelay()
 
-    /// The coordinator calls go to, once started.
-    public private(set) var receiver: (any LinkReceiver)?
+    private let lock = NSLock()
+    private var current: (any LinkReceiver)?
     private var pending: [@Sendable (any LinkReceiver) -> Void] = []
 
     /// A relay of its own (tests, or an app with one coordinator per window); apps use ``shared``.
     public init() {}
+
+    /// The coordinator calls go to, once started.
+    public var receiver: (any LinkReceiver)? { lock.withLock { current } }
 
     /// Starts the app's coordinator on `table` and hands it every call made so far, in order. A second call
     /// changes nothing and returns nil: the app has one coordinator, made once (a view that appears again, a
@@ -42,23 +47,30 @@ public final class LinkRelay {
             onUnhandled: onUnhandled,
             deliver: deliver
         )
-        attach(coordinator)
-        return coordinator
+        return attach(coordinator) ? coordinator : nil
     }
 
     /// Hands calls to `receiver` from now on, after every call made before (a coordinator the app built itself).
-    public func attach(_ receiver: any LinkReceiver) {
-        self.receiver = receiver
-        let calls = pending
-        pending = []
-        for call in calls { call(receiver) }
+    /// Returns false, changing nothing, when the relay has a receiver already.
+    @discardableResult
+    public func attach(_ receiver: any LinkReceiver) -> Bool {
+        lock.withLock {
+            guard current == nil else { return false }
+            current = receiver
+            for call in pending { call(receiver) }
+            pending = []
+            return true
+        }
+    }
+
+    /// Under the lock, so that calls reach the receiver in the order they were made.
+    private func relay(_ call: @escaping @Sendable (any LinkReceiver) -> Void) {
+        lock.withLock {
+            if let current { call(current) } else { pending.append(call) }
+        }
     }
 
     // The callbacks, as ``LinkCoordinator`` takes them: see its methods of the same names.
-
-    private func relay(_ call: @escaping @Sendable (any LinkReceiver) -> Void) {
-        if let receiver { call(receiver) } else { pending.append(call) }
-    }
 
     public func receive(_ url: String, via channel: LinkChannel, sourceApplication: String? = nil) {
         relay { $0.receive(url, via: channel, sourceApplication: sourceApplication) }

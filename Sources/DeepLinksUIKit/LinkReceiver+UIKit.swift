@@ -3,10 +3,11 @@ import DeepLinks
 import UIKit
 
 // Type-checked on Apple platforms only (this file is empty on Linux). It holds no decision: each helper hands
-// a callback's payload, untouched, to the coordinator, whose inbox (tested on Linux through the delivery
-// simulator) decides which activity is a link, what is a duplicate and when a link may be handled.
+// a callback's payload, untouched, to the coordinator (or the relay that feeds it), whose inbox (tested on Linux
+// through the delivery simulator) decides which activity is a link, what is a duplicate and when a link may be
+// handled.
 
-extension LinkCoordinator {
+extension LinkReceiver {
     // MARK: App delegate (a UIKit app without scenes)
 
     /// In `application(_:didFinishLaunchingWithOptions:)`: the URL or universal-link activity the app was
