@@ -4,13 +4,13 @@ import Foundation
 import FoundationNetworking  // URLSession on Linux, where this file is built and tested
 #endif
 
-/// The few calls the reference app makes to the swift-deeplinks server (README, "The server").
+/// The few calls the reference app makes to the swift-deeplinks server (docs/server.md).
 struct ServerAPI: Sendable {
     let baseURL: URL
 
     /// The server the app talks to: the Info.plist's `DeepLinksAPIBaseURL` (the build setting
     /// `DEEPLINKS_API_BASE_URL` of the Xcode project's configuration), or a local `deeplinks serve` (the simulator
-    /// reaches the Mac's loopback; debug builds carry the local-network exception, see the README).
+    /// reaches the Mac's loopback; debug builds carry the local-network exception, see the app's README).
     static var configuredBaseURL: URL {
         baseURL(infoValue: Bundle.main.object(forInfoDictionaryKey: "DeepLinksAPIBaseURL"))
     }

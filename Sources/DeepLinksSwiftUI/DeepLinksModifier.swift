@@ -11,7 +11,7 @@ import SwiftUI
 // the core.
 
 extension View {
-    /// The front door: starts the app's coordinator on `table` (once, in ``DeepLinks/LinkRelay/shared``), listens
+    /// The front door: starts the app's coordinator on `table` (once, in `LinkRelay.shared`), listens
     /// to `onOpenURL`, `onContinueUserActivity` and the scene phase, and says the UI is ready when this view
     /// appears. Put it on the root view of the `WindowGroup`, which is always on screen. With
     /// `@UIApplicationDelegateAdaptor(DeepLinksAppDelegate.self)` on the `App`, the library's scene delegate also
@@ -22,6 +22,7 @@ extension View {
     ///     .deepLinks(AppRoute.table) { route in navigation.go(to: route.target) }
     /// ```
     /// - Parameters:
+    ///   - table: the app's routes.
     ///   - requirements: the conditions a destination needs (`["signedIn"]`); say when one holds with
     ///     `LinkRelay.shared.setCondition("signedIn", holds: true)`.
     ///   - onUnhandled: a link not carried out, with why. Default: a universal link no route takes opens in

@@ -3,7 +3,7 @@ import Combine  // ObservableObject and @Published: SwiftUI imports Combine with
 import DeepLinks
 import SwiftUI
 
-/// The app's navigation as SwiftUI observes it, moved by ``NavigationPlan``s, over the app's own `Screen` type:
+/// The app's navigation as SwiftUI observes it, moved by `NavigationPlan`s, over the app's own `Screen` type:
 /// bind a `TabView` to `$model.selectedTab`, each tab's stack to `NavigationStack(path: $model[stack: tab])` (a
 /// `[Screen]`, so `NavigationLink(value:)` pushes a screen), and a sheet to `.sheet(item: $model.modal)`.
 @MainActor
@@ -19,7 +19,7 @@ public final class NavigationModel<Screen: Hashable & Sendable>: ObservableObjec
         self.init(state: NavigationState(selectedTab: tab))
     }
 
-    /// Moves to `target` by the fewest steps (see ``NavigationPlan``). A modal equal in kind but not in payload (a
+    /// Moves to `target` by the fewest steps (see `NavigationPlan`). A modal equal in kind but not in payload (a
     /// reset screen with a newer token) is another modal: the sheet shows the new one.
     public func go(to target: NavigationTarget<Screen>) {
         state = NavigationPlan(from: state, to: target).applied(to: state)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A clock that moves only when told to. A ``DeepLinks/LinkCoordinator`` given one stamps its inputs and times its
-/// resolutions on it, so a test (or ``DeliverySimulator/run(coordinatorWith:urls:knobs:route:)``) decides
+/// A clock that moves only when told to. A `LinkCoordinator` given one stamps its inputs and times its
+/// resolutions on it, so a test (or `DeliverySimulator.run(coordinatorWith:urls:knobs:route:)`) decides
 /// exactly how far apart two callbacks are, and every run is the same.
 public final class TestClock: Clock, @unchecked Sendable {
     public struct Instant: InstantProtocol, CustomStringConvertible {

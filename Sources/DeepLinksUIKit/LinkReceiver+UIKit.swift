@@ -34,7 +34,7 @@ extension LinkReceiver {
     }
 
     /// In `application(_:open:options:)`; the options name the sending app, which routes limited to some apps
-    /// need (``DeepLinks/Route/sourceApplications``).
+    /// need (`Route.sourceApplications`).
     @MainActor
     public func application(open url: URL, options: [UIApplication.OpenURLOptionsKey: Any] = [:]) {
         receive(

@@ -2,7 +2,7 @@
 import DeepLinks
 import UIKit
 
-/// Carries a ``NavigationPlan`` out on a window's controllers: a tab bar controller (or none) whose tabs are
+/// Carries a `NavigationPlan` out on a window's controllers: a tab bar controller (or none) whose tabs are
 /// navigation controllers. Tabs are found by their `restorationIdentifier`, never by index; screens are the app's
 /// own `Screen` values, each remembered with the controller ``init(window:makeScreen:)`` made for it (a controller
 /// the app pushed itself is no screen, and a plan pops it).
@@ -18,8 +18,10 @@ public final class UIKitNavigator<Screen: Hashable & Sendable> {
         init(_ value: UIViewController) { self.value = value }
     }
 
-    /// - Parameter makeScreen: builds the view controller for a screen of a ``NavigationTarget`` (a reset screen
-    ///   with its token).
+    /// - Parameters:
+    ///   - window: the window whose controllers it moves.
+    ///   - makeScreen: builds the view controller for a screen of a `NavigationTarget` (a reset screen with its
+    ///     token).
     public init(window: UIWindow, makeScreen: @escaping (Screen) -> UIViewController) {
         self.window = window
         self.makeScreen = makeScreen
@@ -50,10 +52,10 @@ public final class UIKitNavigator<Screen: Hashable & Sendable> {
     /// pop-to-root and a push in the same turn), then a presentation. A screen equal in kind but not in payload (a
     /// reset screen with a newer token) is another screen: it is presented again.
     ///
-    /// Throws, changing nothing, when the controllers cannot carry the plan out: ``LinkDeliveryError/notReady(_:)``
+    /// Throws, changing nothing, when the controllers cannot carry the plan out: `LinkDeliveryError.notReady`
     /// while the window has no root, or a root that is not the tab bar the target needs (a sign-in screen: the
     /// coordinator keeps the link until `setReady(true)`, which ``DeepLinksSceneDelegate/setRoot(_:)`` calls);
-    /// ``LinkDeliveryError/undeliverable(_:)`` when the tab bar has no such tab, or the tab no navigation controller
+    /// `LinkDeliveryError.undeliverable` when the tab bar has no such tab, or the tab no navigation controller
     /// for a path.
     public func go(to target: NavigationTarget<Screen>, animated: Bool = true) throws(LinkDeliveryError) {
         let root = window.rootViewController

@@ -103,14 +103,14 @@ import Foundation
         #expect(!knob.isValid(for: scenario))
         let outcome = await DeliverySimulator(scenario).run(
             coordinatorWith: DemoRoute.table,
-                urls: Self.urls(scenario),
+            urls: Self.urls(scenario),
             knobs: knob,
             route: Self.route
         )
         #expect(outcome.violations.contains { $0.hasPrefix("duplicated:") })
         let inside = await DeliverySimulator(scenario).run(
             coordinatorWith: DemoRoute.table,
-                urls: Self.urls(scenario),
+            urls: Self.urls(scenario),
             knobs: .init(lateTwin: .milliseconds(1_700)),
             route: Self.route
         )
@@ -139,26 +139,40 @@ import Foundation
     /// A second reset mail opened while the reset sheet shows the first: the sheet is presented again, with the
     /// new token (the server replaced the first, so keeping it would end on "expired").
     @Test func aSecondResetLinkRepresentsTheScreenWithTheNewToken() throws {
-        let first = try DemoRoute.table.destination(for: "demoapp://reset-password?token=" + String(repeating: "A", count: 43))
-        let second = try DemoRoute.table.destination(for: "demoapp://reset-password?token=" + String(repeating: "B", count: 43))
+        let first = try DemoRoute.table.destination(
+            for: "demoapp://reset-password?token=" + String(repeating: "A", count: 43)
+        )
+        let second = try DemoRoute.table.destination(
+            for: "demoapp://reset-password?token=" + String(repeating: "B", count: 43)
+        )
         var state = NavigationState<DemoScreen>(selectedTab: DemoRoute.Tab.search)
         state = NavigationPlan(from: state, to: first.navigationTarget).applied(to: state)
         let plan = NavigationPlan(from: state, to: second.navigationTarget)
-        #expect(plan.steps == [.dismissAll, .present(.resetPassword(token: Sensitive(String(repeating: "B", count: 43)), email: nil))])
+        #expect(
+            plan.steps == [
+                .dismissAll, .present(.resetPassword(token: Sensitive(String(repeating: "B", count: 43)), email: nil)),
+            ]
+        )
         let after = plan.applied(to: state)
         guard case .resetPassword(let token, _) = after.presented.last else {
             Issue.record("no reset screen")
             return
         }
         #expect(token.value == String(repeating: "B", count: 43))
-        #expect(NavigationPlan(from: after, to: second.navigationTarget).steps.isEmpty, "the same link again: nothing to do")
+        #expect(
+            NavigationPlan(from: after, to: second.navigationTarget).steps.isEmpty,
+            "the same link again: nothing to do"
+        )
     }
 
     @Test func everyPushedScreenCarriesItsDestinationsParameters() {
         let id = UUID(uuidString: "6F1C1D5E-0000-4000-8000-000000000001")!
         let cases: [(DemoRoute, [DemoScreen])] = [
             (.home, []), (.post(id: 3), [.post(id: 3)]), (.comments(postID: 3), [.post(id: 3), .comments(postID: 3)]),
-            (.search(query: "a+b c@d", tags: ["x", "y"], page: 2), [.search(query: "a+b c@d", tags: ["x", "y"], page: 2)]),
+            (
+                .search(query: "a+b c@d", tags: ["x", "y"], page: 2),
+                [.search(query: "a+b c@d", tags: ["x", "y"], page: 2)]
+            ),
             (.profile(id: id), [.profile(id: id)]), (.file(path: "a/b c.txt"), [.file(path: "a/b c.txt")]),
             (.settings(tab: .privacy), [.settings(tab: .privacy)]),
         ]

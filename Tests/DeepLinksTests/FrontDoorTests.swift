@@ -53,7 +53,9 @@ import Foundation
         let token = String(repeating: "A", count: 40)
         #expect(try Self.table.url(for: .post(id: 7)) == "https://example.com/post/7")
         #expect(try Self.table.url(for: .post(id: 7), as: .customScheme()) == "yourapp://post/7")
-        #expect(try Self.table.url(for: .resetPassword(token: token)) == "https://example.com/reset-password#token=" + token)
+        #expect(
+            try Self.table.url(for: .resetPassword(token: token)) == "https://example.com/reset-password#token=" + token
+        )
         #expect(
             try Self.table.url(for: .resetPassword(token: token), as: .customScheme())
                 == "yourapp://reset-password?token=" + token
@@ -137,7 +139,11 @@ import Foundation
         #expect(await log.delivered.isEmpty)
         let before = await coordinator.events.map(\.description)
         #expect(!before.contains { $0.hasPrefix("delivered") })
-        #expect(before.contains("not carried out yet (no tab bar: the sign-in root), held until setReady(true): post /post/:id id=1"))
+        #expect(
+            before.contains(
+                "not carried out yet (no tab bar: the sign-in root), held until setReady(true): post /post/:id id=1"
+            )
+        )
         await window.showTabBar()
         coordinator.setReady(true)
         await coordinator.settle()
@@ -164,7 +170,11 @@ import Foundation
         coordinator.receive("yourapp://post/1", via: .onOpenURL, sourceApplication: nil)
         await coordinator.settle()
         #expect(await reasons.all == ["no tab 'posts'"])
-        #expect(await coordinator.events.map(\.description) == ["could not be carried out (no tab 'posts'): post /post/:id id=1"])
+        #expect(
+            await coordinator.events.map(\.description) == [
+                "could not be carried out (no tab 'posts'): post /post/:id id=1"
+            ]
+        )
     }
 
     actor Window {
@@ -178,7 +188,11 @@ import Foundation
         let relay = LinkRelay()
         let log = Log()
         relay.receive("yourapp://post/1", via: .sceneConnectionURLContext, sourceApplication: nil)
-        relay.receive(activityType: "NSUserActivityTypeBrowsingWeb", webpageURL: "https://example.com/post/2", via: .sceneContinueUserActivity)
+        relay.receive(
+            activityType: "NSUserActivityTypeBrowsingWeb",
+            webpageURL: "https://example.com/post/2",
+            via: .sceneContinueUserActivity
+        )
         relay.setReady(true)
         let coordinator = try #require(relay.start(Self.table) { await log.deliver($0) })
         #expect(relay.start(Self.table) { _ in } == nil, "one coordinator")

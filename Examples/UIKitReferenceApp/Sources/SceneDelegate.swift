@@ -19,7 +19,9 @@ final class SceneDelegate: DeepLinksSceneDelegate {
     override func makeRootViewController(in window: UIWindow) -> UIViewController? {
         let api = ServerAPI(baseURL: ServerAPI.configuredBaseURL)
         navigator = UIKitNavigator(window: window) { screen in
-            guard case .resetPassword(let token, let email) = screen else { return ScreenViewController(screen: screen) }
+            guard case .resetPassword(let token, let email) = screen else {
+                return ScreenViewController(screen: screen)
+            }
             let reset = ResetPasswordViewController(token: token.value, email: email?.value, api: api)
             return UINavigationController(rootViewController: reset)
         }

@@ -9,14 +9,14 @@ import Testing
 /// like an API create, the report per row, dry runs, re-runs and conflicts, through the API on both databases.
 @Suite struct LinkImportTests {
     /// The columns are declared once (`LinkColumn.all`): the export's header is that list, the `csv` import reads
-    /// each, and the README and the DocC article list them as they are.
+    /// each, and docs/smart-links.md and the DocC article list them as they are.
     @Test func theDocumentedHeaderIsTheColumnList() throws {
         let header = LinkColumn.all.map(\.name).joined(separator: ",")
         #expect(LinkExport.header.joined(separator: ",") == header)
         #expect(LinkExport.csv([]) == header + "\n")
         #expect(Set(LinkImport.fields(.csv).map(\.0)) == Set(LinkColumn.all.map { LinkImport.normalized($0.name) }))
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../..")
-        for document in ["README.md", "Server/Sources/DeepLinksServer/Documentation.docc/MigratingLinks.md"] {
+        for document in ["docs/smart-links.md", "Server/Sources/DeepLinksServer/Documentation.docc/MigratingLinks.md"] {
             let text = try String(contentsOf: root.appending(path: document), encoding: .utf8)
             // Every list of this server's columns in the document (a backquoted run starting `code,app,`) is whole.
             let lists = text.components(separatedBy: "`code,app,").dropFirst().map {

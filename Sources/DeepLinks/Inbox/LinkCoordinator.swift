@@ -32,7 +32,7 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         /// sign-in root, say): kept, with every later link, until the next `setReady(true)`.
         case notReady(link: String, reason: String)
         /// `deliver` could not carry the link out and never will (it threw another error, or
-    /// ``LinkDeliveryError/undeliverable(_:)``).
+        /// ``LinkDeliveryError/undeliverable(_:)``).
         case undeliverable(link: String, reason: String)
 
         public var description: String {
@@ -114,6 +114,9 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     }
 
     /// - Parameters:
+    ///   - table: the app's routes: every link is matched once, when it arrives.
+    ///   - configuration: the inbox's windows, expiry and policy for several held links.
+    ///   - timeout: how long `resolve` may take.
     ///   - eventLimit: how many of the latest ``events`` are kept.
     ///   - heldWarning: a link held this long is reported (``Event/held(link:waitingFor:)``), naming the call the
     ///     coordinator still waits for (`setReady(true)`, or `setCondition(_:holds:)` with the condition).

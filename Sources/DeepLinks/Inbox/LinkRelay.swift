@@ -26,6 +26,7 @@ public final class LinkRelay: LinkReceiver, @unchecked Sendable {
     /// changes nothing and returns nil: the app has one coordinator, made once (a view that appears again, a
     /// second window).
     /// - Parameters:
+    ///   - table: the app's routes.
     ///   - requirements: the conditions a destination needs (`["signedIn"]`): ``setCondition(_:holds:)`` says
     ///     when one holds.
     ///   - onUnhandled: a link that was not carried out, with why (``LinkCoordinator/Unhandled``).

@@ -52,8 +52,11 @@ public struct Route<Destination: Sendable>: Sendable {
     /// - Parameters:
     ///   - name: unique in the table; the manifest and diagnostics use it.
     ///   - pattern: `/literal/:parameter/*catchAll`. Path parameters not listed in `parameters` are strings.
+    ///   - parameters: the typed path, query and fragment parameters, with their limits and sensitivity.
+    ///   - sources: where the route takes links from: the custom scheme, universal links, or both.
     ///   - requiresConfirmation: the destination changes something, so a link alone must not carry it out.
     ///   - sourceApplications: the only apps whose custom-scheme links the route takes (nil: any).
+    ///   - parse: builds the destination from the parameters (`p("id")`); it throws for a value it refuses.
     ///   - print: the parameters of a destination of this route, nil for any other destination.
     public init(
         _ name: String,
@@ -128,7 +131,9 @@ extension Route {
         guard payload.label == caseName else { return nil }
         let fields = Mirror(reflecting: payload.value)
         guard fields.displayStyle == .tuple else {
-            guard let single, let value = payload.value as? any RouteValueConvertible else { return RouteValues(pairs: []) }
+            guard let single, let value = payload.value as? any RouteValueConvertible else {
+                return RouteValues(pairs: [])
+            }
             return RouteValues(pairs: [(single, value)])
         }
         return RouteValues(

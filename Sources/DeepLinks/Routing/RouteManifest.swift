@@ -1,6 +1,6 @@
 /// A JSON description of a route table: its sources and, per route, the pattern, the parameters and the
 /// sources it accepts. The app exports it (``RouteTable/manifest``); the server and the `deeplinks` command
-/// load it (``RouteTable/init(manifest:)``) to check and print links against the app's real routes.
+/// load it (``RouteTable/init(manifest:limits:)``) to check and print links against the app's real routes.
 public struct RouteManifest: Sendable, Hashable, Codable {
     public struct Entry: Sendable, Hashable, Codable {
         public var name: String

@@ -39,7 +39,7 @@ extension RouteTable {
     /// checked once in tests by `RouteTableCheck.roundTripFailures` of DeepLinksTesting, not on every print.
     ///
     /// Inlinable, so the app's module specializes it for its own `Destination` type; the printing itself is
-    /// ``URLPrinter``'s, which is not generic.
+    /// the table's printer's, which is not generic.
     @inlinable
     public func url(for destination: Destination, as form: LinkForm = .universalLink()) throws(PrintError) -> String {
         let wanted: RouteSources = if case .customScheme = form { .customScheme } else { .universalLink }

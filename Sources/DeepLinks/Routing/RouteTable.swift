@@ -1,4 +1,4 @@
-/// An app's routes, declared once, compiled to a trie, used both ways: ``match(_:)`` turns a URL into the
+/// An app's routes, declared once, compiled to a trie, used both ways: ``match(_:)-(String)`` turns a URL into the
 /// app's destination (or a ``LinkRejection`` with a reason), ``url(for:as:)`` prints a destination's URL.
 ///
 /// Immutable and `Sendable`: build it once at start, share it everywhere. Building reports every conflict

@@ -1,6 +1,6 @@
 /// A URL that passed the URL policy: every component checked and percent-decoded exactly once.
 ///
-/// The policy (also in the README and the DocC catalog):
+/// The policy (also in docs/app-side.md and the DocC catalog):
 /// - RFC 3986 percent-decoding, exactly once, per component; `+` is a plus sign, never a space.
 /// - Scheme and host are compared case-insensitively and stored lower-cased.
 /// - Path segments are split on raw `/` before decoding, so `%2F` stays inside its segment. Empty segments

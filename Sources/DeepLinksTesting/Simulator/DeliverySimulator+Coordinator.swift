@@ -1,7 +1,7 @@
 import DeepLinks
 
 extension DeliverySimulator {
-    /// What ``run(coordinatorWith:urls:knobs:route:)`` adds to a scenario: the timing and the app's own work
+    /// What `run(coordinatorWith:urls:knobs:route:)` adds to a scenario: the timing and the app's own work
     /// around each link, which only the shipped coordinator sees.
     public struct CoordinatorKnobs: Sendable, Hashable, CustomStringConvertible {
         /// How much later than planned SwiftUI publishes a link (a twin arriving late); every later event moves
@@ -57,8 +57,8 @@ extension DeliverySimulator {
         }
     }
 
-    /// Runs the scenario through the shipped ``LinkCoordinator``, not a model of it: every callback of the trace is
-    /// handed to the coordinator as the library's glue hands it (``LinkCoordinator/receive(_:via:sourceApplication:)``,
+    /// Runs the scenario through the shipped `LinkCoordinator`, not a model of it: every callback of the trace is
+    /// handed to the coordinator as the library's glue hands it (`LinkCoordinator.receive(_:via:sourceApplication:)`,
     /// `receive(activityType:webpageURL:via:)`, `setActive`, `setReady`, `setCondition`), at its time on a
     /// ``TestClock``; the coordinator matches each URL with `table`, waits for readiness and conditions, resolves, and
     /// delivers destinations. The same oracles then judge the run: each delivery handled once, in order, never early,
@@ -72,8 +72,9 @@ extension DeliverySimulator {
         coordinatorWith table: RouteTable<Destination>,
         urls: [String],
         knobs: CoordinatorKnobs = .init(),
-        route appRoute: Router? = nil
+        route: Router? = nil
     ) async -> Outcome {
+        let appRoute = route
         let route = appRoute ?? Self.screenPerLink
         guard !urls.isEmpty else {
             return Outcome(trace: [], handled: [], undelivered: [], navigation: .init(), violations: ["no urls given"])
@@ -209,7 +210,7 @@ extension DeliverySimulator {
         )
     }
 
-    /// The same, with your app's own screens (`route` maps a URL to your ``NavigationTarget``).
+    /// The same, with your app's own screens (`route` maps a URL to your `NavigationTarget`).
     public func run<Destination: Sendable & Equatable, Screen: Hashable & Sendable>(
         coordinatorWith table: RouteTable<Destination>,
         urls: [String],

@@ -6,7 +6,7 @@ import DeepLinks
 public struct DeliverySimulator: Sendable {
     /// How the app under test turns callbacks into handled links.
     public enum Wiring: String, Sendable, Hashable, CaseIterable {
-        /// Every callback forwarded, untouched, to a ``LinkInbox``: what the library asks apps to do.
+        /// Every callback forwarded, untouched, to a `LinkInbox`: what the library asks apps to do.
         case library
         /// Only `application(_:open:options:)` and `application(_:continue:)` (P2), handling at once.
         case naiveApplicationDelegateOnly
@@ -34,7 +34,8 @@ public struct DeliverySimulator: Sendable {
     public typealias Router = @Sendable (String) -> NavigationTarget<AnyScreen>?
 
     /// Every link to a screen of its own, on one tab: enough to check the app ends where the last link points.
-    public static let screenPerLink: Router = { url in NavigationTarget(tab: "links", path: [AnyScreen("link " + url)]) }
+    public static let screenPerLink: Router = { url in NavigationTarget(tab: "links", path: [AnyScreen("link " + url)])
+    }
 
     public var scenario: DeliveryScenario
 
@@ -50,12 +51,16 @@ public struct DeliverySimulator: Sendable {
         "post/12?ref=" + String(repeating: "%F0%9F%98%80a+b%2B", count: 170) + "#" + String(repeating: "x", count: 100),
     ]
 
-    /// The URLs of one user action in this scenario, from your app's links: `setSize` of those of the scenario's
-    /// kind (custom scheme or universal link), from the scenario's `urlShape` on.
+    /// The URLs of one user action in this scenario, from your app's links: `setSize` distinct ones of the
+    /// scenario's kind (custom scheme or universal link), from the scenario's `urlShape` on. Give three or more of
+    /// each kind to cover the sets of three a scene can receive (with fewer, a set holds as many as there are).
     public func urls(customScheme: [String], universalLinks: [String]) -> [String] {
-        let links = scenario.kind == .universalLink ? universalLinks : customScheme
+        var links: [String] = []
+        for link in scenario.kind == .universalLink ? universalLinks : customScheme where !links.contains(link) {
+            links.append(link)
+        }
         guard !links.isEmpty else { return [] }
-        return (0..<scenario.setSize).map { links[(scenario.urlShape + $0) % links.count] }
+        return (0..<min(scenario.setSize, links.count)).map { links[(scenario.urlShape + $0) % links.count] }
     }
 
     /// The default links: ``urlShapes`` on the demo app's scheme and host.
@@ -68,13 +73,15 @@ public struct DeliverySimulator: Sendable {
 
     /// Runs the scenario with the wiring under test.
     /// - Parameters:
+    ///   - wiring: how the app under test turns callbacks into handled links.
     ///   - urls: the links of the user action; by default `setSize` links whose shapes test byte-exactness
     ///     (the inbox's own checks: they are the demo app's, `demoapp://` and `links.example.com`). With `route`,
     ///     give your app's links: a `route` without `urls` is a violation, never a pass.
     ///   - route: where your app navigates for a link (your table's destination mapped to its
-    ///     ``NavigationTarget``), to check the app ends on the right screen. A route that returns nil for every
+    ///     `NavigationTarget`), to check the app ends on the right screen. A route that returns nil for every
     ///     handled link checks nothing: a violation.
-    public func run(_ wiring: Wiring, urls: [String]? = nil, route appRoute: Router? = nil) -> Outcome {
+    public func run(_ wiring: Wiring, urls: [String]? = nil, route: Router? = nil) -> Outcome {
+        let appRoute = route
         let route = appRoute ?? Self.screenPerLink
         let (links, trace) = plannedTrace(urls: urls)
         let readyIndex = readyIndex(in: trace)
@@ -101,7 +108,7 @@ public struct DeliverySimulator: Sendable {
         )
     }
 
-    /// The same, with your app's own screens (`route` maps a URL to your ``NavigationTarget``).
+    /// The same, with your app's own screens (`route` maps a URL to your `NavigationTarget`).
     public func run<Screen: Hashable & Sendable>(
         _ wiring: Wiring,
         urls: [String],

@@ -20,6 +20,8 @@ public enum LinkOpening: String, Sendable, Hashable, CaseIterable {
 /// in the browser: the app must not act on anything (oracle 7).
 public enum RoutingPolicy {
     /// - Parameters:
+    ///   - kind: a custom-scheme link or a universal link.
+    ///   - opening: how the person opened it (a tap in another app, Safari's address bar, ...).
     ///   - associationCached: whether iOS has fetched the association file (just installed, CDN lag: not yet).
     ///   - userChoseBrowser: the user once picked "Open in Safari" for this domain.
     public static func delivers(

@@ -2,7 +2,7 @@ import Foundation
 
 /// The columns of this server's CSV, each declared once: its name, how a link's field is written into it and how a
 /// cell is read back. ``LinkExport`` writes them in this order, ``LinkImport``'s `csv` format reads them (by name,
-/// in any order), and the README's and the DocC article's header lists are checked against it (`LinkImportTests`).
+/// in any order), and docs/smart-links.md's and the DocC article's header lists are checked against it (`LinkImportTests`).
 struct LinkColumn: Sendable {
     let name: String
     /// Other header names read as this column (`url` for `fallback`).

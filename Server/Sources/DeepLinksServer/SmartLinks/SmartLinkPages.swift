@@ -33,7 +33,7 @@ enum SmartLinkPages {
                 <li><a href="/metrics">/metrics</a>: Prometheus text (loopback and allowed networks only)</li>
                 \(reset)</ul>
                 <h2>Docs</h2>
-                <p>The repository's README (running, replicas, backups, key rotation), and <code>deeplinks --help</code>:
+                <p>The repository's docs/production.md (running, replicas, backups, key rotation), and <code>deeplinks --help</code>:
                 <code>deeplinks aasa match --explain</code> tells whether a URL opens the app, and why.</p>
                 """
         )
