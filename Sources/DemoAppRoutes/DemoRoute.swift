@@ -39,15 +39,11 @@ extension DemoRoute {
     public static let tokenLength = 32...128
 
     public static let routes: [Route<DemoRoute>] = [
-        Route("home", "/", parse: { _ in .home }, print: { $0 == .home ? [:] : nil }),
-        Route(
-            "post",
-            "/post/:id",
-            parameters: [.path("id", Int.self)],
-            parse: { p in try .post(id: p("id")) },
-            print: { if case .post(let id) = $0 { ["id": id] } else { nil } }
-        ),
-        Route("new-post", "/post/new", parse: { _ in .newPost }, print: { $0 == .newPost ? [:] : nil }),
+        // Without `print:`, a destination prints by its enum case (named like the route) and its associated values
+        // by label; `comments` and `search`, whose labels differ from their parameters' names, print themselves.
+        Route("home", "/") { _ in .home },
+        Route("post", "/post/:id", parameters: [.path("id", Int.self)]) { try .post(id: $0("id")) },
+        Route("new-post", "/post/new") { _ in .newPost },
         Route(
             "comments",
             "/post/:id/comments",
@@ -63,12 +59,8 @@ extension DemoRoute {
                 .fragment("token", sensitive: true, length: tokenLength, characters: .base64URL),
                 .fragment("email", String.self, .optional, sensitive: true, length: 3...254),
             ],
-            sources: .universalLink,
-            parse: { p in try .resetPassword(token: p("token"), email: p("email")) },
-            print: {
-                if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil }
-            }
-        ),
+            sources: .universalLink
+        ) { p in try .resetPassword(token: p("token"), email: p("email")) },
         // A custom-scheme URL has no server to hide the token from: it travels in the query.
         Route(
             "reset-password-scheme",
@@ -78,11 +70,8 @@ extension DemoRoute {
                 .query("email", String.self, .optional, sensitive: true, length: 3...254),
             ],
             sources: .customScheme,
-            parse: { p in try .resetPassword(token: p("token"), email: p("email")) },
-            print: {
-                if case .resetPassword(let token, let email) = $0 { ["token": token, "email": email] } else { nil }
-            }
-        ),
+            caseName: "resetPassword"
+        ) { p in try .resetPassword(token: p("token"), email: p("email")) },
         Route(
             "search",
             "/search",
@@ -96,27 +85,13 @@ extension DemoRoute {
                 if case .search(let q, let tags, let page) = $0 { ["q": q, "tag": tags, "page": page] } else { nil }
             }
         ),
-        Route(
-            "profile",
-            "/u/:id",
-            parameters: [.path("id", UUID.self)],
-            sources: .universalLink,
-            parse: { p in try .profile(id: p("id")) },
-            print: { if case .profile(let id) = $0 { ["id": id] } else { nil } }
-        ),
-        Route(
-            "file",
-            "/files/*path",
-            parse: { p in try .file(path: p("path")) },
-            print: { if case .file(let path) = $0 { ["path": path] } else { nil } }
-        ),
-        Route(
-            "settings",
-            "/settings/:tab",
-            parameters: [.path("tab", SettingsTab.self)],
-            parse: { p in try .settings(tab: p("tab")) },
-            print: { if case .settings(let tab) = $0 { ["tab": tab] } else { nil } }
-        ),
+        Route("profile", "/u/:id", parameters: [.path("id", UUID.self)], sources: .universalLink) {
+            try .profile(id: $0("id"))
+        },
+        Route("file", "/files/*path") { try .file(path: $0("path")) },
+        Route("settings", "/settings/:tab", parameters: [.path("tab", SettingsTab.self)]) {
+            try .settings(tab: $0("tab"))
+        },
     ]
 
     /// The compiled table. Building it cannot fail: a test checks it has no diagnostics but the documented overlap.
