@@ -45,8 +45,11 @@ public enum DeepLinksApplication {
         )
         try additionalRoutes(router)
         let connections = ConnectionLimiter(perPeer: settings.maxConnectionsPerClient, proxies: settings.trustedProxies)
+        let (bodyWindow, slowBodies) = (settings.bodyTimeoutSeconds, metrics.slowBodiesClosed)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [connections.handler()],
+            additionalChannelHandlers: [
+                connections.handler(), BodyDeadline(windowSeconds: bodyWindow) { slowBodies.increment() },
+            ],
             idleTimeout: .seconds(Int64(settings.idleTimeoutSeconds))
         )
         // What the router's middleware adds to the redirect: the HSTS header, and the request in the metrics.

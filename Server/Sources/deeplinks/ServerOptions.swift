@@ -133,6 +133,13 @@ struct ServerOptions: ParsableArguments {
     var idleTimeout: Int?
 
     @Option(
+        name: .customLong("body-timeout"),
+        help:
+            "A request's body must arrive at 1 KiB/s or faster on average over each window of this many seconds (a smaller body within one window), or the connection is closed. Env: DEEPLINKS_BODY_TIMEOUT. Default: 10."
+    )
+    var bodyTimeout: Int?
+
+    @Option(
         name: .customLong("max-connections-per-client"),
         help:
             "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
@@ -197,6 +204,12 @@ struct ServerOptions: ParsableArguments {
                 throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600")
             }
             settings.idleTimeoutSeconds = seconds
+        }
+        if let seconds = try Self.integer(bodyTimeout, environment["DEEPLINKS_BODY_TIMEOUT"], setting: "body timeout") {
+            guard (1...3600).contains(seconds) else {
+                throw ConfigurationError(setting: "body timeout", reason: "\(seconds) s is outside 1 to 3600")
+            }
+            settings.bodyTimeoutSeconds = seconds
         }
         if let cap = try Self.integer(
             maxConnectionsPerClient,

@@ -191,6 +191,17 @@ final class RawConnection {
         return recv(socket, &byte, 1, 0) == 0
     }
 
+    /// Whether the server closes the connection within the read timeout, after any answer it sends first (read and
+    /// dropped).
+    var closesAfterAnyAnswer: Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let read = recv(socket, &buffer, buffer.count, 0)
+            if read == 0 { return true }
+            if read < 0 { return errno == ECONNRESET }
+        }
+    }
+
     /// The status and whole length of the response at the start of what was received, nil until it is all here.
     private func nextResponse() -> (status: Int, length: Int)? {
         let text = String(decoding: received, as: UTF8.self)

@@ -44,6 +44,9 @@ public struct ServerSettings: Sendable {
     /// A connection is closed when a request's head has not fully arrived this long after the connection
     /// opened or the last response ended (a slow-header client too).
     public var idleTimeoutSeconds = 15
+    /// A request's body must arrive at 1 KiB/s or faster, on average over each window of this many seconds (a
+    /// smaller body within one window), or the connection is closed (``BodyDeadline``).
+    public var bodyTimeoutSeconds = 10
     /// The memory the link cache's known links may take (codes that are no link get a tenth of it beside): a
     /// catalogue whose clicked links fit is served from memory; past it, the least recently clicked go.
     public var linkCacheBytes = LinkCache.defaultBytes

@@ -27,6 +27,8 @@ public final class ServerMetrics: Sendable {
     let linkCacheSynced: Gauge
     /// Redirects of cached links answered on the event loop, before the router (``CachedRedirects``).
     let cachedRedirects: Counter
+    /// Connections closed because a request's body came slower than ``BodyDeadline`` allows.
+    let slowBodiesClosed: Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -60,6 +62,11 @@ public final class ServerMetrics: Sendable {
             "password_reset"
         )
         clicksFlushed = counter("flushed", "Clicks written to the database", "clicks")
+        slowBodiesClosed = counter(
+            "slow_bodies_closed",
+            "Connections closed because a request body came slower than 1 KiB/s over a --body-timeout window",
+            "http"
+        )
         hookFailures = counter(
             "hook_failures",
             "Calls to the backend's lookup and password hooks that failed or timed out",

@@ -1,0 +1,78 @@
+@testable import DeepLinksServer
+import Foundation
+import Testing
+
+/// ``BodyDeadline`` over a live socket: a body sent a byte at a time is cut off after one window, wherever its
+/// route would read it (a JSON endpoint, a form, the reset page) and on a connection that already served a
+/// request; a body that keeps coming at a person's pace is read whole, across several windows.
+@Suite struct BodyDeadlineTests {
+    static func head(_ path: String, type: String, length: Int) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(type)\r\nContent-Length: \(length)\r\n\r\n"
+    }
+
+    /// The counter of connections closed for a slow body, read from `/metrics`.
+    static func closedCount(_ api: ResetClient) async throws -> Int {
+        let metrics = try await api.get("/metrics").text
+        return metrics.split(separator: "\n").lazy
+            .compactMap { $0.wholeMatch(of: /deeplinks_http_slow_bodies_closed_total (\d+)/) }
+            .first.flatMap { Int($0.1) } ?? 0
+    }
+
+    @Test func aBodySentAByteAtATimeIsCutOffAfterOneWindowOnEveryBodyTakingRoute() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.bodyTimeoutSeconds = 1 }) { api in
+                let port = try #require(api.client.port)
+                let before = try await Self.closedCount(api)
+                let requests = [
+                    Self.head("/v1/password-resets", type: "application/json", length: 2_000),
+                    Self.head("/reset-password", type: "application/x-www-form-urlencoded", length: 2_000),
+                    Self.head("/v1/links", type: "application/json", length: 60_000),
+                ]
+                for request in requests {
+                    let connection = try RawConnection(port: port)
+                    connection.send(request)
+                    // A byte every 200 ms for 2.4 s: 12 bytes, far from 2,000, over two windows of 1 s.
+                    let started = ContinuousClock.now
+                    for _ in 0..<12 {
+                        connection.send("{")
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    #expect(connection.closesAfterAnyAnswer, "\(request)")
+                    #expect(ContinuousClock.now - started < .seconds(8))
+                }
+                // After a request it answered, the same connection's next slow body is cut off too.
+                let kept = try RawConnection(port: port)
+                kept.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                #expect(try kept.statuses(1) == [200])
+                kept.send(Self.head("/v1/password-resets", type: "application/json", length: 500))
+                kept.send("{\"em")
+                try await Task.sleep(for: .milliseconds(2_500))
+                #expect(kept.closesAfterAnyAnswer)
+                #expect(try await Self.closedCount(api) == before + 4)
+            }
+        }
+    }
+
+    @Test func aBodyAtAPersonsPaceIsReadAcrossSeveralWindows() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({ $0.bodyTimeoutSeconds = 1 }) { api in
+                let port = try #require(api.client.port)
+                // 24 KiB at about 8 KiB/s (3 s, three windows, each well over 1 KiB): read whole and answered (202: the
+                // reset request was taken, its JSON parsed to the end).
+                let padding = String(repeating: "a", count: 24 * 1024 - 40)
+                let body = #"{"email":"a@example.com","x":"\#(padding)"}"#
+                let connection = try RawConnection(port: port)
+                connection.send(Self.head("/v1/password-resets", type: "application/json", length: body.utf8.count))
+                var rest = Substring(body)
+                while !rest.isEmpty {
+                    connection.send(String(rest.prefix(1024)))
+                    rest = rest.dropFirst(1024)
+                    try await Task.sleep(for: .milliseconds(125))
+                }
+                let status = try connection.statuses(1).first
+                #expect(status == 202, "read whole and answered, not cut off: \(String(describing: status))")
+                #expect(try await Self.closedCount(api) == 0)
+            }
+        }
+    }
+}
