@@ -11,36 +11,14 @@ import Foundation
 /// What a first-time adopter meets: a link never held in silence, a UI that cannot show a link yet (a sign-in root
 /// before the tab bar), the relay the library's delegates talk to, and a route table declared once.
 @Suite struct FrontDoorTests {
-    enum AppRoute: Hashable, Sendable {
-        case post(id: Int)
-        case resetPassword(token: String)
+    // The routes are the documentation's example app's (Documentation/DocExampleApp.swift): `yourapp` and
+    // `example.com`, a post, and the reset link in both forms, declared without `print:` closures.
+
+    /// Cases without associated values print by reflection too.
+    enum Page: Hashable, Sendable {
+        case home
         case settings
     }
-
-    /// The three-route table of the docs, on `yourapp` and `example.com`, with no `print:` closure.
-    static let table = try! RouteTable<AppRoute>(
-        schemes: ["yourapp"],
-        hosts: ["example.com"],
-        routes: [
-            Route("post", "/post/:id", parameters: [.path("id", Int.self)]) { try .post(id: $0("id")) },
-            // One destination, two forms: the universal link keeps the token in the fragment (never sent to a
-            // server), the custom scheme in the query.
-            Route(
-                "reset-password",
-                "/reset-password",
-                parameters: [.fragment("token", sensitive: true, length: 32...128, characters: .base64URL)],
-                sources: .universalLink
-            ) { try .resetPassword(token: $0("token")) },
-            Route(
-                "reset-password-scheme",
-                "/reset-password",
-                parameters: [.query("token", sensitive: true, length: 32...128, characters: .base64URL)],
-                sources: .customScheme,
-                caseName: "resetPassword"
-            ) { try .resetPassword(token: $0("token")) },
-            Route("settings", "/settings") { _ in .settings },
-        ]
-    )
 
     actor Log {
         private(set) var events: [String] = []
@@ -51,23 +29,31 @@ import Foundation
 
     @Test func aRouteTableWithoutPrintClosuresPrintsEveryDestinationAndParsesItBack() throws {
         let token = String(repeating: "A", count: 40)
-        #expect(try Self.table.url(for: .post(id: 7)) == "https://example.com/post/7")
-        #expect(try Self.table.url(for: .post(id: 7), as: .customScheme()) == "yourapp://post/7")
+        #expect(try AppRoute.table.url(for: .post(id: 7)) == "https://example.com/post/7")
+        #expect(try AppRoute.table.url(for: .post(id: 7), as: .customScheme()) == "yourapp://post/7")
         #expect(
-            try Self.table.url(for: .resetPassword(token: token)) == "https://example.com/reset-password#token=" + token
+            try AppRoute.table.url(for: .resetPassword(token: token)) == "https://example.com/reset-password#token="
+                + token
         )
         #expect(
-            try Self.table.url(for: .resetPassword(token: token), as: .customScheme())
+            try AppRoute.table.url(for: .resetPassword(token: token), as: .customScheme())
                 == "yourapp://reset-password?token=" + token
         )
-        #expect(try Self.table.url(for: .settings, as: .customScheme()) == "yourapp://settings")
+        let pages = try RouteTable<Page>(
+            schemes: ["yourapp"],
+            hosts: ["example.com"],
+            routes: [Route("home", "/") { _ in .home }, Route("settings", "/settings") { _ in .settings }]
+        )
+        #expect(try pages.url(for: .settings, as: .customScheme()) == "yourapp://settings")
+        #expect(try pages.url(for: .home) == "https://example.com/")
+        #expect(RouteTableCheck.roundTripFailures(pages, [.home, .settings]).isEmpty)
         #expect(
-            try Self.table.destination(for: "yourapp://reset-password?token=" + token)
-                == Self.table.destination(for: "https://example.com/reset-password#token=" + token)
+            try AppRoute.table.destination(for: "yourapp://reset-password?token=" + token)
+                == AppRoute.table.destination(for: "https://example.com/reset-password#token=" + token)
         )
         let failures = RouteTableCheck.roundTripFailures(
-            Self.table,
-            [.post(id: 7), .post(id: -1), .resetPassword(token: token), .settings]
+            AppRoute.table,
+            [.post(id: 7), .post(id: -1), .resetPassword(token: token)]
         )
         #expect(failures.isEmpty)
     }
@@ -76,7 +62,7 @@ import Foundation
         let clock = TestClock()
         let log = Log()
         let coordinator = LinkCoordinator(
-            table: Self.table,
+            table: AppRoute.table,
             clock: clock,
             log: { event in Task { await log.append(event.description) } }
         ) { _ in }
@@ -104,12 +90,12 @@ import Foundation
     @Test func aLinkWaitingForAConditionNamesTheCondition() async {
         let clock = TestClock()
         let coordinator = LinkCoordinator(
-            table: Self.table,
+            table: AppRoute.table,
             clock: clock,
-            requirements: { $0 == .settings ? ["signedIn"] : [] }
+            requirements: { _ in ["signedIn"] }
         ) { _ in }
         coordinator.setReady(true)
-        coordinator.receive("https://example.com/settings", via: .onOpenURL, sourceApplication: nil)
+        coordinator.receive("https://example.com/post/3", via: .onOpenURL, sourceApplication: nil)
         await coordinator.settle()
         clock.advance(by: .seconds(6))
         var held: [String] = []
@@ -118,7 +104,7 @@ import Foundation
             held = await coordinator.events.map(\.description).filter { $0.hasPrefix("still held") }
             await Task.yield()
         }
-        #expect(held == [#"still held, waiting for setCondition("signedIn", holds: true): settings /settings"#])
+        #expect(held == [#"still held, waiting for setCondition("signedIn", holds: true): post /post/:id id=3"#])
     }
 
     /// A UIKit app shows a sign-in root, later replaced by the tab bar: a link delivered meanwhile finds no tab
@@ -127,7 +113,7 @@ import Foundation
     @Test func aSignInRootHoldsTheLinkUntilTheTabBarIsThereThenDeliversItOnce() async {
         let log = Log()
         let window = Window()
-        let coordinator = LinkCoordinator(table: Self.table) { route in
+        let coordinator = LinkCoordinator(table: AppRoute.table) { route in
             guard await window.hasTabBar else { throw LinkDeliveryError.notReady("no tab bar: the sign-in root") }
             await log.deliver(route)
         }
@@ -161,7 +147,7 @@ import Foundation
         }
         let reasons = Reasons()
         let coordinator = LinkCoordinator(
-            table: Self.table,
+            table: AppRoute.table,
             onUnhandled: { _, why in
                 if case .undeliverable(let reason) = why { await reasons.append(reason) }
             }
@@ -194,8 +180,8 @@ import Foundation
             via: .sceneContinueUserActivity
         )
         relay.setReady(true)
-        let coordinator = try #require(relay.start(Self.table) { await log.deliver($0) })
-        #expect(relay.start(Self.table) { _ in } == nil, "one coordinator")
+        let coordinator = try #require(relay.start(AppRoute.table) { await log.deliver($0) })
+        #expect(relay.start(AppRoute.table) { _ in } == nil, "one coordinator")
         await coordinator.settle()
         #expect(await log.delivered == [.post(id: 1), .post(id: 2)])
         relay.receive("yourapp://post/3", via: .onOpenURL, sourceApplication: nil)

@@ -45,6 +45,13 @@ extension DeepLinksApplication {
         let database = try await Database.open(settings.database, logger: logger)
         do {
             try await Migrator(database: database, logger: logger).migrate()
+            if database.kind == .sqlite {
+                // One process by design: the outboxes' leases it held when it stopped (a crash) are its own, and so
+                // are the retries it waited for. Due now: a reset mail asked for during a crash-restart goes out at
+                // once, not when the lease would have ended.
+                let due = try await database.reclaimOutboxes(now: WallClock.system.milliseconds(), never: .max)
+                if due > 0 { logger.notice("outbox rows due again after the start", metadata: ["rows": "\(due)"]) }
+            }
             var configured = settings
             if configured.secretKeys == nil {
                 configured.secretKeys = try await developmentKeys(database: database, logger: logger)

@@ -315,25 +315,52 @@ extension Database {
     /// RETURNING` moves its `next_attempt_at` `lease` ahead and counts the attempt, so no other server (sharing
     /// the database) sends it until the lease ends. The candidate is chosen once (a materialised CTE: PostgreSQL may
     /// run an `IN (SELECT ... LIMIT 1)` again for each row it scans, claiming many rows with one statement), and
-    /// PostgreSQL skips rows another server has locked (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
-    package func claimDue(_ outbox: Outbox, now: Int64, lease: Int64, returning columns: String) async throws -> (
-        any SQLRow
-    )? {
+    /// PostgreSQL skips rows another server has locked (`FOR UPDATE SKIP LOCKED`); SQLite has one writer. Due and
+    /// leased by ``DatabaseConnection/outboxClock(_:fromDatabase:)``: on PostgreSQL the database's clock, so a replica whose own
+    /// clock runs ahead cannot take a row whose lease another still holds.
+    package func claimDue(
+        _ outbox: Outbox,
+        now: Int64,
+        lease: Int64,
+        databaseClock: Bool,
+        returning columns: String
+    ) async throws -> (any SQLRow)? {
         let postgres = kind == .postgresql
         let materialized: SQLQueryString = postgres ? "MATERIALIZED" : ""
         let lock: SQLQueryString = postgres ? "FOR UPDATE SKIP LOCKED" : ""
         let table = SQLQueryString(outbox.rawValue)
         return try await withConnection { sql in
-            try await sql.raw(
+            let now = sql.outboxClock(now, fromDatabase: databaseClock)
+            return try await sql.raw(
                 """
                 WITH candidate AS \(materialized) (
-                    SELECT id FROM \(table) WHERE sent_at IS NULL AND next_attempt_at <= \(bind: now) ORDER BY id LIMIT 1 \(lock)
+                    SELECT id FROM \(table) WHERE sent_at IS NULL AND next_attempt_at <= \(now) ORDER BY id LIMIT 1 \(lock)
                 )
-                UPDATE \(table) SET next_attempt_at = \(bind: now + lease), attempts = attempts + 1
-                WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(bind: now)
+                UPDATE \(table) SET next_attempt_at = \(now) + \(bind: lease), attempts = attempts + 1
+                WHERE id = (SELECT id FROM candidate) AND sent_at IS NULL AND next_attempt_at <= \(now)
                 RETURNING \(SQLQueryString(columns))
                 """
             ).first()
+        }
+    }
+
+    /// Makes every unsent row of the outboxes that is not failed for good due now (`next_attempt_at` = `now`):
+    /// the leases a single process held when it stopped (a crash), and the retries it was waiting for. For SQLite
+    /// at start (one process by design: nothing else can hold those leases); returns how many.
+    package func reclaimOutboxes(now: Int64, never: Int64) async throws -> Int {
+        try await withConnection { sql in
+            var count = 0
+            for outbox in [Outbox.mail, .webhooks] {
+                let table = SQLQueryString(outbox.rawValue)
+                count += try await sql.raw(
+                    """
+                    UPDATE \(table) SET next_attempt_at = \(bind: now)
+                    WHERE sent_at IS NULL AND next_attempt_at > \(bind: now) AND next_attempt_at <> \(bind: never)
+                    RETURNING id
+                    """
+                ).all().count
+            }
+            return count
         }
     }
 }

@@ -11,6 +11,21 @@ import SQLKit
 /// read; a static method (`OperatorStore.revokeKey(_:at:on:)`) runs on the connection it is given, inside the
 /// caller's transaction, so that several stores' writes commit or roll back together.
 public struct DatabaseConnection: SQLDatabase {
+    /// The time an outbox row is claimed and leased by, for a claim at the caller's `now`: on PostgreSQL, which
+    /// replicas share and whose clocks may drift apart, the database's clock (the statement's time, in
+    /// milliseconds), so that a replica whose clock runs ahead cannot take a row another still holds; on SQLite (one
+    /// process), or with `fromDatabase` false (a test moving its own clock), `now`.
+    package func outboxClock(_ now: Int64, fromDatabase: Bool = true) -> SQLQueryString {
+        fromDatabase && dialect.name == "postgresql"
+            ? "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::bigint" : "\(bind: now)"
+    }
+
+    /// The time a new outbox row is due: `now`, or on PostgreSQL the database's clock when it is earlier, so that
+    /// a row written by a replica whose clock runs ahead is not held back.
+    package func outboxDue(_ now: Int64) -> SQLQueryString {
+        dialect.name == "postgresql" ? "LEAST(\(bind: now), \(outboxClock(now)))" : "\(bind: now)"
+    }
+
     let base: any SQLDatabase
 
     init(_ base: any SQLDatabase) { self.base = base }

@@ -74,17 +74,18 @@ public struct MailOutboxStore: Sendable {
         try await sql.raw(
             """
             INSERT INTO mail_outbox (kind, sealed_message, created_at, next_attempt_at, message_id, key_version, reset_token_hash)
-            VALUES (\(bind: message.kind), \(bind: message.sealed), \(bind: message.createdAt), \(bind: message.createdAt), \(bind: message.messageID), \(bind: message.keyVersion), \(bind: message.resetTokenHash))
+            VALUES (\(bind: message.kind), \(bind: message.sealed), \(bind: message.createdAt), \(sql.outboxDue(message.createdAt)), \(bind: message.messageID), \(bind: message.keyVersion), \(bind: message.resetTokenHash))
             """
         ).run()
     }
 
-    /// Claims the oldest due message for `lease` milliseconds (``Database/claimDue(_:now:lease:returning:)``).
-    package func claimDue(now: Int64, lease: Int64) async throws -> Claimed? {
+    /// Claims the oldest due message for `lease` milliseconds (``Database/claimDue(_:now:lease:databaseClock:returning:)``).
+    package func claimDue(now: Int64, lease: Int64, databaseClock: Bool = true) async throws -> Claimed? {
         let row = try await database.claimDue(
             .mail,
             now: now,
             lease: lease,
+            databaseClock: databaseClock,
             returning: "id, kind, sealed_message, attempts, message_id, key_version, reset_token_hash"
         )
         guard let row else { return nil }

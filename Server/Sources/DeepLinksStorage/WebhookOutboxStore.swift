@@ -41,19 +41,20 @@ package struct WebhookOutboxStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
-                VALUES (\(bind: endpoint), \(bind: eventID), \(bind: type), \(bind: body), \(bind: now), \(bind: now), 0)
+                VALUES (\(bind: endpoint), \(bind: eventID), \(bind: type), \(bind: body), \(bind: now), \(sql.outboxDue(now)), 0)
                 """
             ).run()
         }
     }
 
-    /// Claims the oldest due event for `lease` milliseconds (``Database/claimDue(_:now:lease:returning:)``).
-    package func claimDue(now: Int64, lease: Int64) async throws -> Claimed? {
+    /// Claims the oldest due event for `lease` milliseconds (``Database/claimDue(_:now:lease:databaseClock:returning:)``).
+    package func claimDue(now: Int64, lease: Int64, databaseClock: Bool = true) async throws -> Claimed? {
         guard
             let row = try await database.claimDue(
                 .webhooks,
                 now: now,
                 lease: lease,
+                databaseClock: databaseClock,
                 returning: "id, endpoint, event_id, event_type, body, created_at, attempts"
             )
         else { return nil }

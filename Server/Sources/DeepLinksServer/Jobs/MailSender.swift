@@ -47,7 +47,7 @@ struct MailSender: BackgroundJob {
 
     /// Claims the oldest due message, or returns nil when none is due.
     func claim() async throws -> MailOutboxStore.Claimed? {
-        try await store.claimDue(now: outbox.clock.milliseconds(), lease: lease)
+        try await store.claimDue(now: outbox.clock.milliseconds(), lease: lease, databaseClock: outbox.clock.isSystem)
     }
 
     private func deliver(_ claimed: MailOutboxStore.Claimed) async {

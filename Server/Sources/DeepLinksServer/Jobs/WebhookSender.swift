@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The webhook job: delivers the events ``WebhookEvents`` queued in `webhook_outbox`: a signed `POST` of the event's JSON, oldest first, claimed before it is sent as mail is
-/// (``Database/claimDue(_:now:lease:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
+/// (``Database/claimDue(_:now:lease:databaseClock:returning:)``), so servers sharing the database never send a row twice at once; a 2xx answer ends it, anything else is retried with backoff (2 s
 /// doubling, at most 15 min) for a day, then given up.
 ///
 /// Headers: `Deeplinks-Event` (the type), `Deeplinks-Delivery` (the event's id, the same on every retry: receivers
@@ -40,7 +40,11 @@ struct WebhookSender: BackgroundJob {
     }
 
     func claim() async throws -> WebhookOutboxStore.Claimed? {
-        try await WebhookOutboxStore(database: database).claimDue(now: clock.milliseconds(), lease: lease)
+        try await WebhookOutboxStore(database: database).claimDue(
+            now: clock.milliseconds(),
+            lease: lease,
+            databaseClock: clock.isSystem
+        )
     }
 
     private func deliver(_ event: WebhookOutboxStore.Claimed) async {
