@@ -60,6 +60,9 @@ final class ClickCounter: Sendable {
     }
 
     private let pending = Mutex(Pending())
+
+    /// The clicks counted and not written yet.
+    var unwritten: Int64 { pending.withLock { $0.clicks.values.reduce(0, +) } }
     /// The (link, referring host) pairs seen today by this server: past ``maxReferrerPairs`` a new pair counts as
     /// `other`, so made-up Referer headers cannot grow the table (or this set) without bound.
     private let referrerPairs = Mutex<(day: String, seen: Set<ReferrerKey>)>(("", []))
