@@ -137,7 +137,8 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     ///   - deliver: carries the destination out (compute a ``NavigationPlan``, hand it to the adapter). It throws
     ///     ``LinkDeliveryError/notReady(_:)`` when the UI cannot show it yet (`UIKitNavigator` finds no tab bar
     ///     behind a sign-in root): the link, and every later one, waits for the next `setReady(true)`. Any other
-    ///     error means it never will: ``Event/undeliverable(link:reason:)``, and `onUnhandled`.
+    ///     error means it never will: ``Event/undeliverable(link:reason:)`` (with the error's type, never its
+    ///     description, which may hold what the link held), and `onUnhandled`.
     public init(
         table: RouteTable<Destination>,
         configuration: LinkInbox.Configuration = .init(),
@@ -354,8 +355,8 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         let id = nextID
         let items = released.map {
             (
-                destination: $0.match.destination, route: $0.match.routeName, confirms: $0.match.requiresConfirmation,
-                url: $0.url, link: "\($0.match)", match: $0.match
+                destination: $0.match.destination, confirms: $0.match.requiresConfirmation, url: $0.url,
+                link: "\($0.match)", match: $0.match
             )
         }
         let (resolve, confirm, deliver, timeout, sleep) = (
@@ -391,7 +392,8 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
                     } catch let error as LinkDeliveryError {
                         result = error
                     } catch {
-                        result = .undeliverable("\(error)")
+                        // The error's type only: its description is the app's, and may hold what the link held.
+                        result = .undeliverable("\(type(of: error))")
                     }
                     self.delivered(item.url, item.match, result)
                     if case .notReady = result { held = true }
