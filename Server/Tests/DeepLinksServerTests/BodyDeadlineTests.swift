@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// ``BodyDeadline`` over a live socket: a body sent a byte at a time is cut off after one window, wherever its
-/// route would read it (a JSON endpoint, a form, the reset page) and on a connection that already served a
-/// request; a body that keeps coming at a person's pace is read whole, across several windows.
+/// route would read it (a JSON endpoint, a form, the reset page), with a length or chunked, and on a connection that
+/// already served a request; a body that keeps coming at a person's pace is read whole, across several windows.
 @Suite struct BodyDeadlineTests {
     static func head(_ path: String, type: String, length: Int) -> String {
         "POST \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(type)\r\nContent-Length: \(length)\r\n\r\n"
@@ -27,6 +27,9 @@ import Testing
                     Self.head("/v1/password-resets", type: "application/json", length: 2_000),
                     Self.head("/reset-password", type: "application/x-www-form-urlencoded", length: 2_000),
                     Self.head("/v1/links", type: "application/json", length: 60_000),
+                    // Chunked: a 1 KiB chunk announced, then its bytes one at a time.
+                    "POST /v1/password-resets HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n400\r\n",
                 ]
                 for request in requests {
                     let connection = try RawConnection(port: port)
@@ -48,7 +51,7 @@ import Testing
                 kept.send("{\"em")
                 try await Task.sleep(for: .milliseconds(2_500))
                 #expect(kept.closesAfterAnyAnswer)
-                #expect(try await Self.closedCount(api) == before + 4)
+                #expect(try await Self.closedCount(api) == before + 5)
             }
         }
     }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
@@ -30,7 +31,10 @@ final class BodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
+            // A request without a body (every GET of a redirect) schedules nothing.
+            let length = head.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            guard length > 0 || head.headerFields[.transferEncoding] != nil else { break }
             inBody = true
             received = 0
             schedule(context)
