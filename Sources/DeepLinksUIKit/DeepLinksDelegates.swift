@@ -53,7 +53,8 @@ open class DeepLinksSceneDelegate: UIResponder, UIWindowSceneDelegate {
         options connectionOptions: UIScene.ConnectionOptions
     ) {
         links.scene(willConnectWith: connectionOptions)
-        guard let windowScene = scene as? UIWindowScene else { return }
+        // The library's own class, as a SwiftUI app uses it, makes no window: SwiftUI makes the scene's.
+        guard type(of: self) != DeepLinksSceneDelegate.self, let windowScene = scene as? UIWindowScene else { return }
         let window = UIWindow(windowScene: windowScene)
         guard let root = makeRootViewController(in: window) else { return }
         window.rootViewController = root

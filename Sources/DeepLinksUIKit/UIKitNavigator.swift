@@ -61,6 +61,8 @@ public final class UIKitNavigator<Screen: Hashable & Sendable> {
         let root = window.rootViewController
         guard let root else { throw .notReady("the window has no root view controller yet") }
         let tabs = root as? UITabBarController
+        // The tab the target selects (found once, checked before anything moves), and the stack it pushes on.
+        var selected: UIViewController?
         var stack = ((tabs?.selectedViewController ?? root) as? UINavigationController)
         if let tab = target.tab, !target.keepsPlace {
             guard let tabs else {
@@ -69,6 +71,7 @@ public final class UIKitNavigator<Screen: Hashable & Sendable> {
             guard let controller = tabs.viewControllers?.first(where: { $0.restorationIdentifier == tab }) else {
                 throw .undeliverable("the tab bar has no tab whose restorationIdentifier is '\(tab)'")
             }
+            selected = controller
             stack = controller as? UINavigationController
         }
         if !target.path.isEmpty, !target.keepsPlace, stack == nil {
@@ -93,8 +96,8 @@ public final class UIKitNavigator<Screen: Hashable & Sendable> {
             // A dismissal still animating would refuse the presentation that follows it.
             root.dismiss(animated: animated && !presents)
         }
-        for case .selectTab(let id) in plan.steps {
-            tabs?.selectedViewController = tabs?.viewControllers?.first { $0.restorationIdentifier == id }
+        if plan.steps.contains(where: { if case .selectTab = $0 { true } else { false } }) {
+            tabs?.selectedViewController = selected
         }
         if let stack, !target.keepsPlace {
             let wantedScreens = after.stacks[after.selectedTab ?? ""] ?? []

@@ -49,7 +49,7 @@ extension DeepLinksApplication {
                 // One process by design: the outboxes' leases it held when it stopped (a crash) are its own, and so
                 // are the retries it waited for. Due now: a reset mail asked for during a crash-restart goes out at
                 // once, not when the lease would have ended.
-                let due = try await database.reclaimOutboxes(now: WallClock.system.milliseconds(), never: .max)
+                let due = try await database.reclaimOutboxes(now: WallClock.system.milliseconds())
                 if due > 0 { logger.notice("outbox rows due again after the start", metadata: ["rows": "\(due)"]) }
             }
             var configured = settings

@@ -347,7 +347,7 @@ extension Database {
     /// Makes every unsent row of the outboxes that is not failed for good due now (`next_attempt_at` = `now`):
     /// the leases a single process held when it stopped (a crash), and the retries it was waiting for. For SQLite
     /// at start (one process by design: nothing else can hold those leases); returns how many.
-    package func reclaimOutboxes(now: Int64, never: Int64) async throws -> Int {
+    package func reclaimOutboxes(now: Int64) async throws -> Int {
         try await withConnection { sql in
             var count = 0
             for outbox in [Outbox.mail, .webhooks] {
@@ -355,7 +355,7 @@ extension Database {
                 count += try await sql.raw(
                     """
                     UPDATE \(table) SET next_attempt_at = \(bind: now)
-                    WHERE sent_at IS NULL AND next_attempt_at > \(bind: now) AND next_attempt_at <> \(bind: never)
+                    WHERE sent_at IS NULL AND next_attempt_at > \(bind: now) AND next_attempt_at <> \(bind: MailOutboxStore.never)
                     RETURNING id
                     """
                 ).all().count

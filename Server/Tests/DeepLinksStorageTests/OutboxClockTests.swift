@@ -65,7 +65,7 @@ import Testing
                 erase: false
             )
             #expect(try await store.claimDue(now: now + 1_000, lease: 45_000) == nil)
-            #expect(try await database.reclaimOutboxes(now: now + 1_000, never: MailOutboxStore.never) == 2)
+            #expect(try await database.reclaimOutboxes(now: now + 1_000) == 2)
             let again = [
                 try await store.claimDue(now: now + 1_000, lease: 45_000)?.id,
                 try await store.claimDue(now: now + 1_000, lease: 45_000)?.id,
