@@ -82,7 +82,7 @@ extension DeepLinksApplication {
                 links: links,
                 clicks: clicks,
                 pruning: Pruning(database: database, clock: clock)
-            ),
+            ) + [DescriptorWatch(metrics: metrics, logger: logger)],
             trigger: trigger,
             logger: logger
         )
@@ -107,7 +107,7 @@ extension DeepLinksApplication {
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(StrictTransportSecurityMiddleware())
-        router.middlewares.add(StorageFailureMiddleware(logger: logger))
+        router.middlewares.add(StorageFailureMiddleware(logger: logger, abandonedBodies: metrics.abandonedBodies))
         let routeMethods = RouteMethods()
         router.middlewares.add(NotFoundMiddleware(fallback: fallback, methods: routeMethods))
         OperationsRoutes(

@@ -27,22 +27,21 @@ package struct WebhookOutboxStore: Sendable {
         self.database = database
     }
 
-    /// Queues one event for each of `endpoints` on the caller's connection, inside its transaction: none is sent for
-    /// a change that rolled back.
+    /// Queues many events at once (an import's), each for every endpoint, in one statement per
+    /// ``LinkDocumentStore/bulkRows`` rows.
     package static func insert(
-        eventID: String,
-        type: String,
-        body: String,
+        _ events: [(eventID: String, type: String, body: String)],
         at now: Int64,
         for endpoints: [String],
         on sql: DatabaseConnection
     ) async throws {
-        for endpoint in endpoints {
+        let rows = events.flatMap { event in endpoints.map { (endpoint: $0, event: event) } }
+        for start in stride(from: 0, to: rows.count, by: LinkDocumentStore.bulkRows) {
+            let values = rows[start..<min(start + LinkDocumentStore.bulkRows, rows.count)].map { row -> SQLQueryString in
+                "(\(bind: row.endpoint), \(bind: row.event.eventID), \(bind: row.event.type), \(bind: row.event.body), \(bind: now), \(sql.outboxDue(now)), 0)"
+            }
             try await sql.raw(
-                """
-                INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts)
-                VALUES (\(bind: endpoint), \(bind: eventID), \(bind: type), \(bind: body), \(bind: now), \(sql.outboxDue(now)), 0)
-                """
+                "INSERT INTO webhook_outbox (endpoint, event_id, event_type, body, created_at, next_attempt_at, attempts) VALUES \(values.joined(separator: ", "))"
             ).run()
         }
     }

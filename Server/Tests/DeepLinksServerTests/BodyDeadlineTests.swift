@@ -12,10 +12,55 @@ import Testing
 
     /// The counter of connections closed for a slow body, read from `/metrics`.
     static func closedCount(_ api: ResetClient) async throws -> Int {
+        try await counter("deeplinks_http_slow_bodies_closed_total", api)
+    }
+
+    /// A counter's value in `/metrics` (0 before its first increment).
+    static func counter(_ name: String, _ api: ResetClient) async throws -> Int {
         let metrics = try await api.get("/metrics").text
         return metrics.split(separator: "\n").lazy
-            .compactMap { $0.wholeMatch(of: /deeplinks_http_slow_bodies_closed_total (\d+)/) }
-            .first.flatMap { Int($0.1) } ?? 0
+            .compactMap { line -> Int? in
+                guard line.hasPrefix(name + " ") else { return nil }
+                return Int(line.dropFirst(name.count + 1))
+            }
+            .first ?? 0
+    }
+
+    /// A client that gives up halfway through a body (on every route that reads one, the slow-body cut included)
+    /// is counted, not logged: a thousand abandoned uploads write no log line.
+    @Test func anAbandonedUploadIsCountedNotLogged() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let settings: (inout ServerSettings) -> Void = {
+                SmartLinkTests.configure(&$0)
+                $0.bodyTimeoutSeconds = 1
+            }
+            try await world.serve(settings) { api in
+                let port = try #require(api.client.port)
+                let heads = [
+                    Self.head("/v1/password-resets", type: "application/json", length: 2_000),
+                    Self.head("/reset-password", type: "application/x-www-form-urlencoded", length: 2_000),
+                    Self.head("/v1/links", type: "application/json", length: 2_000),
+                    Self.head("/v1/links/import", type: "text/csv", length: 2_000),
+                    Self.head("/console/sign-in", type: "application/x-www-form-urlencoded", length: 2_000),
+                ]
+                for _ in 0..<40 {
+                    for head in heads {
+                        let connection = try RawConnection(port: port)
+                        connection.send(head.replacingOccurrences(of: "Host: localhost", with: "Host: localhost\r\nAuthorization: Bearer \(SmartLinkTests.adminKey)") + "{\"a\":")
+                    }
+                }
+                // One more, cut by the body deadline instead of closed by its client.
+                let slow = try RawConnection(port: port)
+                slow.send(Self.head("/v1/password-resets", type: "application/json", length: 2_000) + "{")
+                try await Task.sleep(for: .milliseconds(2_500))
+                #expect(slow.closesAfterAnyAnswer)
+                let abandoned = try await Self.counter("deeplinks_http_abandoned_bodies_total", api)
+                #expect(abandoned >= 40 * 3, "\(abandoned)")
+                #expect(try await api.get("/healthz").status == .ok)
+            }
+            let failures = world.logs.lines.withLock { $0 }.filter { $0.contains("request failed") }
+            #expect(failures.isEmpty, "\(failures.prefix(3))")
+        }
     }
 
     @Test func aBodySentAByteAtATimeIsCutOffAfterOneWindowOnEveryBodyTakingRoute() async throws {

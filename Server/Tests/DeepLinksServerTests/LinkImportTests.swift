@@ -214,6 +214,58 @@ import Testing
         }
     }
 
+    /// An import is all or nothing: a storage failure on row 7,500 of 20,000 (a full disk, PostgreSQL gone; here a
+    /// trigger that raises as the database would) writes no link, no change and no webhook, and the documented retry
+    /// with `onConflict=fail` then ends with exactly the file's links, each announced once.
+    @Test(arguments: TestDatabase.allCases)
+    func anImportThatFailsMidwayWritesNothingAndItsRetryWritesEveryRowOnce(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            let hooks: (inout ServerSettings) -> Void = { settings in
+                SmartLinkTests.configure(&settings)
+                // Never answered: the events stay in the outbox, where they are counted.
+                settings.webhooks = ["http://127.0.0.1:9/hooks"]
+                settings.hookSecrets = WebhookTests.secrets
+            }
+            try await world.serve(hooks) { api in
+                let file = "code,route\n" + (0..<20_000).map { "lnk\($0),/post/\($0)\n" }.joined()
+                if kind == .sqlite {
+                    _ = try await world.sql(
+                        "CREATE TRIGGER fail_midway BEFORE INSERT ON links WHEN NEW.code = 'lnk7500' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+                    )
+                } else {
+                    _ = try await world.sql(
+                        "CREATE FUNCTION fail_midway() RETURNS trigger AS $$ BEGIN IF NEW.code = 'lnk7500' THEN RAISE EXCEPTION 'could not extend file'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql"
+                    )
+                    _ = try await world.sql(
+                        "CREATE TRIGGER fail_midway BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION fail_midway()"
+                    )
+                }
+                func count(_ table: String) async throws -> Int {
+                    try await world.sql("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first?.decode(
+                        column: "n",
+                        as: Int.self
+                    ) ?? -1
+                }
+                let failed = try await api.post("/v1/links/import", file, headers: Self.csv)
+                #expect(failed.status == .serviceUnavailable, "\(failed.text.prefix(300))")
+                #expect(failed.headers[.retryAfter] != nil)
+                #expect(!failed.text.contains("lnk7500"), "the database's own message stays in the log")
+                for table in ["links", "link_changes", "webhook_outbox"] {
+                    #expect(try await count(table) == 0, "\(table): nothing of a failed import is kept")
+                }
+
+                _ = try await world.sql("DROP TRIGGER fail_midway\(unsafeRaw: kind == .sqlite ? "" : " ON links")")
+                let retried = try await api.post("/v1/links/import?onConflict=fail", file, headers: Self.csv)
+                #expect(retried.status == .ok, "\(retried.text.prefix(300))")
+                #expect(retried.object["imported"] as? Int == 20_000)
+                #expect(try await count("links") == 20_000)
+                #expect(try await count("webhook_outbox") == 20_000, "one link.created per link")
+                let desktop = try await api.get("/lnk19999", headers: [.userAgent: SmartLinkTests.desktop])
+                #expect(desktop.status == .ok, "a link of the import's last part is served at once")
+            }
+        }
+    }
+
     static var csv: HTTPFields {
         var fields = SmartLinkTests.admin
         fields[.contentType] = "text/csv"

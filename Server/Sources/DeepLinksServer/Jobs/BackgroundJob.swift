@@ -29,6 +29,8 @@ extension BackgroundJobs {
     /// | ``LinkChangesJob`` | `link_changes` | `LinkDocumentStore` (every server's edits) | this server's link cache |
     /// | ``ClickFlushJob`` | clicks counted in memory | ``ClickCounter`` (every redirect) | `link_clicks` and the rest |
     /// | ``Pruning`` | rows past their time | everything above | nothing: deletes them |
+    ///
+    /// Beside them, ``DescriptorWatch`` (no work in the database: it samples the process's file descriptors).
     static func all(
         resets: PasswordResetService?,
         mail: MailSender,

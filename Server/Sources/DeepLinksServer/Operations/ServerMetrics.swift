@@ -29,6 +29,10 @@ public final class ServerMetrics: Sendable {
     let cachedRedirects: Counter
     /// Connections closed because a request's body came slower than ``BodyDeadline`` allows.
     let slowBodiesClosed: Counter
+    let abandonedBodies: Counter
+    let descriptorsExhausted: Counter
+    let openDescriptors: Gauge
+    let descriptorLimit: Gauge
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
@@ -67,6 +71,23 @@ public final class ServerMetrics: Sendable {
             "Connections closed because a request body came slower than 1 KiB/s over a --body-timeout window",
             "http"
         )
+        abandonedBodies = counter(
+            "abandoned_bodies",
+            "Requests whose client closed the connection (or broke its framing) before the body was complete; counted, not logged",
+            "http"
+        )
+        descriptorsExhausted = counter(
+            "descriptors_exhausted",
+            "Times this server reached its file-descriptor limit: new connections wait in the kernel's backlog until one is freed",
+            "process"
+        )
+        func processGauge(_ name: String, _ help: String) -> Gauge {
+            registry.makeGauge(
+                descriptor: .init(namespace: "deeplinks", subsystem: "process", metricName: name, helpText: help)
+            )
+        }
+        openDescriptors = processGauge("open_fds", "File descriptors this server holds open (sampled every second)")
+        descriptorLimit = processGauge("max_fds", "This server's file-descriptor limit (RLIMIT_NOFILE)")
         hookFailures = counter(
             "hook_failures",
             "Calls to the backend's lookup and password hooks that failed or timed out",

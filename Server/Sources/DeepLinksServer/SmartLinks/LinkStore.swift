@@ -128,33 +128,45 @@ struct LinkStore: Sendable {
         case imported, replaced, skipped
     }
 
-    /// Writes `links` in one transaction: each new code inserted; a taken one left (`skip`) or overwritten
-    /// (`replace`).
-    func importBatch(_ links: [SmartLink], replacing: Bool) async throws -> [ImportOutcome] {
+    /// Writes `links` in one transaction, all or nothing: each new code inserted; a taken one left (`skip`) or
+    /// overwritten (`replace`). Rows go in statements of ``LinkDocumentStore/bulkRows`` (20,000 links take about a
+    /// second), each link's change and webhook event with them.
+    func importAll(_ links: [SmartLink], replacing: Bool) async throws -> [ImportOutcome] {
         let now = clock.milliseconds()
-        let (outcomes, changes) = try await database.transaction { sql in
+        let rows = try links.map { (code: $0.code, document: try Self.encode($0)) }
+        let (outcomes, changes) = try await database.transaction(limit: Self.importLimit) { sql in
             var outcomes: [ImportOutcome] = []
             var changes: [Change] = []
-            for link in links {
-                let document = try Self.encode(link)
-                if try await LinkDocumentStore.insert(link.code, document: document, at: now, on: sql) {
-                    outcomes.append(.imported)
-                } else if replacing {
-                    _ = try await LinkDocumentStore.update(link.code, document: document, at: now, on: sql)
-                    outcomes.append(.replaced)
-                } else {
-                    outcomes.append(.skipped)
-                    continue
+            for start in stride(from: 0, to: rows.count, by: LinkDocumentStore.bulkRows) {
+                let range = start..<min(start + LinkDocumentStore.bulkRows, rows.count)
+                let inserted = try await LinkDocumentStore.insertNew(Array(rows[range]), at: now, on: sql)
+                var written: [(code: String, type: String, data: JSONValue)] = []
+                for index in range {
+                    let (link, document) = (links[index], rows[index].document)
+                    if inserted.contains(link.code) {
+                        outcomes.append(.imported)
+                    } else if replacing {
+                        _ = try await LinkDocumentStore.update(link.code, document: document, at: now, on: sql)
+                        outcomes.append(.replaced)
+                    } else {
+                        outcomes.append(.skipped)
+                        continue
+                    }
+                    let type = outcomes.last == .imported ? "link.created" : "link.updated"
+                    written.append((link.code, type, try Self.document(link)))
                 }
-                changes.append(try await changed(link.code, on: sql))
-                let type = outcomes.last == .imported ? "link.created" : "link.updated"
-                try await events?.enqueue(type, try Self.document(link), on: sql)
+                changes += try await LinkDocumentStore.recordChanges(written.map(\.code), at: now, on: sql)
+                try await events?.enqueue(written.map { ($0.type, $0.data) }, on: sql)
             }
             return (outcomes, changes)
         }
         cache.appliedHere(changes, now: clock.milliseconds())
         return outcomes
     }
+
+    /// How long an import's transaction may hold its connection on PostgreSQL: the largest file
+    /// (``LinkTransfer/maxImportSize``) writes in a few seconds; a database that stops answering still fails it.
+    static let importLimit: Duration = .seconds(60)
 
     /// Which of `codes` are links already.
     func existing(_ codes: [String]) async throws -> Set<String> {

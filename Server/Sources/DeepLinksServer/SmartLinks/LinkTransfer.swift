@@ -52,9 +52,10 @@ struct LinkTransfer: Sendable {
         }
     }
 
-    /// Writes the valid rows in transactions of 500 (none on a dry run), after refusing a code that repeats an
-    /// earlier valid row's (the first row of a code that imports wins; a refused or skipped row claims nothing);
-    /// with `fail`, writes nothing when any code is taken.
+    /// Writes the valid rows in one transaction, all or nothing (none on a dry run), after refusing a code that
+    /// repeats an earlier valid row's (the first row of a code that imports wins; a refused or skipped row claims
+    /// nothing); with `fail`, writes nothing when any code is taken. A failure midway (a full disk, the database
+    /// gone, the process killed) leaves no link, change or webhook event of the file: the retry starts clean.
     func importing(
         _ read: (format: LinkImport.Format, rows: [LinkImport.Row]),
         conflict: LinkImport.Conflict,
@@ -93,11 +94,8 @@ struct LinkTransfer: Sendable {
             }
             return report
         }
-        for start in stride(from: 0, to: valid.count, by: 500) {
-            let batch = valid[start..<min(start + 500, valid.count)]
-            let outcomes = try await store.importBatch(batch.map(\.link), replacing: conflict == .replace)
-            for ((index, _), outcome) in zip(batch, outcomes) { report.entries[index].status = outcome.rawValue }
-        }
+        let outcomes = try await store.importAll(valid.map(\.link), replacing: conflict == .replace)
+        for ((index, _), outcome) in zip(valid, outcomes) { report.entries[index].status = outcome.rawValue }
         return report
     }
 

@@ -17,13 +17,20 @@ struct WebhookEvents: Sendable {
 
     /// Queues `type` with `data` for every endpoint, on the caller's connection (inside its transaction).
     func enqueue(_ type: String, _ data: JSONValue, on sql: DatabaseConnection) async throws {
-        guard !endpoints.isEmpty else { return }
-        let id = Base64URL.encode(SecureBytes.random(count: 16))
+        try await enqueue([(type, data)], on: sql)
+    }
+
+    /// Queues many events (an import's) with as few statements as the rows allow.
+    func enqueue(_ events: [(type: String, data: JSONValue)], on sql: DatabaseConnection) async throws {
+        guard !endpoints.isEmpty, !events.isEmpty else { return }
         let now = clock.milliseconds()
-        let body = JSONValue.object([
-            "id": .string(id), "type": .string(type), "at": .number(Double(now)), "data": data,
-        ])
-        .compactJSON
-        try await WebhookOutboxStore.insert(eventID: id, type: type, body: body, at: now, for: endpoints, on: sql)
+        let rows = events.map { event in
+            let id = Base64URL.encode(SecureBytes.random(count: 16))
+            let body = JSONValue.object([
+                "id": .string(id), "type": .string(event.type), "at": .number(Double(now)), "data": event.data,
+            ])
+            return (eventID: id, type: event.type, body: body.compactJSON)
+        }
+        try await WebhookOutboxStore.insert(rows, at: now, for: endpoints, on: sql)
     }
 }
