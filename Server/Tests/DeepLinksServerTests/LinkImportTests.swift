@@ -164,6 +164,58 @@ import Testing
         }
     }
 
+    /// What Android visitors got at the old service is what they get here. dub, Bitly and Shlink redirected to the
+    /// destination, so an Android phone without the app reached that web page: the import keeps it (the intent
+    /// falls back to it, never to Google Play). A Firebase row with `apn` and no `afl` sent them to Play, and
+    /// still does; one with `afl` goes there.
+    @Test func androidVisitorsKeepWhatTheOldServiceGaveThem() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve({
+                SmartLinkTests.configure(&$0)
+                $0.app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [SeveralAppsTests.fingerprint])
+            }) { api in
+                let exports = [
+                    ("dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n", "spring"),
+                    (
+                        "bitly", "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
+                        "3xYz"
+                    ),
+                    (
+                        "shlink", "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
+                        "pf5"
+                    ),
+                ]
+                for (format, export, code) in exports {
+                    let report = try await api.post("/v1/links/import?format=\(format)", export, headers: Self.csv)
+                    #expect(report.object["imported"] as? Int == 1, "\(format): \(report.text)")
+                    let intent = try await api.get("/\(code)", headers: [.userAgent: SmartLinkTests.android])
+                        .headers[.location] ?? ""
+                    #expect(intent.hasPrefix("intent://links.example.com/post/"), "\(format): \(intent)")
+                    #expect(
+                        intent.contains("S.browser_fallback_url=https%3A%2F%2Flinks.example.com%2Fpost%2F"),
+                        "\(format): the destination's page, as before: \(intent)"
+                    )
+                    #expect(!intent.contains("play.google.com"), "\(format): \(intent)")
+                }
+                let firebase = """
+                    Short Dynamic Link,Long Dynamic Link,Created
+                    https://demo.page.link/toplay,"https://demo.page.link/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F6&apn=com.example.demo",2023-05-01
+                    https://demo.page.link/toweb,"https://demo.page.link/?link=https%3A%2F%2Flinks.example.com%2Fpost%2F7&apn=com.example.demo&afl=https%3A%2F%2Fshop.example.org%2F7",2023-05-01
+
+                    """
+                let report = try await api.post("/v1/links/import?format=fdl", firebase, headers: Self.csv)
+                #expect(report.object["imported"] as? Int == 2, "\(report.text)")
+                let play = try await api.get("/toplay", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
+                #expect(
+                    play?.contains("S.browser_fallback_url=https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.example.demo;end") == true,
+                    "apn without afl: Google Play, as Firebase did: \(play ?? "")"
+                )
+                let web = try await api.get("/toweb", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
+                #expect(web?.contains("S.browser_fallback_url=https%3A%2F%2Fshop.example.org%2F7;end") == true, "\(web ?? "")")
+            }
+        }
+    }
+
     @Test func ownCSVWithColumnsRenamedRepeatsAndBadInputs() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(SmartLinkTests.configure) { api in

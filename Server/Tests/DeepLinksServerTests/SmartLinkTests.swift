@@ -790,6 +790,36 @@ import FoundationNetworking
         }
     }
 
+    /// Each app's own paths (`https://lite.example.com/post/10` opened without the app) offer that app's stores:
+    /// its configured Play address, referrer and all, on Android; its App Store listing on an iPhone.
+    @Test func anAppsOwnPathsOfferThatAppsConfiguredStores() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            let store = "https://play.google.com/store/apps/details?id=com.example.lite&referrer=utm_source%3Ddeeplinks"
+            try await world.serve({
+                Self.configure(&$0)
+                $0.app.additionalApps[0].android?.playStoreURL = store
+            }) { api in
+                let port = try #require(api.client.port)
+                func page(_ host: String, _ path: String, agent: String) async throws -> (Int?, String) {
+                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+                    request.setValue(host, forHTTPHeaderField: "Host")
+                    request.setValue(agent, forHTTPHeaderField: "User-Agent")
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    return ((response as? HTTPURLResponse)?.statusCode, String(decoding: data, as: UTF8.self))
+                }
+                let (status, android) = try await page("lite.example.com", "/post/10", agent: SmartLinkTests.android)
+                #expect(status == 200)
+                #expect(android.contains(#"href="\#(HTML.escape(store))""#), "\(android)")
+                #expect(android.contains("Get Demo Lite on Google Play"))
+                let (_, iPhone) = try await page("lite.example.com", "/post/10", agent: SmartLinkTests.iPhone)
+                #expect(iPhone.contains("https://apps.apple.com/app/id987654321") && !iPhone.contains("1234567890"))
+                let (_, primary) = try await page("links.example.com", "/post/10", agent: SmartLinkTests.android)
+                #expect(primary.contains("https://play.google.com/store/apps/details?id=com.example.demo"))
+                #expect(!primary.contains("com.example.lite"))
+            }
+        }
+    }
+
     @Test func theCheckNamesTheAppOfEachProblem() throws {
         var settings = ServerSettings()
         settings.smartLinks.landingDomain = "go.example.com"

@@ -199,6 +199,9 @@ struct LinkImport: Sendable {
                 return Row(line: line, code: code, link: nil, problems: ["no destination"])
             }
             link = policy.link(code: code, destination: url)
+            // These services redirected every visitor to the destination: an Android phone without the app
+            // reached that page, and still does (the intent falls back to it, not to Google Play).
+            if link.route != nil { link.destinations.android = url }
         }
         if format != .fdl, format != .csv {
             link.preview = .init(title: value("title"), description: value("description"), image: value("image"))
