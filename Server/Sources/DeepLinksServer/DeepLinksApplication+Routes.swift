@@ -122,10 +122,16 @@ extension DeepLinksApplication {
         ).register(on: router)
         AssociationRoutes(files: files).register(on: router)
         TLSAskRoutes(settings: settings, proxies: settings.trustedProxies).register(on: router)
+        func ceiling(_ kind: WriteCeiling.Kind) -> WriteCeiling {
+            WriteCeiling(kind, database: database, perHour: settings.anonymousWritesPerHour, metrics: metrics)
+        }
         if backend == nil {
-            AccountRoutes(accounts: accounts, proxies: settings.trustedProxies, settings: resetSettings).register(
-                on: router
-            )
+            AccountRoutes(
+                accounts: accounts,
+                proxies: settings.trustedProxies,
+                settings: resetSettings,
+                ceiling: ceiling(.signUp)
+            ).register(on: router)
         } else {
             AccountRoutes.registerExternal(on: router)
         }
@@ -142,7 +148,8 @@ extension DeepLinksApplication {
                 service: resets,
                 proxies: settings.trustedProxies,
                 page: page,
-                access: access
+                access: access,
+                ceiling: ceiling(.resetRequest)
             ).register(on: router)
         }
         let transfer = LinkTransfer(store: links, policy: policy)
@@ -155,6 +162,7 @@ extension DeepLinksApplication {
             deferred: DeferredLinks(database: database, keys: keys, clock: clock, events: webhooks?.events),
             proxies: settings.trustedProxies,
             clock: clock,
+            deferredCeiling: ceiling(.deferredLink),
             unknownCodes: RateLimiter(
                 capacity: settings.smartLinks.unknownCodeBurst,
                 perMinute: settings.smartLinks.unknownCodesPerMinute

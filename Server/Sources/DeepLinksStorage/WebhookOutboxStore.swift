@@ -60,11 +60,12 @@ package struct WebhookOutboxStore: Sendable {
         return try row.record(Claimed.self)
     }
 
-    /// Records a claimed event's outcome: sent, or when to try again and why not.
+    /// Records a claimed event's outcome: sent (its body erased: the receiver has it, and the row stays only for
+    /// `deeplinks outbox` and the pruning's seven days), or when to try again and why not.
     package func record(_ id: Int64, sentAt: Int64?, nextAttemptAt: Int64, error: String?) async throws {
         try await database.withConnection { sql in
             try await sql.raw(
-                "UPDATE webhook_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: nextAttemptAt), last_error = \(bind: error) WHERE id = \(bind: id)"
+                "UPDATE webhook_outbox SET sent_at = \(bind: sentAt), next_attempt_at = \(bind: nextAttemptAt), last_error = \(bind: error)\(unsafeRaw: sentAt == nil ? "" : ", body = ''") WHERE id = \(bind: id)"
             ).run()
         }
     }

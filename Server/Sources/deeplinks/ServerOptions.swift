@@ -140,6 +140,13 @@ struct ServerOptions: ParsableArguments {
     var bodyTimeout: Int?
 
     @Option(
+        name: .customLong("anonymous-writes-per-hour"),
+        help:
+            "What clients without a key may write in an hour, all servers together, of each kind: reset requests, sign-ups, deferred links; past it, 503 capacity_reached. Env: DEEPLINKS_ANONYMOUS_WRITES_PER_HOUR. Default: 10000."
+    )
+    var anonymousWritesPerHour: Int?
+
+    @Option(
         name: .customLong("max-connections-per-client"),
         help:
             "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
@@ -210,6 +217,16 @@ struct ServerOptions: ParsableArguments {
                 throw ConfigurationError(setting: "body timeout", reason: "\(seconds) s is outside 1 to 3600")
             }
             settings.bodyTimeoutSeconds = seconds
+        }
+        if let ceiling = try Self.integer(
+            anonymousWritesPerHour,
+            environment["DEEPLINKS_ANONYMOUS_WRITES_PER_HOUR"],
+            setting: "anonymous writes per hour"
+        ) {
+            guard ceiling >= 60 else {
+                throw ConfigurationError(setting: "anonymous writes per hour", reason: "\(ceiling) is below 60")
+            }
+            settings.anonymousWritesPerHour = ceiling
         }
         if let cap = try Self.integer(
             maxConnectionsPerClient,

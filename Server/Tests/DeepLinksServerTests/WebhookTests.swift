@@ -196,6 +196,14 @@ import Testing
                 )
                 let ids = requests.compactMap { ($0["headers"] as? [String: String])?["deeplinks-delivery"] }
                 #expect(Set(ids).count == 5, "one delivery per event")
+                // A delivered event's body is erased: the receiver has it; the row stays a week for its status.
+                try await Task.sleep(for: .milliseconds(300))
+                let rows = try await world.sql("SELECT body, sent_at FROM webhook_outbox")
+                #expect(rows.count == 5)
+                for row in rows {
+                    #expect(try row.decode(column: "sent_at", as: Int64?.self) != nil)
+                    #expect(try row.decode(column: "body", as: String.self) == "")
+                }
             }
         }
     }

@@ -11,12 +11,15 @@ struct AccountRoutes: Sendable {
     let accounts: AccountService
     let proxies: TrustedProxies
     let signUps: SharedRateLimiter
+    /// All clients together: sign-ups an hour.
+    let signUpCeiling: WriteCeiling
     let signIns: SharedRateLimiter
     let signInsPerAddress: SharedRateLimiter
     let passwordChanges: SharedRateLimiter
 
-    init(accounts: AccountService, proxies: TrustedProxies, settings: PasswordResetSettings) {
+    init(accounts: AccountService, proxies: TrustedProxies, settings: PasswordResetSettings, ceiling: WriteCeiling) {
         self.accounts = accounts
+        signUpCeiling = ceiling
         self.proxies = proxies
         let database = accounts.database
         signUps = SharedRateLimiter(
@@ -42,6 +45,7 @@ struct AccountRoutes: Sendable {
     func register(on router: Router<AppRequestContext>) {
         router.post("/v1/accounts") { request, context -> Response in
             try await signUps.admit(network(request, context), now: accounts.clock.milliseconds())
+            try await signUpCeiling.admit(now: accounts.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             let account = try await accounts.signUp(
                 email: try body.string("email"),

@@ -52,6 +52,9 @@ public struct ServerSettings: Sendable {
     public var linkCacheBytes = LinkCache.defaultBytes
     /// Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt.
     public var maxConnectionsPerClient = 64
+    /// What anonymous clients may write in an hour, all servers together, per kind (``WriteCeiling``): reset
+    /// requests, sign-ups, deferred links.
+    public var anonymousWritesPerHour = WriteCeiling.defaultPerHour
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
     public var metricsAllowedFrom: [String]? = []
 

@@ -65,5 +65,6 @@ extension APIError {
         case tooLong = "too_long"
         case deferredLinkGone = "deferred_link_gone"
         case busy = "busy"
+        case capacityReached = "capacity_reached"
     }
 }

@@ -63,7 +63,8 @@ final class DescriptorWatch: BackgroundJob {
         }
     }
 
-    /// The entries of `/proc/self/fd` and `RLIMIT_NOFILE`'s soft limit; nil where there is no `/proc`.
+    /// The entries of `/proc/self/fd` and `RLIMIT_NOFILE`'s soft limit (every descriptor open when none is left to
+    /// list them with); nil where there is no `/proc`.
     @Sendable static func processSample() -> (open: Int, limit: Int)? {
         var limit = rlimit()
         #if canImport(Glibc)
@@ -71,7 +72,10 @@ final class DescriptorWatch: BackgroundJob {
         #else
         guard getrlimit(RLIMIT_NOFILE, &limit) == 0 else { return nil }
         #endif
-        guard let directory = opendir("/proc/self/fd") else { return nil }
+        guard let directory = opendir("/proc/self/fd") else {
+            // No descriptor left to read the list with: that is the answer.
+            return errno == EMFILE ? (Int(clamping: limit.rlim_cur), Int(clamping: limit.rlim_cur)) : nil
+        }
         defer { closedir(directory) }
         var open = -1  // the directory's own descriptor, open while it is read
         while let entry = readdir(directory) {

@@ -193,6 +193,20 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The registry in Prometheus text format.
+    /// Writes refused because the ceiling of their kind (``WriteCeiling``) was reached.
+    func anonymousWritesRefused(_ kind: String) -> Counter {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "deeplinks",
+                subsystem: "anonymous_writes",
+                metricName: "refused",
+                unitName: "total",
+                helpText: "Anonymous writes refused (503) because their kind's hourly ceiling, all servers together, was reached"
+            ),
+            labels: [("kind", kind)]
+        )
+    }
+
     func exposition() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

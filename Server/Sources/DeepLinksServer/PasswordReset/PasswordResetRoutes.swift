@@ -12,9 +12,18 @@ struct PasswordResetRoutes: Sendable {
     let confirmLimiter: SharedRateLimiter
     /// The backend's endpoints (external accounts) require an admin's key.
     let access: Access
+    /// All clients together: reset requests an hour.
+    let ceiling: WriteCeiling
 
-    init(service: PasswordResetService, proxies: TrustedProxies, page: ResetLandingPage, access: Access) {
+    init(
+        service: PasswordResetService,
+        proxies: TrustedProxies,
+        page: ResetLandingPage,
+        access: Access,
+        ceiling: WriteCeiling
+    ) {
         self.service = service
+        self.ceiling = ceiling
         self.proxies = proxies
         self.page = page
         self.access = access
@@ -37,6 +46,7 @@ struct PasswordResetRoutes: Sendable {
         router.post("/v1/password-resets") { request, context -> Response in
             let started = ContinuousClock.now
             let client = try await admit(request, context, limiter: requestLimiter)
+            try await ceiling.admit(now: service.clock.milliseconds())
             let body = try await JSONBody.read(request, context: context)
             try await service.request(email: try body.string("email"), client: client)
             // The same answer after at least the same time, whatever was found (R1, R2).
@@ -139,6 +149,7 @@ struct PasswordResetRoutes: Sendable {
             switch fields["intent"] {
             case "request":
                 let client = try await admit(request, context, limiter: requestLimiter)
+                try await ceiling.admit(now: service.clock.milliseconds())
                 try await service.request(email: email, client: client)
                 let floor = Duration.milliseconds(service.settings.requestFloorMilliseconds)
                 try await Task.sleep(until: started + floor, clock: .continuous)

@@ -17,6 +17,8 @@ struct SmartLinkRoutes: Sendable {
     let deferred: DeferredLinks
     let proxies: TrustedProxies
     let clock: WallClock
+    /// All clients together: deferred links issued an hour.
+    let deferredCeiling: WriteCeiling
     /// Per client address, for the two public deferred-link calls.
     let deferredLimiter = RateLimiter(capacity: 20, perMinute: 30)
     /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
@@ -122,6 +124,7 @@ struct SmartLinkRoutes: Sendable {
         if let expiry = link.expiresAt, clock.milliseconds() >= expiry {
             throw APIError(status: .gone, code: .linkExpired)
         }
+        try await deferredCeiling.admit(now: clock.milliseconds())
         let token = try await deferred.issue(code: link.code)
         let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
         return JSONResponse.make(
