@@ -34,6 +34,15 @@ package struct AccountStore: Sendable {
         return try row?.decode(column: "id", as: Int64.self)
     }
 
+    /// Marks account `id` used (someone signed in to it), once: a used account is never pruned.
+    package func markUsed(_ id: Int64, at now: Int64) async throws {
+        try await database.withConnection { sql in try await Self.markUsed(id, at: now, on: sql) }
+    }
+
+    package static func markUsed(_ id: Int64, at now: Int64, on sql: DatabaseConnection) async throws {
+        try await sql.raw("UPDATE accounts SET used_at = \(bind: now) WHERE id = \(bind: id) AND used_at IS NULL").run()
+    }
+
     /// The enabled account with `email` and its password hash.
     package func credential(email: String) async throws -> (id: Int64, passwordHash: String)? {
         let row = try await database.withConnection { sql in

@@ -406,5 +406,16 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // An account is used once someone signs in to it or completes a reset for it (which proves the address);
+        // a sign-up nobody ever used is pruned (PruningStore). Every account before this one counts as used.
+        Migration(version: 15, name: "accounts used: unused sign-ups are pruned") { sql, _ in
+            for statement in [
+                "ALTER TABLE accounts ADD COLUMN used_at BIGINT",
+                "UPDATE accounts SET used_at = created_at",
+                "CREATE INDEX accounts_unused ON accounts(created_at) WHERE used_at IS NULL",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -19,6 +19,8 @@ package struct PruningStore: Sendable {
         /// Rate-limit buckets idle long enough to be full again (the same as absent).
         package var rateLimits: Int64
         package var linkChanges: Int64
+        /// Built-in accounts made by a sign-up that nobody signed in to or reset since.
+        package var unusedSignUps: Int64
 
         package init(
             auditEvents: Int64,
@@ -30,7 +32,8 @@ package struct PruningStore: Sendable {
             consoleSessionsIdle: Int64,
             resetRequests: Int64,
             rateLimits: Int64,
-            linkChanges: Int64
+            linkChanges: Int64,
+            unusedSignUps: Int64
         ) {
             self.auditEvents = auditEvents
             self.consoleAudit = consoleAudit
@@ -42,6 +45,7 @@ package struct PruningStore: Sendable {
             self.resetRequests = resetRequests
             self.rateLimits = rateLimits
             self.linkChanges = linkChanges
+            self.unusedSignUps = unusedSignUps
         }
     }
 
@@ -71,6 +75,9 @@ package struct PruningStore: Sendable {
             "DELETE FROM reset_requests WHERE processed = \(bind: true) AND received_at < \(bind: cutoffs.resetRequests)",
             "DELETE FROM rate_limits WHERE updated_at < \(bind: cutoffs.rateLimits)",
             "DELETE FROM link_changes WHERE at < \(bind: cutoffs.linkChanges)",
+            """
+            DELETE FROM accounts WHERE used_at IS NULL AND subject IS NULL AND created_at < \(bind: cutoffs.unusedSignUps)
+            """,
         ]
         for statement in statements {
             try await database.withConnection { sql in try await sql.raw(statement).run() }

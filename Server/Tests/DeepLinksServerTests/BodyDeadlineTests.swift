@@ -10,6 +10,13 @@ import Testing
         "POST \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Type: \(type)\r\nContent-Length: \(length)\r\n\r\n"
     }
 
+    /// A body window of one second; the idle timeout long, so that the test's own client connection, idle while
+    /// the raw ones take their time (long on a loaded machine), is not closed under it.
+    static func oneSecondBodies(_ settings: inout ServerSettings) {
+        settings.bodyTimeoutSeconds = 1
+        settings.idleTimeoutSeconds = 600
+    }
+
     /// The counter of connections closed for a slow body, read from `/metrics`.
     static func closedCount(_ api: ResetClient) async throws -> Int {
         try await counter("deeplinks_http_slow_bodies_closed_total", api)
@@ -32,7 +39,7 @@ import Testing
         try await ResetWorld.with(.sqlite) { world in
             let settings: (inout ServerSettings) -> Void = {
                 SmartLinkTests.configure(&$0)
-                $0.bodyTimeoutSeconds = 1
+                Self.oneSecondBodies(&$0)
             }
             try await world.serve(settings) { api in
                 let port = try #require(api.client.port)
@@ -65,7 +72,7 @@ import Testing
 
     @Test func aBodySentAByteAtATimeIsCutOffAfterOneWindowOnEveryBodyTakingRoute() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ $0.bodyTimeoutSeconds = 1 }) { api in
+            try await world.serve(Self.oneSecondBodies) { api in
                 let port = try #require(api.client.port)
                 let before = try await Self.closedCount(api)
                 let requests = [
@@ -103,7 +110,7 @@ import Testing
 
     @Test func aBodyAtAPersonsPaceIsReadAcrossSeveralWindows() async throws {
         try await ResetWorld.with(.sqlite) { world in
-            try await world.serve({ $0.bodyTimeoutSeconds = 1 }) { api in
+            try await world.serve(Self.oneSecondBodies) { api in
                 let port = try #require(api.client.port)
                 // 24 KiB at about 8 KiB/s (3 s, three windows, each well over 1 KiB): read whole and answered (202: the
                 // reset request was taken, its JSON parsed to the end).

@@ -586,6 +586,36 @@ import Testing
         }
     }
 
+    /// A sign-up nobody signs in to, or resets, within 30 days is pruned (sign-up proves no address: a flood of
+    /// made-up accounts would otherwise stay for ever); one signed in to, or reset (which proves the address),
+    /// stays; so does every account an upgrade found, on both databases.
+    @Test(arguments: TestDatabase.allCases)
+    func unusedSignUpsArePrunedAfterThirtyDays(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            try await world.serve { api in
+                for name in ["unused", "signed-in", "reset"] { try await api.signUp("\(name)@example.com", Self.password) }
+                #expect(try await api.signIn("signed-in@example.com", Self.password) != nil)
+                let token = try await api.resetToken(for: "reset@example.com")
+                #expect(try await api.confirm(token, Self.password + " again").status == .noContent)
+                func accounts() async throws -> [String] {
+                    try await world.sql("SELECT email FROM accounts ORDER BY email").map {
+                        try $0.decode(column: "email", as: String.self)
+                    }
+                }
+                let pruning = Pruning(database: world.database, clock: world.clock.wallClock)
+                world.clock.advance(seconds: 29 * 86_400)
+                try await pruning.run(now: world.clock.wallClock.milliseconds())
+                #expect(try await accounts().count == 3, "29 days: every account kept")
+                world.clock.advance(seconds: 2 * 86_400)
+                try await pruning.run(now: world.clock.wallClock.milliseconds())
+                #expect(try await accounts() == ["reset@example.com", "signed-in@example.com"])
+                #expect(try await api.signIn("unused@example.com", Self.password) == nil, "gone")
+                try await api.signUp("unused@example.com", Self.password)
+                #expect(try await api.signIn("unused@example.com", Self.password) != nil, "and free to sign up again")
+            }
+        }
+    }
+
     @Test func metricsAnswerLoopbackAndAllowedNetworksOnly() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let configure: (inout ServerSettings) -> Void = {

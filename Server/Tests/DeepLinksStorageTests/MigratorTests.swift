@@ -43,8 +43,13 @@ import Testing
                 ).run()
             }
             #expect(
-                try await Migrator(database: database, logger: logger).migrate() == [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+                try await Migrator(database: database, logger: logger).migrate() == [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
             )
+            // Version 15: an account the upgrade found counts as used; the pruning of unused sign-ups never takes it.
+            let used = try await database.withConnection { sql in
+                try await sql.raw("SELECT used_at FROM accounts").first()?.decode(column: "used_at", as: Int64?.self)
+            }
+            #expect(used == .some(1))
             // Version 6 on rows that were there: a built-in account has no subject; a waiting request has had no
             // lookup and is due.
             let (subject, attempts) = try await database.withConnection { sql in

@@ -27,6 +27,9 @@ struct AccountService: Sendable {
     /// A session ends after this long unused, and this long after sign-in whatever its use.
     static let sessionIdleMilliseconds: Int64 = 30 * 86_400_000
     static let sessionLifetimeMilliseconds: Int64 = 90 * 86_400_000
+    /// A sign-up that nobody signs in to, or resets the password of, within this long is deleted by the pruning:
+    /// sign-up proves no address, so an account never used cannot be told from one made by a flood.
+    static let unusedSignUpMilliseconds: Int64 = 30 * 86_400_000
 
     var store: AccountStore { AccountStore(database: database) }
 
@@ -111,6 +114,7 @@ struct AccountService: Sendable {
         let stored = credential?.passwordHash ?? decoyHash
         let matches = try await hashing.run { await hasher.verify(password, against: stored) }
         guard let credential, matches else { throw invalid }
+        try await store.markUsed(credential.id, at: clock.milliseconds())
         return try await sessions.start(owner: credential.id)
     }
 

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Deletes what no longer serves, at most once an hour per server: audit events after 90 days, sent and
 /// dropped mail after 7 days, expired reset links, deferred-link tokens and sessions, reset requests after the
-/// day their daily cap needs them, and refilled rate-limit buckets (the same as absent). Each delete uses an
+/// day their daily cap needs them, refilled rate-limit buckets (the same as absent), and sign-ups nobody used in 30
+/// days (``AccountService/unusedSignUpMilliseconds``). Each delete uses an
 /// index on its time column.
 final class Pruning: BackgroundJob {
     var name: String { "pruning" }
@@ -45,7 +46,8 @@ final class Pruning: BackgroundJob {
             // Every bucket refills within the hour.
             rateLimits: now - 3_600_000,
             // Servers read the change log every second; one that missed half of it starts with an empty cache.
-            linkChanges: now - LinkStore.changeLogRetention
+            linkChanges: now - LinkStore.changeLogRetention,
+            unusedSignUps: now - AccountService.unusedSignUpMilliseconds
         )
         try await PruningStore(database: database).prune(now: now, cutoffs: cutoffs)
     }

@@ -150,6 +150,7 @@ extension PasswordResetService {
     func completed(_ live: LiveToken, client: Client, on sql: DatabaseConnection) async throws {
         try await SessionStore.deleteAll(.accounts, owner: live.accountID, on: sql)
         try await PasswordResetStore.deleteAll(of: live.accountID, on: sql)
+        try await AccountStore.markUsed(live.accountID, at: clock.milliseconds(), on: sql)
         try await outbox.enqueue(
             ResetMail.passwordChanged(to: live.display, appName: appName, resetPage: links.page),
             kind: "password-changed",
