@@ -11,6 +11,7 @@ test-all: lint apple-typecheck test-core test-server test-browser test-backend t
 SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources Server/Tests Examples Tools Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/http/FloorServers Fuzz
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
+	python3 Tools/FolderGraph/folder-graph.py Server/Sources/DeepLinksServer --check > /dev/null
 
 format:
 	swift format --in-place --recursive $(SWIFT_SOURCES)

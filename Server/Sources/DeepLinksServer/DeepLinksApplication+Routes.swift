@@ -155,18 +155,20 @@ extension DeepLinksApplication {
         let transfer = LinkTransfer(store: links, policy: policy)
         LinksAPIController(store: links, policy: policy, transfer: transfer, access: access).register(on: router)
         let smartLinks = SmartLinkRoutes(
-            store: links,
-            clicks: clicks,
-            policy: policy,
-            fallback: fallback,
+            redirect: LinkRedirect(
+                store: links,
+                clicks: clicks,
+                policy: policy,
+                fallback: fallback,
+                proxies: settings.trustedProxies,
+                clock: clock,
+                unknownCodes: RateLimiter(
+                    capacity: settings.smartLinks.unknownCodeBurst,
+                    perMinute: settings.smartLinks.unknownCodesPerMinute
+                )
+            ),
             deferred: DeferredLinks(database: database, keys: keys, clock: clock, events: webhooks?.events),
-            proxies: settings.trustedProxies,
-            clock: clock,
-            deferredCeiling: ceiling(.deferredLink),
-            unknownCodes: RateLimiter(
-                capacity: settings.smartLinks.unknownCodeBurst,
-                perMinute: settings.smartLinks.unknownCodesPerMinute
-            )
+            deferredCeiling: ceiling(.deferredLink)
         )
         ConsoleRoutes(
             operators: operators,

@@ -55,7 +55,7 @@ public enum DeepLinksApplication {
         // What the router's middleware adds to the redirect: the HSTS header, and the request in the metrics.
         let redirect: CachedRedirects.Answer = { head, peer in
             let start = ContinuousClock.now
-            guard var response = smartLinks.cachedRedirect(head, peer: peer) else { return nil }
+            guard var response = smartLinks.redirect.cachedRedirect(head, peer: peer) else { return nil }
             response.headerFields[.strictTransportSecurity] = StrictTransportSecurityMiddleware<AppRequestContext>.value
             metrics.recordRequest(method: head.method, route: "/{code}", status: response.status.code, since: start)
             metrics.cachedRedirects.increment()

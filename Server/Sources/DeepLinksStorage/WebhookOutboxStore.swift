@@ -37,7 +37,8 @@ package struct WebhookOutboxStore: Sendable {
     ) async throws {
         let rows = events.flatMap { event in endpoints.map { (endpoint: $0, event: event) } }
         for start in stride(from: 0, to: rows.count, by: LinkDocumentStore.bulkRows) {
-            let values = rows[start..<min(start + LinkDocumentStore.bulkRows, rows.count)].map { row -> SQLQueryString in
+            let values = rows[start..<min(start + LinkDocumentStore.bulkRows, rows.count)].map {
+                row -> SQLQueryString in
                 "(\(bind: row.endpoint), \(bind: row.event.eventID), \(bind: row.event.type), \(bind: row.event.body), \(bind: now), \(sql.outboxDue(now)), 0)"
             }
             try await sql.raw(

@@ -53,7 +53,12 @@ import Testing
                 for _ in 0..<40 {
                     for head in heads {
                         let connection = try RawConnection(port: port)
-                        connection.send(head.replacingOccurrences(of: "Host: localhost", with: "Host: localhost\r\nAuthorization: Bearer \(SmartLinkTests.adminKey)") + "{\"a\":")
+                        connection.send(
+                            head.replacingOccurrences(
+                                of: "Host: localhost",
+                                with: "Host: localhost\r\nAuthorization: Bearer \(SmartLinkTests.adminKey)"
+                            ) + "{\"a\":"
+                        )
                     }
                 }
                 // One more, cut by the body deadline instead of closed by its client.

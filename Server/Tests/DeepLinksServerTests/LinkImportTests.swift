@@ -172,23 +172,32 @@ import Testing
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve({
                 SmartLinkTests.configure(&$0)
-                $0.app.android = .init(packageName: "com.example.demo", sha256CertFingerprints: [SeveralAppsTests.fingerprint])
+                $0.app.android = .init(
+                    packageName: "com.example.demo",
+                    sha256CertFingerprints: [SeveralAppsTests.fingerprint]
+                )
             }) { api in
                 let exports = [
-                    ("dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n", "spring"),
                     (
-                        "bitly", "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
+                        "dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n",
+                        "spring"
+                    ),
+                    (
+                        "bitly",
+                        "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
                         "3xYz"
                     ),
                     (
-                        "shlink", "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
+                        "shlink",
+                        "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
                         "pf5"
                     ),
                 ]
                 for (format, export, code) in exports {
                     let report = try await api.post("/v1/links/import?format=\(format)", export, headers: Self.csv)
                     #expect(report.object["imported"] as? Int == 1, "\(format): \(report.text)")
-                    let intent = try await api.get("/\(code)", headers: [.userAgent: SmartLinkTests.android])
+                    let intent =
+                        try await api.get("/\(code)", headers: [.userAgent: SmartLinkTests.android])
                         .headers[.location] ?? ""
                     #expect(intent.hasPrefix("intent://links.example.com/post/"), "\(format): \(intent)")
                     #expect(
@@ -205,13 +214,20 @@ import Testing
                     """
                 let report = try await api.post("/v1/links/import?format=fdl", firebase, headers: Self.csv)
                 #expect(report.object["imported"] as? Int == 2, "\(report.text)")
-                let play = try await api.get("/toplay", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
+                let play = try await api.get("/toplay", headers: [.userAgent: SmartLinkTests.android]).headers[
+                    .location
+                ]
                 #expect(
-                    play?.contains("S.browser_fallback_url=https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.example.demo;end") == true,
+                    play?.contains(
+                        "S.browser_fallback_url=https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.example.demo;end"
+                    ) == true,
                     "apn without afl: Google Play, as Firebase did: \(play ?? "")"
                 )
                 let web = try await api.get("/toweb", headers: [.userAgent: SmartLinkTests.android]).headers[.location]
-                #expect(web?.contains("S.browser_fallback_url=https%3A%2F%2Fshop.example.org%2F7;end") == true, "\(web ?? "")")
+                #expect(
+                    web?.contains("S.browser_fallback_url=https%3A%2F%2Fshop.example.org%2F7;end") == true,
+                    "\(web ?? "")"
+                )
             }
         }
     }

@@ -593,7 +593,9 @@ import Testing
     func unusedSignUpsArePrunedAfterThirtyDays(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind, external: false) { world in
             try await world.serve { api in
-                for name in ["unused", "signed-in", "reset"] { try await api.signUp("\(name)@example.com", Self.password) }
+                for name in ["unused", "signed-in", "reset"] {
+                    try await api.signUp("\(name)@example.com", Self.password)
+                }
                 #expect(try await api.signIn("signed-in@example.com", Self.password) != nil)
                 let token = try await api.resetToken(for: "reset@example.com")
                 #expect(try await api.confirm(token, Self.password + " again").status == .noContent)

@@ -176,7 +176,7 @@ import FoundationNetworking
                 let asked = ContinuousClock.now
                 let refused = try await api.get("/nope4", headers: flooder)
                 #expect(refused.status == .tooManyRequests)
-                #expect(ContinuousClock.now - asked >= SmartLinkRoutes.refusalDelay, "the refusal is held back")
+                #expect(ContinuousClock.now - asked >= LinkRedirect.refusalDelay, "the refusal is held back")
                 #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 0)
                 #expect(
                     try await api.get("/summer", headers: flooder).status == .found,
@@ -391,13 +391,13 @@ import FoundationNetworking
 
     @Test func theClicksQueryJoinsTheDestinationsOwnAndTheProbesAnswerIsDropped() {
         #expect(
-            SmartLinkRoutes.appending("utm_source=mail", to: "https://Shop.example.org/a%2Fb?id=1#top")
+            LinkRedirect.appending("utm_source=mail", to: "https://Shop.example.org/a%2Fb?id=1#top")
                 == "https://shop.example.org/a%2Fb?id=1&utm_source=mail#top"
         )
-        #expect(SmartLinkRoutes.appending("a=1", to: "https://shop.example.org") == "https://shop.example.org?a=1")
+        #expect(LinkRedirect.appending("a=1", to: "https://shop.example.org") == "https://shop.example.org?a=1")
         let intent = "intent://post/1#Intent;scheme=demoapp;package=com.example.demo;end"
-        #expect(SmartLinkRoutes.appending("a=1", to: intent) == intent, "an intent URL is no destination")
-        #expect(SmartLinkRoutes.appending(nil, to: "https://shop.example.org/") == "https://shop.example.org/")
+        #expect(LinkRedirect.appending("a=1", to: intent) == intent, "an intent URL is no destination")
+        #expect(LinkRedirect.appending(nil, to: "https://shop.example.org/") == "https://shop.example.org/")
         #expect(ClickQuery("a=1&_platform=ipad&&b")?.forwarded == "a=1&b")
         #expect(ClickQuery("_platform=desktop")?.forwarded == nil)
         #expect(ClickQuery("my_platform=x")?.forwarded == "my_platform=x")

@@ -66,10 +66,17 @@ import Testing
                 #expect(try await count("accounts") == 60)
 
                 // Deferred links: 4 addresses × 20.
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 var issued = 0
                 for index in 0..<80 {
-                    let answer = try await api.post("/v1/links/summer/deferred", "{}", headers: Self.from(20 + index % 4))
+                    let answer = try await api.post(
+                        "/v1/links/summer/deferred",
+                        "{}",
+                        headers: Self.from(20 + index % 4)
+                    )
                     if answer.status == .created { issued += 1 }
                 }
                 #expect(issued == 60)

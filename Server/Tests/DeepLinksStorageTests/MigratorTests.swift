@@ -43,7 +43,9 @@ import Testing
                 ).run()
             }
             #expect(
-                try await Migrator(database: database, logger: logger).migrate() == [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+                try await Migrator(database: database, logger: logger).migrate() == [
+                    5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                ]
             )
             // Version 15: an account the upgrade found counts as used; the pruning of unused sign-ups never takes it.
             let used = try await database.withConnection { sql in

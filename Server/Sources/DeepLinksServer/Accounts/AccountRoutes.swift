@@ -69,13 +69,13 @@ struct AccountRoutes: Sendable {
             return JSONResponse.make(.created, ["token": .string(token)])
         }
         router.get("/v1/me") { request, _ -> Response in
-            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else {
+            guard let token = request.bearerToken, let account = try await accounts.account(session: token) else {
                 throw APIError.unauthorized
             }
             return JSONResponse.make(.ok, ["email": .string(account.display)])
         }
         router.post("/v1/me/password") { request, context -> Response in
-            guard let token = Self.bearer(request), let account = try await accounts.account(session: token) else {
+            guard let token = request.bearerToken, let account = try await accounts.account(session: token) else {
                 throw APIError.unauthorized
             }
             try await passwordChanges.admit(String(account.id), now: accounts.clock.milliseconds())
@@ -89,7 +89,7 @@ struct AccountRoutes: Sendable {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         router.delete("/v1/sessions/current") { request, _ -> Response in
-            guard let token = Self.bearer(request), try await accounts.account(session: token) != nil else {
+            guard let token = request.bearerToken, try await accounts.account(session: token) != nil else {
                 throw APIError.unauthorized
             }
             try await accounts.signOut(session: token)
@@ -116,11 +116,5 @@ struct AccountRoutes: Sendable {
         router.get("/v1/me", use: answer)
         router.post("/v1/me/password", use: answer)
         router.delete("/v1/sessions/current", use: answer)
-    }
-
-    static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.count > 7, value.prefix(7).lowercased() == "bearer "
-        else { return nil }
-        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }

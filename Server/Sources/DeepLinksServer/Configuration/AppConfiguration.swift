@@ -266,7 +266,7 @@ public struct AppConfiguration: Sendable, Equatable {
                 problems.append("\(key).android: \(diagnostic.message)")
             }
             if let store = file.playStoreURL,
-                (try? URLParts(parsing: store, limits: SmartLinkValidator.destinationLimits)).map({
+                (try? URLParts(parsing: store, limits: URLLimits.webDestination)).map({
                     $0.scheme == "https" && $0.host.map { hostProblem($0) == nil } == true
                 }) != true
             {
@@ -286,7 +286,7 @@ public struct AppConfiguration: Sendable, Equatable {
         configuration.routes = routes
         configuration.excludedPaths = app.excludedPaths ?? []
         if let web = app.webURL {
-            let parts = try? URLParts(parsing: web, limits: SmartLinkValidator.destinationLimits)
+            let parts = try? URLParts(parsing: web, limits: URLLimits.webDestination)
             if parts?.scheme != "https" || parts?.host.map({ hostProblem($0) == nil }) != true
                 || parts?.query != nil || parts?.fragment != nil
             {

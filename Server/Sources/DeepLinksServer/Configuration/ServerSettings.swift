@@ -49,7 +49,8 @@ public struct ServerSettings: Sendable {
     public var bodyTimeoutSeconds = 10
     /// The memory the link cache's known links may take (codes that are no link get a tenth of it beside): a
     /// catalogue whose clicked links fit is served from memory; past it, the least recently clicked go.
-    public var linkCacheBytes = LinkCache.defaultBytes
+    public var linkCacheBytes = ServerSettings.defaultLinkCacheBytes
+    public static let defaultLinkCacheBytes = 128 << 20
     /// Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt.
     public var maxConnectionsPerClient = 64
     /// What anonymous clients may write in an hour, all servers together, per kind (``WriteCeiling``): reset

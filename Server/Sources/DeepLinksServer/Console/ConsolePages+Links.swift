@@ -129,7 +129,7 @@ extension ConsolePages {
                 <section><h2>Referrers</h2><table id="referrers"><thead><tr><th>Site</th><th>Clicks</th></tr></thead><tbody>\(sites.isEmpty ? #"<tr><td colspan="2">None sent</td></tr>"# : sites)</tbody></table></section>
                 </div>
                 <h2>QR code</h2>
-                <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(SmartLinkRoutes.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
+                <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(ClickQuery.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
                 \(rules)
                 <h2>Where each platform goes</h2>
                 \(reach(link, policy: policy, now: now))
@@ -339,44 +339,9 @@ extension ConsolePages {
 
     // MARK: Support
 
-    static func formatted(_ milliseconds: Int64) -> String { formatted(milliseconds, form: false) }
+    static func formatted(_ milliseconds: Int64) -> String { UTCDate.formatted(milliseconds, form: false) }
 
-    /// UTC, as `2026-11-27 14:05` (or `2026-11-27T14:05` for a datetime-local field); the seconds (and
-    /// milliseconds) when there are any, so that a form saved unchanged keeps the instant.
-    static func formatted(_ milliseconds: Int64, form: Bool) -> String {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let fraction = Int(((milliseconds % 1000) + 1000) % 1000)
-        let seconds =
-            fraction != 0
-            ? String(format: ":%02d.%03d", parts.second ?? 0, fraction)
-            : (parts.second ?? 0) != 0 ? String(format: ":%02d", parts.second ?? 0) : ""
-        return String(
-            format: "%04d-%02d-%02d%@%02d:%02d",
-            parts.year ?? 0,
-            parts.month ?? 0,
-            parts.day ?? 0,
-            form ? "T" : " ",
-            parts.hour ?? 0,
-            parts.minute ?? 0
-        ) + seconds
-    }
-
-    /// A datetime-local value (`2026-11-27T14:05`, seconds and milliseconds optional) read as UTC, in milliseconds.
-    static func parseDateTime(_ text: String) -> Int64? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss.SSS"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                return Int64((date.timeIntervalSince1970 * 1000).rounded())
-            }
-        }
-        return nil
-    }
+    static func formatted(_ milliseconds: Int64, form: Bool) -> String { UTCDate.formatted(milliseconds, form: form) }
 
     static func formEncoded(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics

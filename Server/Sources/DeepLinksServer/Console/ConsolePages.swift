@@ -8,11 +8,7 @@ enum ConsolePages {
         Response.html(status, html, security: .console, extra: extra)
     }
 
-    /// Who is signed in, and the token each form of the page carries.
-    struct Viewer: Sendable {
-        let signedIn: Operators.Operator
-        let csrf: String
-    }
+    typealias Viewer = Operators.Viewer
 
     static func page(title: String, viewer: Viewer?, body: String) -> String {
         var navigation = ""

@@ -346,7 +346,7 @@ extension ConsoleRoutes {
         link.passQuery = values["passQuery"] == "on"
         link.expiredURL = text("expiredURL")
         if let expiry = text("expiresAt") {
-            if let milliseconds = ConsolePages.parseDateTime(expiry) {
+            if let milliseconds = UTCDate.parse(expiry) {
                 link.expiresAt = milliseconds
             } else {
                 problems["expiresAt", default: []].append("expiresAt: a date and time, as 2026-12-31T23:59 (UTC)")

@@ -6,7 +6,7 @@ import Hummingbird
 /// most 64 KiB, `+` read as a space and `%XX` decoded once, as HTML forms encode them. A repeated or undecodable
 /// field is refused (400), never guessed.
 enum FormBody {
-    static func read(_ request: Request, context: AppRequestContext) async throws -> [String: String] {
+    static func read(_ request: Request, context: some RequestContext) async throws -> [String: String] {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             .lowercased()
         guard type == "application/x-www-form-urlencoded" else {

@@ -40,7 +40,7 @@ struct JSONBody {
         }
     }
 
-    static func read(_ request: Request, context: AppRequestContext) async throws -> JSONBody {
+    static func read(_ request: Request, context: some RequestContext) async throws -> JSONBody {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             .lowercased()
         guard type == "application/json" else {

@@ -201,7 +201,8 @@ public final class ServerMetrics: Sendable {
                 subsystem: "anonymous_writes",
                 metricName: "refused",
                 unitName: "total",
-                helpText: "Anonymous writes refused (503) because their kind's hourly ceiling, all servers together, was reached"
+                helpText:
+                    "Anonymous writes refused (503) because their kind's hourly ceiling, all servers together, was reached"
             ),
             labels: [("kind", kind)]
         )

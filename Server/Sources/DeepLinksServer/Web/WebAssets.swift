@@ -13,7 +13,7 @@ enum WebAssets {
         ("/assets/console.css", "text/css; charset=utf-8", PackageResources.console_css),
     ]
 
-    static func register(on router: Router<AppRequestContext>) {
+    static func register<Context: RequestContext>(on router: Router<Context>) {
         for method in [HTTPRequest.Method.get, .head] {
             for file in files {
                 let buffer = ByteBuffer(bytes: file.bytes)

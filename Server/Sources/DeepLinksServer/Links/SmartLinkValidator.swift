@@ -177,7 +177,7 @@ struct SmartLinkValidator: Sendable {
     }
 
     /// What a destination may hold: 2048 bytes, a port, and as many `utm_*` items as a campaign adds.
-    static let destinationLimits = URLLimits(maxURLLength: 2048, maxQueryItems: 256, allowsPort: true)
+    static let destinationLimits = URLLimits.webDestination
 
     /// An https URL on an allowed host, split and checked by the URL policy: no link may become an open
     /// redirect, nor carry credentials.

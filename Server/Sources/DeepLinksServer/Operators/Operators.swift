@@ -385,3 +385,11 @@ extension Operators.Operator {
         self.init(id: row.id, email: row.email, role: OperatorRole(rawValue: row.role) ?? .viewer)
     }
 }
+
+extension Operators {
+    /// Who is signed in to the console, and the token each form of its pages carries.
+    struct Viewer: Sendable {
+        let signedIn: Operator
+        let csrf: String
+    }
+}

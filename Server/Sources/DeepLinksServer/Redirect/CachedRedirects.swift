@@ -12,7 +12,7 @@ import Synchronization
 /// Every other request goes on to Hummingbird's router, on Swift concurrency's pool. A redirect of a cached link
 /// needs neither: the cache, the click counter and the platform's decision are synchronous. Skipping the hand-off to
 /// the pool, the router and the middleware chain is what makes a cached redirect cheap (see the scale benchmark in
-/// Benchmarks/RESULTS.md). The answer is the one the router gives (``SmartLinkRoutes/respond(_:code:request:peer:counting:onlyRedirect:)``
+/// Benchmarks/RESULTS.md). The answer is the one the router gives (``LinkRedirect/respond(_:code:request:peer:counting:onlyRedirect:)``
 /// computes both), with the headers the middleware and Hummingbird add: `Strict-Transport-Security`, `Date`,
 /// `Server`; the request is recorded in the metrics under the route's own name.
 ///

@@ -24,7 +24,7 @@ struct TimeWindowCondition: RuleCondition {
         var window = Self(from: nil, until: nil)
         for field in keys {
             guard let text = form.text(field) else { continue }
-            guard let instant = ConsolePages.parseDateTime(text) else {
+            guard let instant = UTCDate.parse(text) else {
                 complaints.append("\(field): a date and time, as 2026-12-31T23:59 (UTC)")
                 continue
             }
@@ -84,8 +84,8 @@ struct TimeWindowCondition: RuleCondition {
 
     var formFields: [(field: String, value: String)] {
         [
-            ("from", from.map { ConsolePages.formatted($0, form: true) } ?? ""),
-            ("until", until.map { ConsolePages.formatted($0, form: true) } ?? ""),
+            ("from", from.map { UTCDate.formatted($0, form: true) } ?? ""),
+            ("until", until.map { UTCDate.formatted($0, form: true) } ?? ""),
         ]
     }
 }

@@ -110,7 +110,7 @@ struct RuleVisitor {
     /// the `iPhone OS` token at 18_x, while `Version/` is Safari's own version, which is the OS's (26.x on
     /// iOS 26). Other iOS browsers (Chrome, Firefox, in-app browsers) send no `Version/`; their `iPhone OS`
     /// token is read, frozen or not. On Android the `Sec-CH-UA-Platform-Version` client hint when sent (Chrome and
-    /// Samsung Internet send it once the server asks: ``SmartLinkRoutes/askForPlatformVersion``), else the
+    /// Samsung Internet send it once the server asks: ``LinkRedirect/askForPlatformVersion(_:)``), else the
     /// `Android N` token, unless it is the reduced agent's `Android 10; K` (the same whatever the version): unknown.
     mutating func osVersion() -> OSVersion? {
         if let known = memo.version { return known }

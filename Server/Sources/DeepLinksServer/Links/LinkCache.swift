@@ -37,7 +37,7 @@ final class LinkCache: Sendable {
 
     /// The default bound of the known links (``ServerSettings/linkCacheBytes``): about 360,000 links of a route and
     /// one destination.
-    static let defaultBytes = 128 << 20
+    static let defaultBytes = ServerSettings.defaultLinkCacheBytes
 
     /// - Parameters:
     ///   - bytes: the bound of the known links' entries.

@@ -40,7 +40,7 @@ struct LinkColumn: Sendable {
             link.expiresAt = expiry
         },
         text("expiredURL", \.expiredURL),
-        LinkColumn(name: "rules", write: { $0.rules.map(LinkExport.rulesJSON) }) {
+        LinkColumn(name: "rules", write: { $0.rules.map(LinkRule.json) }) {
             link,
             text throws(LinkColumnProblem) in
             do {

@@ -75,3 +75,22 @@ extension SmartLinkValidator {
         return problems
     }
 }
+
+extension LinkPolicy {
+    /// Warnings for a link that is valid but sends some visitors somewhere they may not expect: a rule's `store`
+    /// that Android visitors reach when the app has no Android version (they get the link's web destination).
+    func warnings(_ link: SmartLink) -> [String] {
+        guard app(for: link).android == nil else { return [] }
+        return (link.rules ?? []).enumerated().compactMap { index, rule in
+            guard rule.when[PlatformsCondition.self]?.platforms.contains(.android) ?? true else { return nil }
+            let stores: Bool
+            switch rule.then {
+            case .destination(let destination): stores = destination == .store
+            case .split(let variants): stores = variants.contains { $0.destination == .store }
+            }
+            return stores
+                ? "rules[\(index)].then: store: the app has no Android version, so Android visitors of this rule get the link's web destination, not a store"
+                : nil
+        }
+    }
+}

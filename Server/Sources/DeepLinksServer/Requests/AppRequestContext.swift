@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -10,7 +11,7 @@ public struct AppRequestContext: RequestContext {
     /// Who an API group's key speaks for (``KeyRoleMiddleware``): nil for the configured admin key.
     var keyHolder: Operators.KeyHolder?
     /// The signed-in operator of a console group (``ConsoleRoleMiddleware``).
-    var operatorViewer: ConsolePages.Viewer?
+    var operatorViewer: Operators.Viewer?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -22,6 +23,14 @@ public struct AppRequestContext: RequestContext {
 }
 
 extension Request {
+    /// The token of an `Authorization: Bearer` header (a session's or an API key), trimmed.
+    var bearerToken: String? {
+        guard let value = headers[.authorization], value.count > 7, value.prefix(7).lowercased() == "bearer " else {
+            return nil
+        }
+        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
     /// The host the client asked for (`Host`, or `:authority`), lower-cased, without a port.
     var requestedHost: String? {
         guard let authority = head.authority else { return nil }
@@ -35,7 +44,7 @@ struct MissingRoleMiddleware: Error {}
 
 extension AppRequestContext {
     /// The signed-in operator; only in a console group (``ConsoleRoutes/group(_:_:)``).
-    func viewer() throws -> ConsolePages.Viewer {
+    func viewer() throws -> Operators.Viewer {
         guard let operatorViewer else { throw MissingRoleMiddleware() }
         return operatorViewer
     }

@@ -244,3 +244,12 @@ extension LinkRule.Variant: Codable {
         try destination.encode(into: &container)
     }
 }
+
+extension LinkRule {
+    /// The rules as the API writes them, on one line.
+    static func json(_ rules: [LinkRule]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(rules)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+}

@@ -5,24 +5,20 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The public routes of links: `GET /{code}` (resolution in SmartLinkResolution.swift, Firebase Dynamic Links long
-/// links in FirebaseLongLinks.swift), the app's `resolve`, and deferred links. The API behind a key is
+/// The public routes of links: `GET /{code}` (``LinkRedirect``, Firebase Dynamic Links long links in
+/// FirebaseLongLinks.swift), the app's `resolve`, and deferred links. The API behind a key is
 /// ``LinksAPIController``'s.
 struct SmartLinkRoutes: Sendable {
-    let store: LinkStore
-    let clicks: ClickCounter
-    let policy: LinkPolicy
-    /// A one-segment path that is no code may be a path of the app's (`/search`).
-    let fallback: AppPathFallback
+    let redirect: LinkRedirect
     let deferred: DeferredLinks
-    let proxies: TrustedProxies
-    let clock: WallClock
     /// All clients together: deferred links issued an hour.
     let deferredCeiling: WriteCeiling
     /// Per client address, for the two public deferred-link calls.
     let deferredLimiter = RateLimiter(capacity: 20, perMinute: 30)
-    /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
-    let unknownCodes: RateLimiter
+
+    private var store: LinkStore { redirect.store }
+    private var policy: LinkPolicy { redirect.policy }
+    private var clock: WallClock { redirect.clock }
 
     func register(on router: Router<AppRequestContext>) {
         // Public: the app, opened by a short link, asks where it leads; deferred deep links (DeferredLinks).
@@ -46,7 +42,7 @@ struct SmartLinkRoutes: Sendable {
         }
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/:code", method: method) { request, context -> Response in
-                try await resolve(request, context: context, counting: method == .get)
+                try await redirect.resolve(request, context: context, counting: method == .get)
             }
             // Firebase Dynamic Links' long links (`/?link=...&ibi=...`), so migrated links keep working.
             // Without a query: the start page, what this server is configured for and where to look.
@@ -54,7 +50,7 @@ struct SmartLinkRoutes: Sendable {
                 guard let query = request.uri.query, !query.isEmpty else {
                     return SmartLinkPages.html(.ok, SmartLinkPages.start(policy))
                 }
-                return try firebaseLongLink(request)
+                return try redirect.firebaseLongLink(request)
             }
         }
     }
@@ -64,12 +60,12 @@ struct SmartLinkRoutes: Sendable {
     @Sendable func resolveLink(_ request: Request, context: AppRequestContext) async throws -> Response {
         let link: SmartLink
         do {
-            guard let found = try await lookup(try context.parameters.require("code"), request, context) else {
+            guard let found = try await redirect.lookup(try context.parameters.require("code"), request, context) else {
                 throw APIError(status: .notFound, code: .noSuchLink)
             }
             link = found
-        } catch let refused as TooManyUnknownCodes {
-            try? await Task.sleep(for: Self.refusalDelay)
+        } catch let refused as LinkRedirect.TooManyUnknownCodes {
+            try? await Task.sleep(for: LinkRedirect.refusalDelay)
             throw APIError.tooManyRequests(retryAfter: refused.wait)
         }
         let now = clock.milliseconds()
@@ -98,7 +94,7 @@ struct SmartLinkRoutes: Sendable {
             let agent = AgentText(request.headers[.userAgent])
             // The rules' one evaluation, as the redirect reads it.
             let ruled = policy.ruled(link, platform: platform, inAppBrowser: false, now: now) {
-                visitor(platform: platform, agent: agent, request: request, query: query, peer: context.peer)
+                redirect.visitor(platform: platform, agent: agent, request: request, query: query, peer: context.peer)
             }
             switch ruled {
             case .decided(let decision, let hit, let decided):
@@ -154,12 +150,9 @@ struct SmartLinkRoutes: Sendable {
     // MARK: API helpers
 
     private func admitDeferred(_ request: Request, _ context: AppRequestContext) throws {
-        let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
+        let address = redirect.proxies.clientAddress(peer: context.peer, headers: request.headers)
         if let wait = deferredLimiter.take(address, now: clock.milliseconds()) {
             throw APIError.tooManyRequests(retryAfter: wait)
         }
     }
-
-    /// The query item a QR code's link carries: its scans are counted under the source "qr".
-    static let qrTag = "qr=1"
 }

@@ -71,7 +71,7 @@ struct FirebaseParameters: Sendable {
     }
 }
 
-extension SmartLinkRoutes {
+extension LinkRedirect {
     /// A Firebase Dynamic Links long link as a link of its own (``FirebaseParameters``). Destinations pass the same
     /// allowlist as stored links; nothing is counted (there is no code to count under).
     func firebaseLongLink(_ request: Request) throws -> Response {

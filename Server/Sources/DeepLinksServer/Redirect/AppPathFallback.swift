@@ -43,7 +43,7 @@ struct AppPathFallback: Sendable {
             }
             let platform = ClientPlatform(
                 agent: AgentText(request.headers[.userAgent]),
-                platformHint: request.headers[SmartLinkRoutes.platformHint]
+                platformHint: request.headers[LinkRedirect.platformHint]
             )
             return SmartLinkPages.html(.ok, SmartLinkPages.appPath(app, url: url, platform: platform))
         }

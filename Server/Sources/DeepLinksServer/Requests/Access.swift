@@ -14,7 +14,7 @@ struct Access: Sendable {
     /// Returns who the scoped key speaks for; nil for the configured admin key.
     @discardableResult
     func require(_ role: OperatorRole, _ request: Request, api: API) async throws -> Operators.KeyHolder? {
-        let key = AccountRoutes.bearer(request)
+        let key = request.bearerToken
         if let key, key.hasPrefix(Operators.keyPrefix) {
             guard let granted = try await operators.holder(ofKey: key) else { throw APIError.unauthorized }
             guard granted.role >= role else { throw Self.forbidden(has: granted.role, needs: role) }

@@ -4,8 +4,19 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// `GET /{code}`: a stored link opened, counted, and answered per platform.
-extension SmartLinkRoutes {
+/// The redirect: `GET /{code}` (and a Firebase long link), a stored link opened, counted, and answered per
+/// platform; the same answer on the event loop for a link the cache holds (``cachedRedirect(_:peer:)``).
+/// ``SmartLinkRoutes`` registers it beside the app's `resolve` and the deferred links.
+struct LinkRedirect: Sendable {
+    let store: LinkStore
+    let clicks: ClickCounter
+    let policy: LinkPolicy
+    /// A one-segment path that is no code may be a path of the app's (`/search`).
+    let fallback: AppPathFallback
+    let proxies: TrustedProxies
+    let clock: WallClock
+    /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
+    let unknownCodes: RateLimiter
 
     /// How long a 429 for made-up codes is held before it is sent.
     static let refusalDelay: Duration = .milliseconds(250)

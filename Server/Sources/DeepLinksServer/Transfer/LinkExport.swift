@@ -15,13 +15,6 @@ enum LinkExport {
         return text
     }
 
-    /// The rules as the API writes them, on one line.
-    static func rulesJSON(_ rules: [LinkRule]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(rules)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-    }
-
     /// What a spreadsheet reads as the start of a formula (`=`, `+`, `-`, `@`, a tab, a carriage return), and the
     /// guard's own `'` (so a text that starts with one comes back as it was).
     static let guarded: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "'"]

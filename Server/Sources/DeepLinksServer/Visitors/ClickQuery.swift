@@ -8,6 +8,8 @@ import Foundation
 /// (414), and one over ``eventLoopBytes`` or ``eventLoopItems`` is never answered on the connection's event loop
 /// (``CachedRedirects``), so a flood of long queries takes the pool's time, not every other client's redirect.
 struct ClickQuery: Sendable {
+    /// The query item a QR code's link carries: its scans are counted under the source "qr".
+    static let qrTag = "qr=1"
     /// The longest query a click may carry: a campaign's `utm_*` items and ad click IDs fit many times over.
     static let maxBytes = 8192
     static let maxItems = 256
@@ -37,7 +39,7 @@ struct ClickQuery: Sendable {
             guard count <= Self.maxItems else { return nil }
             if pair.isEmpty {
                 removed = true
-            } else if pair == SmartLinkRoutes.qrTag {
+            } else if pair == ClickQuery.qrTag {
                 (isQR, removed) = (true, true)
             } else if pair.hasPrefix("_platform=") || pair == "_platform" {
                 (platformAnswer, removed) = (pair.dropFirst("_platform=".count), true)
