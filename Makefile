@@ -12,6 +12,8 @@ SWIFT_SOURCES = Package.swift Sources Tests Server/Package.swift Server/Sources 
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
 	python3 Tools/FolderGraph/folder-graph.py Server/Sources/DeepLinksServer --check > /dev/null
+	python3 Tools/ImportCheck/imports.py .
+	python3 Tools/ImportCheck/imports.py Server
 
 format:
 	swift format --in-place --recursive $(SWIFT_SOURCES)
