@@ -29,11 +29,12 @@ WATCH = python3 scripts/watch-tests --minutes
 test-core:
 	$(WATCH) 20 swift test
 
-# The fuzzer of the link document (seconds of one core) runs on its own, after the suite: beside it, the suite's
-# timing-sensitive tests (idle timeouts) would share two cores with it. Then the reset tests a second time with the
-# accounts in a team's backend (its hooks on a live socket).
+# SwiftPM's import check fails the build on an undeclared import of another target of the package (the other
+# packages' modules: Tools/ImportCheck, in make lint). The fuzzer of the link document (seconds of one core) runs on
+# its own, after the suite: beside it, the suite's timing-sensitive tests (idle timeouts) would share two cores with
+# it. Then the reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
 test-server:
-	$(WATCH) 40 swift test --package-path Server --skip LinkDocumentFuzzTests
+	$(WATCH) 40 swift test --package-path Server --explicit-target-dependency-import-check=error --skip LinkDocumentFuzzTests
 	$(WATCH) 10 swift test --package-path Server --skip-build --filter LinkDocumentFuzzTests
 	DEEPLINKS_TEST_ACCOUNTS=external $(WATCH) 20 swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
