@@ -60,7 +60,7 @@ import Testing
         // Its form entry (platforms are the editor's checkboxes) and its fields in the form.
         if key != "platforms" {
             let entry = try #require(type(of: condition).form, "\(key) has no entry in the console")
-            #expect(entry.inputs.allSatisfy { ConsolePages.ruleFields.contains($0.field) })
+            #expect(entry.inputs.allSatisfy { LinkForm.ruleFields.contains($0.field) })
         }
     }
 

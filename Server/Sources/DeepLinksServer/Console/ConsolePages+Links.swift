@@ -302,26 +302,6 @@ extension ConsolePages {
         )
     }
 
-    /// The form's texts for a stored link.
-    static func formValues(_ link: SmartLink) -> [String: String] {
-        var values: [String: String] = [
-            "code": link.code, "route": link.route ?? "", "app": link.app ?? "",
-            "destinations.ios": link.destinations.ios ?? "", "destinations.ipad": link.destinations.ipad ?? "",
-            "destinations.android": link.destinations.android ?? "",
-            "destinations.desktop": link.destinations.desktop ?? "",
-            "destinations.fallback": link.destinations.fallback ?? "", "preview.title": link.preview.title ?? "",
-            "preview.description": link.preview.description ?? "", "preview.image": link.preview.image ?? "",
-            "expiredURL": link.expiredURL ?? "", "expiresAt": link.expiresAt.map { formatted($0, form: true) } ?? "",
-        ]
-        if link.passQuery { values["passQuery"] = "on" }
-        let rules = link.rules ?? []
-        values["rules"] = String(rules.count)
-        for (index, rule) in rules.enumerated() {
-            for (field, value) in formValues(rule) { values[ruleField(index, field)] = value }
-        }
-        return values
-    }
-
     static func confirmDelete(_ link: SmartLink, viewer: Viewer) -> String {
         let code = HTML.escape(link.code)
         return page(

@@ -78,7 +78,7 @@ extension ConsoleRoutes {
             if (values["code"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
                 values["code"] = SmartLinkValidator.generateCode()
             }
-            let (link, problems) = parsed(values)
+            let (link, problems) = LinkForm(values: values).link(policy: policy)
             guard let link, problems.isEmpty else { return formFailure(nil, fields, problems, viewer) }
             guard try await store.insert(link) else {
                 return formFailure(nil, fields, ["code": ["code: this code is taken"]], viewer)
@@ -237,7 +237,7 @@ extension ConsoleRoutes {
             .ok,
             ConsolePages.linkForm(
                 code: link.code,
-                values: ConsolePages.formValues(link),
+                values: LinkForm(link).values,
                 problems: [:],
                 viewer: viewer,
                 policy: policy,
@@ -252,7 +252,7 @@ extension ConsoleRoutes {
             if let changed = rulesChanged(stored.code, fields, viewer) { return changed }
             var values = fields
             values["code"] = stored.code
-            let (link, problems) = parsed(values)
+            let (link, problems) = LinkForm(values: values).link(policy: policy)
             guard let link, problems.isEmpty else { return formFailure(stored.code, fields, problems, viewer) }
             guard try await store.update(link) else { return notFound(viewer) }
             return Self.redirect("/console/links/\(link.code)")
@@ -290,10 +290,10 @@ extension ConsoleRoutes {
     /// The form again after a rules button (add, move, remove), changed and not saved; nil for a save.
     private func rulesChanged(_ code: String?, _ fields: [String: String], _ viewer: ConsolePages.Viewer) -> Response? {
         guard let operation = fields["op"] else { return nil }
-        let values = ConsolePages.applying(operation, to: fields) ?? fields
+        let values = LinkForm(values: fields).applying(operation)?.values ?? fields
         var preview = values
         preview["code"] = code ?? "preview"
-        let (link, _) = parsed(preview)
+        let (link, _) = LinkForm(values: preview).link(policy: policy)
         return ConsolePages.response(
             .ok,
             ConsolePages.linkForm(
@@ -317,54 +317,5 @@ extension ConsoleRoutes {
             .unprocessableContent,
             ConsolePages.linkForm(code: code, values: values, problems: problems, viewer: viewer, policy: policy)
         )
-    }
-
-    /// The form's fields as a link, checked by the API's validator; the problems by field name (`""`: the link's).
-    func parsed(_ values: [String: String]) -> (SmartLink?, [String: [String]]) {
-        func text(_ name: String) -> String? {
-            guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
-                return nil
-            }
-            return value
-        }
-        var problems: [String: [String]] = [:]
-        // No route: a web link (its fallback is where every platform goes).
-        var link = SmartLink(code: text("code") ?? "", route: text("route"))
-        link.app = text("app").flatMap { $0 == policy.primary.bundleID ? nil : $0 }
-        link.destinations = .init(
-            ios: text("destinations.ios"),
-            ipad: text("destinations.ipad"),
-            android: text("destinations.android"),
-            desktop: text("destinations.desktop"),
-            fallback: text("destinations.fallback")
-        )
-        link.preview = .init(
-            title: text("preview.title"),
-            description: text("preview.description"),
-            image: text("preview.image")
-        )
-        link.passQuery = values["passQuery"] == "on"
-        link.expiredURL = text("expiredURL")
-        if let expiry = text("expiresAt") {
-            if let milliseconds = UTCDate.parse(expiry) {
-                link.expiresAt = milliseconds
-            } else {
-                problems["expiresAt", default: []].append("expiresAt: a date and time, as 2026-12-31T23:59 (UTC)")
-            }
-        }
-        let (rules, ruleProblems) = parsedRules(values)
-        link.rules = rules
-        problems.merge(ruleProblems) { $0 + $1 }
-        for problem in policy.validator.problems(link) {
-            // The validator names the field before a colon: `destinations.ios: ...`; a rule's as `rules[2]...`.
-            let field = problem.prefix { $0 != ":" }
-            if field.hasPrefix("rules["), let index = Int(field.dropFirst(6).prefix { $0 != "]" }) {
-                problems[ConsolePages.ruleField(index, ""), default: []].append(problem)
-                continue
-            }
-            problems[values.keys.contains(String(field)) || field == "code" ? String(field) : "", default: []]
-                .append(problem)
-        }
-        return (problems.isEmpty ? link : nil, problems)
     }
 }
