@@ -11,7 +11,7 @@ struct DeeplinksCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, OutboxCommand.self, CheckCommand.self, RouteCommand.self,
             OpenCommand.self, LinksCommand.self, DoctorCommand.self, OperatorsCommand.self,
             OperatorsCommand.FormerName.self, KeysCommand.self, HealthCommand.self,
-            AASACommand.self,
+            AASACommand.self, SettingsCommand.self,
         ]
     )
 }

@@ -25,7 +25,7 @@ struct HealthCommand: AsyncParsableCommand {
     var timeout: Int = 5
 
     func run() async throws {
-        let port = ProcessInfo.processInfo.environment["DEEPLINKS_PORT"].flatMap(Int.init) ?? 8080
+        let port = ProcessInfo.processInfo.environment[Setting.port.environment].flatMap(Int.init) ?? 8080
         let base = url ?? "http://127.0.0.1:\(port)"
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { _ = client.shutdown() }

@@ -16,12 +16,12 @@ struct LinksCommand: AsyncParsableCommand {
     /// The server to talk to: `--server`, else `DEEPLINKS_SERVER_URL`, else a server on this machine; said where it
     /// came from when it cannot be reached.
     struct Target: ParsableArguments {
-        @Option(help: "The server's address. Env: DEEPLINKS_SERVER_URL. Default: http://127.0.0.1:8080.")
+        @Option(name: Setting.serverURL.name, help: Setting.serverURL.argumentHelp)
         var server: String?
 
         var address: (url: String, from: String) {
             if let server { return (server, "--server") }
-            if let url = ProcessInfo.processInfo.environment["DEEPLINKS_SERVER_URL"], !url.isEmpty {
+            if let url = ProcessInfo.processInfo.environment[Setting.serverURL.environment], !url.isEmpty {
                 return (url, "DEEPLINKS_SERVER_URL")
             }
             return ("http://127.0.0.1:8080", "the default; set --server or DEEPLINKS_SERVER_URL")
@@ -41,7 +41,7 @@ struct LinksCommand: AsyncParsableCommand {
 
         /// The key a request carries: `DEEPLINKS_ADMIN_KEY` (the admin key or a `dlk_` key of the role needed).
         func key() throws -> String {
-            guard let key = ProcessInfo.processInfo.environment["DEEPLINKS_ADMIN_KEY"], !key.isEmpty else {
+            guard let key = ProcessInfo.processInfo.environment[Setting.adminKey.environment], !key.isEmpty else {
                 throw unable("DEEPLINKS_ADMIN_KEY is not set: the import needs the server's admin key")
             }
             return key

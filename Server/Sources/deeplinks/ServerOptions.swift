@@ -9,168 +9,88 @@ import Logging
 
 /// Options shared by `serve` and `migrate`. Each may also come from the environment; a flag wins.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "Address to bind. Env: DEEPLINKS_HOST. Default: 127.0.0.1.")
+    @Option(name: Setting.host.name, help: Setting.host.argumentHelp)
     var host: String?
 
-    @Option(help: "Port to listen on, 0 for any free port. Env: DEEPLINKS_PORT. Default: 8080.")
+    @Option(name: Setting.port.name, help: Setting.port.argumentHelp)
     var port: Int?
 
-    @Option(
-        name: .customLong("config"),
-        help:
-            "App configuration file (JSON; Server/Examples/demo-app.json is the demo app's). Env: DEEPLINKS_CONFIG. Required."
-    )
+    @Option(name: Setting.config.name, help: Setting.config.argumentHelp)
     var configPath: String?
 
-    @Option(
-        name: .customLong("database-url"),
-        help:
-            "sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DB. Env: DEEPLINKS_DATABASE_URL. Default: \(DatabaseURL.defaultValue)."
-    )
+    @Option(name: Setting.databaseURL.name, help: Setting.databaseURL.argumentHelp)
     var databaseURL: String?
 
-    @Option(
-        name: .customLong("mail-url"),
-        help:
-            "A folder for .eml files, or smtp://USER:PASSWORD@HOST:PORT (STARTTLS), or smtps://... Env: DEEPLINKS_MAIL_URL. Default: \(MailURL.defaultValue)."
-    )
+    @Option(name: Setting.mailURL.name, help: Setting.mailURL.argumentHelp)
     var mailURL: String?
 
-    @Option(
-        name: .customLong("trusted-proxy"),
-        help:
-            "An address whose X-Forwarded-For is believed (repeat for several). Env: DEEPLINKS_TRUSTED_PROXIES (comma-separated). Default: none."
-    )
+    @Option(name: Setting.trustedProxies.name, help: Setting.trustedProxies.argumentHelp)
     var trustedProxies: [String] = []
 
-    @Option(
-        name: .customLong("reset-token-minutes"),
-        help: "How long a password-reset link works, 5 to 120. Env: DEEPLINKS_RESET_TOKEN_MINUTES. Default: 30."
-    )
+    @Option(name: Setting.resetTokenMinutes.name, help: Setting.resetTokenMinutes.argumentHelp)
     var resetTokenMinutes: Int?
 
-    @Option(
-        name: .customLong("min-password-length"),
-        help:
-            "Minimum password length in code points: 15 when the password is the only factor, 8 allowed with a second factor. Env: DEEPLINKS_MIN_PASSWORD_LENGTH. Default: 15."
-    )
+    @Option(name: Setting.minimumPasswordLength.name, help: Setting.minimumPasswordLength.argumentHelp)
     var minimumPasswordLength: Int?
 
-    @Option(
-        name: .customLong("mail-from"),
-        help:
-            "The From: of every message. Env: DEEPLINKS_MAIL_FROM. Default: the app's name at no-reply@ its first domain."
-    )
+    @Option(name: Setting.mailFrom.name, help: Setting.mailFrom.argumentHelp)
     var mailFrom: String?
 
-    @Option(
-        name: .customLong("dkim-key-file"),
-        help:
-            "A PEM private key (RSA 2048+ or Ed25519) to sign mail with DKIM for the From domain. Env: DEEPLINKS_DKIM_KEY_FILE, or the PEM itself in DEEPLINKS_DKIM_KEY."
-    )
+    @Option(name: Setting.dkimKeyFile.name, help: Setting.dkimKeyFile.argumentHelp)
     var dkimKeyFile: String?
 
-    @Option(
-        name: .customLong("dkim-selector"),
-        help:
-            "The DKIM selector: the key is published at SELECTOR._domainkey.DOMAIN. Env: DEEPLINKS_DKIM_SELECTOR. Default: deeplinks."
-    )
+    @Option(name: Setting.dkimSelector.name, help: Setting.dkimSelector.argumentHelp)
     var dkimSelector: String?
 
-    @Option(
-        name: .customLong("link-domain"),
-        help: "The host of short links. Env: DEEPLINKS_LINK_DOMAIN. Default: the app's first domain."
-    )
+    @Option(name: Setting.linkDomain.name, help: Setting.linkDomain.argumentHelp)
     var linkDomain: String?
 
-    @Option(
-        name: .customLong("other-link-domain"),
-        help:
-            "An earlier link domain whose short links keep working (repeat for several): it serves the link domain's association file. Env: DEEPLINKS_OTHER_LINK_DOMAINS (comma-separated)."
-    )
+    @Option(name: Setting.otherLinkDomains.name, help: Setting.otherLinkDomains.argumentHelp)
     var otherLinkDomains: [String] = []
 
-    @Option(
-        name: .customLong("landing-domain"),
-        help:
-            "The host of landing pages, not the link domain (universal links do not fire on same-domain taps). Env: DEEPLINKS_LANDING_DOMAIN."
-    )
+    @Option(name: Setting.landingDomain.name, help: Setting.landingDomain.argumentHelp)
     var landingDomain: String?
 
-    @Option(
-        name: .customLong("country-header"),
-        help:
-            "The header your trusted proxy or CDN puts the visitor's country in (CF-IPCountry, CloudFront-Viewer-Country), for link rules on countries; read only from --trusted-proxy peers. Env: DEEPLINKS_COUNTRY_HEADER."
-    )
+    @Option(name: Setting.countryHeader.name, help: Setting.countryHeader.argumentHelp)
     var countryHeader: String?
 
-    @Option(
-        name: .customLong("allowed-destination-host"),
-        help:
-            "A host smart links may send people to, besides the app's domains, the App Store and Google Play (repeat for several). Env: DEEPLINKS_ALLOWED_DESTINATION_HOSTS (comma-separated)."
-    )
+    @Option(name: Setting.allowedDestinationHosts.name, help: Setting.allowedDestinationHosts.argumentHelp)
     var allowedDestinationHosts: [String] = []
 
-    @Option(
-        name: .customLong("metrics-allow"),
-        help:
-            "A network that may read /metrics besides loopback (repeat for several), or 'any'. Env: DEEPLINKS_METRICS_ALLOW (comma-separated). Default: loopback only."
-    )
+    @Option(name: Setting.metricsAllow.name, help: Setting.metricsAllow.argumentHelp)
     var metricsAllow: [String] = []
 
-    @Option(
-        name: .customLong("webhook"),
-        help:
-            "An endpoint that receives signed events (link.created, link.updated, link.deleted, clicks.counted, deferred.redeemed); repeat for several. https, or http to loopback; signed under DEEPLINKS_HOOK_SECRETS. Env: DEEPLINKS_WEBHOOKS (comma-separated)."
-    )
+    @Option(name: Setting.webhooks.name, help: Setting.webhooks.argumentHelp)
     var webhooks: [String] = []
 
-    @Option(
-        name: .customLong("idle-timeout"),
-        help:
-            "Seconds a connection may take to send a request's complete head (after opening, or after the last response). Env: DEEPLINKS_IDLE_TIMEOUT. Default: 15."
-    )
+    @Option(name: Setting.idleTimeout.name, help: Setting.idleTimeout.argumentHelp)
     var idleTimeout: Int?
 
-    @Option(
-        name: .customLong("body-timeout"),
-        help:
-            "A request's body must arrive at 1 KiB/s or faster on average over each window of this many seconds (a smaller body within one window), or the connection is closed. Env: DEEPLINKS_BODY_TIMEOUT. Default: 10."
-    )
+    @Option(name: Setting.bodyTimeout.name, help: Setting.bodyTimeout.argumentHelp)
     var bodyTimeout: Int?
 
-    @Option(
-        name: .customLong("anonymous-writes-per-hour"),
-        help:
-            "What clients without a key may write in an hour, all servers together, of each kind: reset requests, sign-ups, deferred links; past it, 503 capacity_reached. Env: DEEPLINKS_ANONYMOUS_WRITES_PER_HOUR. Default: 10000."
-    )
+    @Option(name: Setting.anonymousWritesPerHour.name, help: Setting.anonymousWritesPerHour.argumentHelp)
     var anonymousWritesPerHour: Int?
 
-    @Option(
-        name: .customLong("max-connections-per-client"),
-        help:
-            "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt. Env: DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT. Default: 64."
-    )
+    @Option(name: Setting.maxConnectionsPerClient.name, help: Setting.maxConnectionsPerClient.argumentHelp)
     var maxConnectionsPerClient: Int?
 
-    @Option(
-        name: .customLong("link-cache-size"),
-        help:
-            "The memory the link cache may take, in bytes or with KiB, MiB or GiB (a catalogue whose clicked links fit is served from memory; unknown codes get a tenth more). Env: DEEPLINKS_LINK_CACHE_SIZE. Default: 128MiB."
-    )
+    @Option(name: Setting.linkCacheSize.name, help: Setting.linkCacheSize.argumentHelp)
     var linkCacheSize: String?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical. Env: DEEPLINKS_LOG_LEVEL. Default: info.")
+    @Option(name: Setting.logLevel.name, help: Setting.logLevel.argumentHelp)
     var logLevel: String?
 
     /// Flags first, then the environment, then the defaults. Throws a one-line reason.
     /// The database alone, for the commands that need no app configuration (`migrate`, `outbox`).
     func database(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DatabaseURL {
-        try DatabaseURL(parsing: databaseURL ?? environment["DEEPLINKS_DATABASE_URL"] ?? DatabaseURL.defaultValue)
+        try DatabaseURL(
+            parsing: databaseURL ?? environment[Setting.databaseURL.environment] ?? DatabaseURL.defaultValue
+        )
     }
 
     func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerSettings {
-        guard let path = configPath ?? environment["DEEPLINKS_CONFIG"] else {
+        guard let path = configPath ?? environment[Setting.config.environment] else {
             throw ConfigurationError(
                 setting: "app configuration",
                 reason:
@@ -178,7 +98,7 @@ struct ServerOptions: ParsableArguments {
             )
         }
         var settings = ServerSettings(app: try AppConfiguration.load(path: path))
-        if let host = host ?? environment["DEEPLINKS_HOST"] {
+        if let host = host ?? environment[Setting.host.environment] {
             guard !host.isEmpty, !host.contains("/") else {
                 throw ConfigurationError(setting: "host", reason: "'\(host)' is not an address to bind")
             }
@@ -186,33 +106,43 @@ struct ServerOptions: ParsableArguments {
         }
         if let port {
             settings.port = try Self.port(String(port), setting: "--port")
-        } else if let value = environment["DEEPLINKS_PORT"] {
+        } else if let value = environment[Setting.port.environment] {
             settings.port = try Self.port(value, setting: "DEEPLINKS_PORT")
         }
         settings.database = try database(environment: environment)
-        settings.mail = try MailURL(parsing: mailURL ?? environment["DEEPLINKS_MAIL_URL"] ?? MailURL.defaultValue)
+        settings.mail = try MailURL(
+            parsing: mailURL ?? environment[Setting.mailURL.environment] ?? MailURL.defaultValue
+        )
         // Keys come from the environment only: a flag would show them in `ps`.
-        if let keys = environment["DEEPLINKS_SECRET_KEYS"] {
+        if let keys = environment[Setting.secretKeys.environment] {
             settings.secretKeys = try SecretKeys(parsing: keys)
         }
-        if let secrets = environment["DEEPLINKS_HOOK_SECRETS"] {
+        if let secrets = environment[Setting.hookSecrets.environment] {
             settings.hookSecrets = try SecretKeys(parsing: secrets, setting: "DEEPLINKS_HOOK_SECRETS")
         }
         settings.trustedProxies = try TrustedProxies(
-            Self.list(trustedProxies, environment["DEEPLINKS_TRUSTED_PROXIES"])
+            Self.list(trustedProxies, environment[Setting.trustedProxies.environment])
         )
-        settings.webhooks = Self.list(webhooks, environment["DEEPLINKS_WEBHOOKS"])
-        let metrics = Self.list(metricsAllow, environment["DEEPLINKS_METRICS_ALLOW"])
+        settings.webhooks = Self.list(webhooks, environment[Setting.webhooks.environment])
+        let metrics = Self.list(metricsAllow, environment[Setting.metricsAllow.environment])
         settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics
         // Refused here, with the entry named, rather than when the server is built.
         _ = try TrustedProxies(settings.metricsAllowedFrom ?? [])
-        if let seconds = try Self.integer(idleTimeout, environment["DEEPLINKS_IDLE_TIMEOUT"], setting: "idle timeout") {
+        if let seconds = try Self.integer(
+            idleTimeout,
+            environment[Setting.idleTimeout.environment],
+            setting: "idle timeout"
+        ) {
             guard (1...3600).contains(seconds) else {
                 throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600")
             }
             settings.idleTimeoutSeconds = seconds
         }
-        if let seconds = try Self.integer(bodyTimeout, environment["DEEPLINKS_BODY_TIMEOUT"], setting: "body timeout") {
+        if let seconds = try Self.integer(
+            bodyTimeout,
+            environment[Setting.bodyTimeout.environment],
+            setting: "body timeout"
+        ) {
             guard (1...3600).contains(seconds) else {
                 throw ConfigurationError(setting: "body timeout", reason: "\(seconds) s is outside 1 to 3600")
             }
@@ -220,7 +150,7 @@ struct ServerOptions: ParsableArguments {
         }
         if let ceiling = try Self.integer(
             anonymousWritesPerHour,
-            environment["DEEPLINKS_ANONYMOUS_WRITES_PER_HOUR"],
+            environment[Setting.anonymousWritesPerHour.environment],
             setting: "anonymous writes per hour"
         ) {
             guard ceiling >= 60 else {
@@ -230,7 +160,7 @@ struct ServerOptions: ParsableArguments {
         }
         if let cap = try Self.integer(
             maxConnectionsPerClient,
-            environment["DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT"],
+            environment[Setting.maxConnectionsPerClient.environment],
             setting: "connections per client"
         ) {
             guard cap >= 1 else {
@@ -238,19 +168,19 @@ struct ServerOptions: ParsableArguments {
             }
             settings.maxConnectionsPerClient = cap
         }
-        if let size = linkCacheSize ?? environment["DEEPLINKS_LINK_CACHE_SIZE"] {
+        if let size = linkCacheSize ?? environment[Setting.linkCacheSize.environment] {
             settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")
         }
         if let minutes = try Self.integer(
             resetTokenMinutes,
-            environment["DEEPLINKS_RESET_TOKEN_MINUTES"],
+            environment[Setting.resetTokenMinutes.environment],
             setting: "reset token minutes"
         ) {
             settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
         }
         if let length = try Self.integer(
             minimumPasswordLength,
-            environment["DEEPLINKS_MIN_PASSWORD_LENGTH"],
+            environment[Setting.minimumPasswordLength.environment],
             setting: "minimum password length"
         ) {
             settings.passwordReset.passwordPolicy.minimumLength = length
@@ -258,30 +188,31 @@ struct ServerOptions: ParsableArguments {
         settings.passwordReset = try settings.passwordReset.validated()
         // Flags, then the environment, then the configuration file's `links` section.
         settings.smartLinks = settings.app.links
-        if let domain = try Self.host(linkDomain ?? environment["DEEPLINKS_LINK_DOMAIN"], setting: "link domain") {
+        if let domain = try Self.host(linkDomain ?? environment[Setting.linkDomain.environment], setting: "link domain")
+        {
             settings.smartLinks.linkDomain = domain
         }
         if let domain = try Self.host(
-            landingDomain ?? environment["DEEPLINKS_LANDING_DOMAIN"],
+            landingDomain ?? environment[Setting.landingDomain.environment],
             setting: "landing domain"
         ) {
             settings.smartLinks.landingDomain = domain
         }
-        let others = try Self.list(otherLinkDomains, environment["DEEPLINKS_OTHER_LINK_DOMAINS"])
+        let others = try Self.list(otherLinkDomains, environment[Setting.otherLinkDomains.environment])
             .compactMap { try Self.host($0, setting: "other link domain") }
         if !others.isEmpty { settings.smartLinks.otherLinkDomains = others }
-        let hosts = try Self.list(allowedDestinationHosts, environment["DEEPLINKS_ALLOWED_DESTINATION_HOSTS"])
+        let hosts = try Self.list(allowedDestinationHosts, environment[Setting.allowedDestinationHosts.environment])
             .compactMap { try Self.host($0, setting: "allowed destination host") }
         if !hosts.isEmpty { settings.smartLinks.allowedHosts = hosts }
         // Checked when the server is made (LinkPolicy): a name HTTP allows.
-        if let header = countryHeader ?? environment["DEEPLINKS_COUNTRY_HEADER"] {
+        if let header = countryHeader ?? environment[Setting.countryHeader.environment] {
             settings.smartLinks.countryHeader = header
         }
         // The admin key comes from the environment only, and only its digest is kept.
-        if let key = environment["DEEPLINKS_ADMIN_KEY"] {
+        if let key = environment[Setting.adminKey.environment] {
             try settings.smartLinks.setAdminKey(key)
         }
-        if let from = mailFrom ?? environment["DEEPLINKS_MAIL_FROM"] {
+        if let from = mailFrom ?? environment[Setting.mailFrom.environment] {
             guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
                 from.contains("@")
             else {
@@ -290,7 +221,7 @@ struct ServerOptions: ParsableArguments {
             settings.mailFrom = from
         }
         if let pem = try dkimKey(environment: environment) {
-            let selector = dkimSelector ?? environment["DEEPLINKS_DKIM_SELECTOR"] ?? "deeplinks"
+            let selector = dkimSelector ?? environment[Setting.dkimSelector.environment] ?? "deeplinks"
             settings.dkim = try DKIMSigner(pem: pem, domain: settings.fromDomain, selector: selector)
         }
         return settings
@@ -298,18 +229,18 @@ struct ServerOptions: ParsableArguments {
 
     /// The DKIM key's PEM: from the file named by the flag or DEEPLINKS_DKIM_KEY_FILE, or DEEPLINKS_DKIM_KEY itself.
     private func dkimKey(environment: [String: String]) throws -> String? {
-        if let path = dkimKeyFile ?? environment["DEEPLINKS_DKIM_KEY_FILE"] {
+        if let path = dkimKeyFile ?? environment[Setting.dkimKeyFile.environment] {
             do {
                 return try String(contentsOfFile: path, encoding: .utf8)
             } catch {
                 throw ConfigurationError(setting: "DKIM key file", reason: "\(path) cannot be read")
             }
         }
-        return environment["DEEPLINKS_DKIM_KEY"]
+        return environment[Setting.dkimKey.environment]
     }
 
     func logLevel(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Logger.Level {
-        let value = logLevel ?? environment["DEEPLINKS_LOG_LEVEL"] ?? "info"
+        let value = logLevel ?? environment[Setting.logLevel.environment] ?? "info"
         guard let level = Logger.Level(rawValue: value.lowercased()) else {
             throw ConfigurationError(
                 setting: "log level",
