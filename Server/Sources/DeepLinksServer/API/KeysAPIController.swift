@@ -21,24 +21,22 @@ struct KeysAPIController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        JSONResponse.make(.ok, ["keys": .array(try await operators.keys().map(Self.json))])
+        try JSONResponse.make(.ok, Keys(keys: try await operators.keys().map { Key($0) }))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let body = try await JSONBody.read(request, context: context)
-        guard let role = OperatorRole(rawValue: try body.string("role")) else {
+        let body = try await JSONBody.read(request, context: context).decode(NewKey.self)
+        guard let role = OperatorRole(rawValue: body.role) else {
             throw APIError.malformed("'role' is viewer, editor or admin")
         }
         do {
             let (key, secret) = try await operators.createKey(
-                name: try body.string("name"),
+                name: body.name,
                 role: role,
                 createdBy: context.keyHolder?.operatorEmail ?? "api",
                 ownerID: context.keyHolder?.operatorID
             )
-            var object = Self.fields(key)
-            object["key"] = .string(secret)
-            return JSONResponse.make(.created, object)
+            return try JSONResponse.make(.created, Key(key, secret: secret))
         } catch let failure as OperatorError {
             throw APIError.malformed("\(failure)")
         }
@@ -56,17 +54,33 @@ struct KeysAPIController: Sendable {
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
-    static func json(_ key: Operators.APIKey) -> JSONValue { .object(fields(key)) }
+    /// A key to make: its name and role (`viewer`, `editor` or `admin`).
+    struct NewKey: Decodable {
+        let name: String
+        let role: String
+    }
 
-    static func fields(_ key: Operators.APIKey) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [
-            "id": .number(Double(key.id)), "name": .string(key.name), "role": .string(key.role.rawValue),
-            "prefix": .string(key.prefix), "createdAt": .number(Double(key.createdAt)),
-        ]
-        if let by = key.createdBy { object["createdBy"] = .string(by) }
-        if let used = key.lastUsedAt { object["lastUsedAt"] = .number(Double(used)) }
-        if let revoked = key.revokedAt { object["revokedAt"] = .number(Double(revoked)) }
-        if let note = key.note { object["note"] = .string(note) }
-        return object
+    /// An API key as the API shows it; its secret only in the answer that made it.
+    struct Key: Encodable {
+        let id: Int64
+        let name: String
+        let role: String
+        let prefix: String
+        let createdAt: Int64
+        let createdBy: String?
+        let lastUsedAt: Int64?
+        let revokedAt: Int64?
+        let note: String?
+        var key: String? = nil
+
+        init(_ key: Operators.APIKey, secret: String? = nil) {
+            (id, name, role, prefix, createdAt) = (key.id, key.name, key.role.rawValue, key.prefix, key.createdAt)
+            (createdBy, lastUsedAt, revokedAt, note) = (key.createdBy, key.lastUsedAt, key.revokedAt, key.note)
+            self.key = secret
+        }
+    }
+
+    struct Keys: Encodable {
+        let keys: [Key]
     }
 }

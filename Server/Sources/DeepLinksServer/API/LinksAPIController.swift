@@ -86,31 +86,48 @@ struct LinksAPIController: Sendable {
     @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> Response {
         let link = try await store.existing(context)
         let rows = try await store.stats(link.code)
-        let days = rows.map { row -> JSONValue in
-            .object([
-                "day": .string(row.day), "platform": .string(row.platform), "bot": .bool(row.bot),
-                "source": .string(row.source), "clicks": .number(Double(row.clicks)),
-            ])
-        }
         let people = rows.filter { !$0.bot }.reduce(0) { $0 + $1.clicks }
         let bots = rows.filter(\.bot).reduce(0) { $0 + $1.clicks }
         let scans = rows.filter { !$0.bot && $0.source == ClickSource.qr.rawValue }.reduce(0) { $0 + $1.clicks }
-        let referrers = try await store.referrers(link.code).map { site -> JSONValue in
-            .object(["host": .string(site.host), "clicks": .number(Double(site.clicks))])
-        }
-        let rules = try await store.ruleClicks(link).map { row -> JSONValue in
-            var item: [String: JSONValue] = ["rule": .string(row.rule), "clicks": .number(Double(row.clicks))]
-            if let variant = row.variant { item["variant"] = .string(variant) }
-            return .object(item)
-        }
-        return JSONResponse.make(
-            .ok,
-            [
-                "code": .string(link.code), "clicks": .number(Double(people)), "botFetches": .number(Double(bots)),
-                "qrScans": .number(Double(scans)), "days": .array(days), "referrers": .array(referrers),
-                "rules": .array(rules),
-            ]
+        let answer = Stats(
+            code: link.code,
+            clicks: people,
+            botFetches: bots,
+            qrScans: scans,
+            days: rows.map {
+                .init(day: $0.day, platform: $0.platform, bot: $0.bot, source: $0.source, clicks: $0.clicks)
+            },
+            referrers: try await store.referrers(link.code).map { .init(host: $0.host, clicks: $0.clicks) },
+            rules: try await store.ruleClicks(link).map { .init(rule: $0.rule, variant: $0.variant, clicks: $0.clicks) }
         )
+        return try JSONResponse.make(.ok, answer)
+    }
+
+    /// A link's clicks: people's, preview fetches and QR scans in all, and per day, referrer and rule.
+    struct Stats: Encodable {
+        struct Day: Encodable {
+            let day: String
+            let platform: String
+            let bot: Bool
+            let source: String
+            let clicks: Int64
+        }
+        struct Referrer: Encodable {
+            let host: String
+            let clicks: Int64
+        }
+        struct Rule: Encodable {
+            let rule: String
+            let variant: String?
+            let clicks: Int64
+        }
+        let code: String
+        let clicks: Int64
+        let botFetches: Int64
+        let qrScans: Int64
+        let days: [Day]
+        let referrers: [Referrer]
+        let rules: [Rule]
     }
 
     /// The same counts as a page: a bar per day, people and preview fetchers apart.
@@ -163,7 +180,7 @@ struct LinksAPIController: Sendable {
                 throw APIError.malformed("\(unreadable)")
             }
         }
-        return JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.json(dryRun: dryRun))
+        return try JSONResponse.make(report.taken.isEmpty ? .ok : .conflict, report.answer(dryRun: dryRun))
     }
 
     /// The short link as a QR code, tagged `?qr=1` so that its scans are counted apart (source "qr").

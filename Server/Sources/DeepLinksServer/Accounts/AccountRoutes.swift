@@ -46,17 +46,14 @@ struct AccountRoutes: Sendable {
         router.post("/v1/accounts") { request, context -> Response in
             try await signUps.admit(network(request, context), now: accounts.clock.milliseconds())
             try await signUpCeiling.admit(now: accounts.clock.milliseconds())
-            let body = try await JSONBody.read(request, context: context)
-            let account = try await accounts.signUp(
-                email: try body.string("email"),
-                password: try body.string("password")
-            )
-            return JSONResponse.make(.created, ["email": .string(account.display)])
+            let body = try await JSONBody.read(request, context: context).decode(Credentials.self)
+            let account = try await accounts.signUp(email: body.email, password: body.password)
+            return try JSONResponse.make(.created, Email(email: account.display))
         }
         router.post("/v1/sessions") { request, context -> Response in
             try await signIns.admit(network(request, context), now: accounts.clock.milliseconds())
-            let body = try await JSONBody.read(request, context: context)
-            let email = try body.string("email")
+            let body = try await JSONBody.read(request, context: context).decode(Credentials.self)
+            let email = body.email
             if let address = try? EmailAddress(email) {
                 let bucket = accounts.keys.digest(
                     address.normalized,
@@ -65,26 +62,26 @@ struct AccountRoutes: Sendable {
                 )
                 try await signInsPerAddress.admit(bucket, now: accounts.clock.milliseconds())
             }
-            let token = try await accounts.signIn(email: email, password: try body.string("password"))
-            return JSONResponse.make(.created, ["token": .string(token)])
+            let token = try await accounts.signIn(email: email, password: body.password)
+            return try JSONResponse.make(.created, Session(token: token))
         }
         router.get("/v1/me") { request, _ -> Response in
             guard let token = request.bearerToken, let account = try await accounts.account(session: token) else {
                 throw APIError.unauthorized
             }
-            return JSONResponse.make(.ok, ["email": .string(account.display)])
+            return try JSONResponse.make(.ok, Email(email: account.display))
         }
         router.post("/v1/me/password") { request, context -> Response in
             guard let token = request.bearerToken, let account = try await accounts.account(session: token) else {
                 throw APIError.unauthorized
             }
             try await passwordChanges.admit(String(account.id), now: accounts.clock.milliseconds())
-            let body = try await JSONBody.read(request, context: context)
+            let body = try await JSONBody.read(request, context: context).decode(PasswordChange.self)
             try await accounts.changePassword(
                 account: account,
                 session: token,
-                current: try body.string("currentPassword"),
-                new: try body.string("newPassword")
+                current: body.currentPassword,
+                new: body.newPassword
             )
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
@@ -116,5 +113,29 @@ struct AccountRoutes: Sendable {
         router.get("/v1/me", use: answer)
         router.post("/v1/me/password", use: answer)
         router.delete("/v1/sessions/current", use: answer)
+    }
+}
+
+extension AccountRoutes {
+    /// An account, as sign-up and `GET /v1/me` answer it (sign-up answers a taken address the same); an address,
+    /// as a reset request sends it.
+    struct Email: Codable {
+        let email: String
+    }
+
+    /// An address and a password: sign-up and sign-in.
+    struct Credentials: Decodable {
+        let email: String
+        let password: String
+    }
+
+    struct PasswordChange: Decodable {
+        let currentPassword: String
+        let newPassword: String
+    }
+
+    /// A new session's bearer token.
+    struct Session: Encodable {
+        let token: String
     }
 }

@@ -15,7 +15,7 @@ struct APIError: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = fields
         body["error"] = .string(code.rawValue)
-        return JSONResponse.make(status, body, headers: headers)
+        return JSONResponse.error(status, body, headers: headers)
     }
 
     static func malformed(_ reason: String) -> APIError {

@@ -4,18 +4,19 @@ import Hummingbird
 import NIOFoundationCompat
 
 /// A request body read strictly (C6, R8): `application/json` or 415; one JSON object or 400; no duplicate
-/// keys at any depth (which value would win differs between parsers); fields read by type, never coerced.
+/// keys at any depth (which value would win differs between parsers); decoded as the route's body type
+/// (``decode(_:)``), fields by type, never coerced.
 struct JSONBody {
     let object: [String: JSONValue]
 
-    /// The body decoded as `T`, with a readable reason when a field is missing or of the wrong type.
+    /// The body decoded as `T` (each route declares the body it takes), with a readable reason when a field is
+    /// missing or of the wrong type: `'email' must be a string, not a number`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(JSONValue.object(object).compactJSON.utf8))
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw APIError.malformed(
-                "'\(Self.path(context.codingPath))' has the wrong type"
-            )
+        } catch let DecodingError.typeMismatch(expected, context), let DecodingError.valueNotFound(expected, context) {
+            let found = value(at: context.codingPath)?.typeName ?? "null"
+            throw APIError.malformed("'\(Self.path(context.codingPath))' must be \(Self.kind(expected)), not \(found)")
         } catch let DecodingError.dataCorrupted(context) {
             throw APIError.malformed(
                 "'\(Self.path(context.codingPath))': \(context.debugDescription)"
@@ -26,6 +27,25 @@ struct JSONBody {
             )
         } catch {
             throw APIError.malformed("the body does not describe a link")
+        }
+    }
+
+    /// What a field of `type` must be, in the API's words.
+    static func kind(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+
+    /// The value at a coding path of the body, when there is one.
+    func value(at path: [any CodingKey]) -> JSONValue? {
+        path.reduce(JSONValue.object(object) as JSONValue?) { value, key in
+            if let index = key.intValue { return value?.array.flatMap { $0.indices.contains(index) ? $0[index] : nil } }
+            return value?.object?[key.stringValue]
         }
     }
 
@@ -58,24 +78,6 @@ struct JSONBody {
         guard let value = try? JSONValue.parse(data) else { throw APIError.malformed("the body is not JSON") }
         guard case .object(let object) = value else { throw APIError.malformed("the body must be a JSON object") }
         return JSONBody(object: object)
-    }
-
-    /// A required string field.
-    func string(_ key: String) throws -> String {
-        guard let value = object[key] else { throw APIError.malformed("'\(key)' is required") }
-        guard case .string(let string) = value else {
-            throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)")
-        }
-        return string
-    }
-
-    /// An optional string field: absent and `null` are nil; any other type is an error.
-    func optionalString(_ key: String) throws -> String? {
-        switch object[key] {
-        case nil, .null?: return nil
-        case .string(let string)?: return string
-        case let value?: throw APIError.malformed("'\(key)' must be a string, not \(value.typeName)")
-        }
     }
 
     /// The first key seen twice in the same object, scanning the raw bytes (strings decoded for comparison).

@@ -47,30 +47,26 @@ struct PasswordResetRoutes: Sendable {
             let started = ContinuousClock.now
             let client = try await admit(request, context, limiter: requestLimiter)
             try await ceiling.admit(now: service.clock.milliseconds())
-            let body = try await JSONBody.read(request, context: context)
-            try await service.request(email: try body.string("email"), client: client)
+            let body = try await JSONBody.read(request, context: context).decode(AccountRoutes.Email.self)
+            try await service.request(email: body.email, client: client)
             // The same answer after at least the same time, whatever was found (R1, R2).
             let floor = Duration.milliseconds(service.settings.requestFloorMilliseconds)
             try await Task.sleep(until: started + floor, clock: .continuous)
-            return JSONResponse.make(.accepted, ["status": .string("accepted")])
+            return try JSONResponse.make(.accepted, Accepted())
         }
         router.post("/v1/password-resets/verify") { request, context -> Response in
             let client = try await admit(request, context, limiter: confirmLimiter)
-            let body = try await JSONBody.read(request, context: context)
-            let masked = try await service.verify(
-                token: try body.string("token"),
-                email: try body.optionalString("email"),
-                client: client
-            )
-            return JSONResponse.make(.ok, ["valid": .bool(true), "email": .string(masked)])
+            let body = try await JSONBody.read(request, context: context).decode(TokenBody.self)
+            let masked = try await service.verify(token: body.token, email: body.email, client: client)
+            return try JSONResponse.make(.ok, Valid(email: masked))
         }
         router.post("/v1/password-resets/confirm") { request, context -> Response in
             let client = try await admit(request, context, limiter: confirmLimiter)
-            let body = try await JSONBody.read(request, context: context)
+            let body = try await JSONBody.read(request, context: context).decode(Confirmation.self)
             try await service.confirm(
-                token: try body.string("token"),
-                password: try body.string("password"),
-                email: try body.optionalString("email"),
+                token: body.token,
+                password: body.password,
+                email: body.email,
                 client: client
             )
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
@@ -87,49 +83,46 @@ struct PasswordResetRoutes: Sendable {
         // The team backend's calls, behind an admin's key (the group's middleware).
         let backend = router.group(.admin, .resetLinks, access: access)
         backend.post("/v1/reset-links") { request, context -> Response in
-            let body = try await JSONBody.read(request, context: context)
-            let deliver = try body.optionalString("deliver").map { value in
+            let body = try await JSONBody.read(request, context: context).decode(LinkRequest.self)
+            let deliver = try body.deliver.map { value in
                 guard let delivery = PasswordResetService.Delivery(rawValue: value) else {
                     throw APIError.malformed("'deliver' is \"mail\" or \"return\"")
                 }
                 return delivery
             }
             // Mail is in English today: the locale is checked and kept for the reader's language to come.
-            if let locale = try body.optionalString("locale"), !Self.isLanguageTag(locale) {
+            if let locale = body.locale, !Self.isLanguageTag(locale) {
                 throw APIError.malformed("'locale' is not a language tag (en, pt-BR)")
             }
             let issued = try await service.issueLink(
-                subject: try body.string("subject"),
-                email: try body.string("email"),
+                subject: body.subject,
+                email: body.email,
                 deliver: deliver ?? .mail
             )
-            var answer: [String: JSONValue] = [
-                "delivery": .string((deliver ?? .mail).rawValue),
-                "expiresAt": .string(Date(timeIntervalSince1970: Double(issued.expiresAt) / 1000).formatted(.iso8601)),
-            ]
-            if deliver == .return { answer["link"] = .string(issued.link) }
-            return JSONResponse.make(.created, answer)
+            let answer = IssuedLink(
+                delivery: (deliver ?? .mail).rawValue,
+                expiresAt: Date(timeIntervalSince1970: Double(issued.expiresAt) / 1000).formatted(.iso8601),
+                link: deliver == .return ? issued.link : nil
+            )
+            return try JSONResponse.make(.created, answer)
         }
         backend.post("/v1/reset-links/revoke") { request, context -> Response in
-            let body = try await JSONBody.read(request, context: context)
-            try await service.revoke(subject: try body.string("subject"))
+            let body = try await JSONBody.read(request, context: context).decode(Subject.self)
+            try await service.revoke(subject: body.subject)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         backend.post("/v1/reset-links/consume") { request, context -> Response in
-            let body = try await JSONBody.read(request, context: context)
+            let body = try await JSONBody.read(request, context: context).decode(TokenBody.self)
             let client = PasswordResetService.Client(
                 address: proxies.clientAddress(peer: context.peer, headers: request.headers),
                 userAgent: request.headers[.userAgent]
             )
             let consumed = try await service.consume(
-                token: try body.string("token"),
-                email: try body.optionalString("email"),
+                token: body.token,
+                email: body.email,
                 client: client
             )
-            return JSONResponse.make(
-                .ok,
-                ["subject": .string(consumed.subject), "email": .string(consumed.email), "endSessions": .bool(true)]
-            )
+            return try JSONResponse.make(.ok, Consumed(subject: consumed.subject, email: consumed.email))
         }
     }
 
@@ -208,5 +201,59 @@ struct PasswordResetRoutes: Sendable {
         let address = proxies.clientAddress(peer: context.peer, headers: request.headers)
         try await limiter.admit(ClientNetwork.key(address), now: service.clock.milliseconds())
         return .init(address: address, userAgent: request.headers[.userAgent])
+    }
+}
+
+extension PasswordResetRoutes {
+    /// A token to check or consume, with the address it was sent to when the app asks for it.
+    struct TokenBody: Decodable {
+        let token: String
+        let email: String?
+    }
+
+    /// A token and the new password.
+    struct Confirmation: Decodable {
+        let token: String
+        let password: String
+        let email: String?
+    }
+
+    /// The team backend asks for a link for its user `subject` at `email`: mailed (`deliver` `mail`, the
+    /// default) or returned; `locale` is checked and kept.
+    struct LinkRequest: Decodable {
+        let subject: String
+        let email: String
+        let deliver: String?
+        let locale: String?
+    }
+
+    /// The backend's user whose links end.
+    struct Subject: Decodable {
+        let subject: String
+    }
+
+    /// A request for a link, taken (whatever was found).
+    struct Accepted: Encodable {
+        var status = "accepted"
+    }
+
+    /// A token that is live, and its address masked.
+    struct Valid: Encodable {
+        var valid = true
+        let email: String
+    }
+
+    /// A reset link the team's backend asked for: mailed, or returned to it.
+    struct IssuedLink: Encodable {
+        let delivery: String
+        let expiresAt: String
+        let link: String?
+    }
+
+    /// A token the team's backend consumed: whose, and that its sessions must end.
+    struct Consumed: Encodable {
+        let subject: String
+        let email: String
+        var endSessions = true
     }
 }

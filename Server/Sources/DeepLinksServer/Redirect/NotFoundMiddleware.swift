@@ -21,7 +21,7 @@ struct NotFoundMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             if request.uri.path.hasPrefix("/v1/") {
                 if let allowed = methods.allowed(request.uri.path), !allowed.contains(request.method.rawValue) {
-                    var response = JSONResponse.make(
+                    var response = JSONResponse.error(
                         .methodNotAllowed,
                         [
                             "error": .string(APIError.Code.methodNotAllowed.rawValue),
@@ -31,7 +31,7 @@ struct NotFoundMiddleware: RouterMiddleware {
                     response.headers[.allow] = allowed.joined(separator: ", ")
                     return response
                 }
-                return JSONResponse.make(.notFound, ["error": .string(APIError.Code.notFound.rawValue)])
+                return JSONResponse.error(.notFound, ["error": .string(APIError.Code.notFound.rawValue)])
             }
             return fallback.notFound(request)
         }

@@ -100,7 +100,7 @@ struct SmartLinkRoutes: Sendable {
             case .decided(let decision, let hit, let decided):
                 // A rule's web address, or the store: for the app to open in a browser.
                 if let hit, hit.destination.route == nil, case .redirect(let url) = decision {
-                    return JSONResponse.make(.ok, ["url": .string(url)])
+                    return try JSONResponse.make(.ok, Resolved(url: url))
                 }
                 shown = decided
             case .ended: throw APIError(status: .gone, code: .linkExpired)
@@ -108,9 +108,7 @@ struct SmartLinkRoutes: Sendable {
             }
         }
         // A web link has no route: its url is the web address, for the app to open in a browser.
-        var answer: [String: JSONValue] = ["url": .string(policy.appURL(shown))]
-        if let route = shown.route { answer["route"] = .string(route) }
-        return JSONResponse.make(.ok, answer)
+        return try JSONResponse.make(.ok, Resolved(url: policy.appURL(shown), route: shown.route))
     }
 
     /// Deferred deep links (DeferredLinks): the landing page asks for a token on the way to the App Store ...
@@ -123,28 +121,23 @@ struct SmartLinkRoutes: Sendable {
         try await deferredCeiling.admit(now: clock.milliseconds())
         let token = try await deferred.issue(code: link.code)
         let pasteboard = "\(policy.shortURL(link.code))#deferred=\(token)"
-        return JSONResponse.make(
+        return try JSONResponse.make(
             .created,
-            [
-                "pasteboard": .string(pasteboard),
-                "expiresIn": .number(Double(DeferredLinks.lifetimeMilliseconds / 1000)),
-            ]
+            DeferredToken(pasteboard: pasteboard, expiresIn: DeferredLinks.lifetimeMilliseconds / 1000)
         )
     }
 
     /// ... and the app, at its first launch, redeems it once for the link's route.
     @Sendable func redeemDeferred(_ request: Request, context: AppRequestContext) async throws -> Response {
         try admitDeferred(request, context)
-        let token = try await JSONBody.read(request, context: context).string("token")
+        let token = try await JSONBody.read(request, context: context).decode(Redemption.self).token
         guard DeferredLinks.isWellFormed(token) else {
             throw APIError.malformed("'token' is 22 base64url characters")
         }
         guard let code = try await deferred.redeem(token), let link = try await store.find(code) else {
             throw APIError(status: .gone, code: .deferredLinkGone)
         }
-        var answer: [String: JSONValue] = ["code": .string(link.code), "url": .string(policy.appURL(link))]
-        if let route = link.route { answer["route"] = .string(route) }
-        return JSONResponse.make(.ok, answer)
+        return try JSONResponse.make(.ok, Resolved(url: policy.appURL(link), route: link.route, code: link.code))
     }
 
     // MARK: API helpers
@@ -154,5 +147,26 @@ struct SmartLinkRoutes: Sendable {
         if let wait = deferredLimiter.take(address, now: clock.milliseconds()) {
             throw APIError.tooManyRequests(retryAfter: wait)
         }
+    }
+}
+
+extension SmartLinkRoutes {
+    /// Where a link leads, for the app: its universal link (`url`) and route, or a web address to open in a browser
+    /// (no route); a redeemed deferred link names its code too.
+    struct Resolved: Encodable {
+        let url: String
+        var route: String? = nil
+        var code: String? = nil
+    }
+
+    /// The token an app read from the pasteboard at its first launch.
+    struct Redemption: Decodable {
+        let token: String
+    }
+
+    /// A deferred link's token, as the landing page puts it on the pasteboard, and its lifetime in seconds.
+    struct DeferredToken: Encodable {
+        let pasteboard: String
+        let expiresIn: Int64
     }
 }

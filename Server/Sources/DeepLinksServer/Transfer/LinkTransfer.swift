@@ -26,29 +26,48 @@ struct LinkTransfer: Sendable {
         /// How many rows ended with each status.
         var counts: [String: Int] { entries.reduce(into: [:]) { $0[$1.status, default: 0] += 1 } }
 
-        func json(dryRun: Bool) -> [String: JSONValue] {
+        /// The report as `POST /v1/links/import` answers it: the counts (`valid` on a dry run), the codes taken
+        /// when the import was to fail on them, and every row.
+        func answer(dryRun: Bool) -> Answer {
             let counts = counts
-            var body: [String: JSONValue] = ["dryRun": .bool(dryRun)]
-            if let format { body["format"] = .string(format.rawValue) }
-            // On a dry run, a row that would be imported is `valid`.
-            for status in ["imported", "replaced", "skipped", "refused"] + (dryRun ? ["valid"] : []) {
-                body[status] = .number(Double(counts[status] ?? 0))
-            }
-            if !taken.isEmpty {
-                body["error"] = .string(APIError.Code.codeTaken.rawValue)
-                body["taken"] = .array(taken.map { .string($0) })
-            }
-            body["rows"] = .array(
-                entries.map { entry in
-                    var row: [String: JSONValue] = [
-                        "line": .number(Double(entry.line)), "status": .string(entry.status),
-                    ]
-                    if let code = entry.code { row["code"] = .string(code) }
-                    if !entry.problems.isEmpty { row["problems"] = .array(entry.problems.map { .string($0) }) }
-                    return .object(row)
+            return Answer(
+                dryRun: dryRun,
+                format: format?.rawValue,
+                imported: counts["imported"] ?? 0,
+                replaced: counts["replaced"] ?? 0,
+                skipped: counts["skipped"] ?? 0,
+                refused: counts["refused"] ?? 0,
+                valid: dryRun ? counts["valid"] ?? 0 : nil,
+                error: taken.isEmpty ? nil : APIError.Code.codeTaken.rawValue,
+                taken: taken.isEmpty ? nil : taken,
+                rows: entries.map {
+                    .init(
+                        line: $0.line,
+                        code: $0.code,
+                        status: $0.status,
+                        problems: $0.problems.isEmpty ? nil : $0.problems
+                    )
                 }
             )
-            return body
+        }
+
+        struct Answer: Encodable {
+            struct Row: Encodable {
+                let line: Int
+                let code: String?
+                let status: String
+                let problems: [String]?
+            }
+            let dryRun: Bool
+            let format: String?
+            let imported: Int
+            let replaced: Int
+            let skipped: Int
+            let refused: Int
+            let valid: Int?
+            let error: String?
+            let taken: [String]?
+            let rows: [Row]
         }
     }
 
