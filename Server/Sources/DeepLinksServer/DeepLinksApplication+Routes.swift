@@ -81,7 +81,7 @@ extension DeepLinksApplication {
                 webhooks: webhooks?.sender,
                 links: links,
                 clicks: clicks,
-                pruning: Pruning(database: database, clock: clock)
+                pruning: Pruning(database: database, clock: clock, clickRetentionDays: settings.clickRetentionDays)
             ) + [DescriptorWatch(metrics: metrics, logger: logger)],
             trigger: trigger,
             logger: logger

@@ -417,5 +417,15 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Click counts are kept for a time (`--click-retention-days`): the pruning deletes by day.
+        Migration(version: 16, name: "click counts pruned by day") { sql, _ in
+            for statement in [
+                "CREATE INDEX link_clicks_day ON link_clicks(day)",
+                "CREATE INDEX link_referrers_day ON link_referrers(day)",
+                "CREATE INDEX link_rule_clicks_day ON link_rule_clicks(day)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

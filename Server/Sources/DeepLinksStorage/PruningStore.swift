@@ -21,6 +21,8 @@ package struct PruningStore: Sendable {
         package var linkChanges: Int64
         /// Built-in accounts made by a sign-up that nobody signed in to or reset since.
         package var unusedSignUps: Int64
+        /// The first day of click counts kept (`YYYY-MM-DD`, UTC); nil keeps them all.
+        package var clicksFrom: String?
 
         package init(
             auditEvents: Int64,
@@ -33,7 +35,8 @@ package struct PruningStore: Sendable {
             resetRequests: Int64,
             rateLimits: Int64,
             linkChanges: Int64,
-            unusedSignUps: Int64
+            unusedSignUps: Int64,
+            clicksFrom: String? = nil
         ) {
             self.auditEvents = auditEvents
             self.consoleAudit = consoleAudit
@@ -46,6 +49,7 @@ package struct PruningStore: Sendable {
             self.rateLimits = rateLimits
             self.linkChanges = linkChanges
             self.unusedSignUps = unusedSignUps
+            self.clicksFrom = clicksFrom
         }
     }
 
@@ -58,7 +62,7 @@ package struct PruningStore: Sendable {
     /// Deletes the rows older than `cutoffs`, and expired reset links and deferred-link tokens at `now`; one
     /// statement at a time, so no lock is held across tables.
     package func prune(now: Int64, cutoffs: Cutoffs) async throws {
-        let statements: [SQLQueryString] = [
+        var statements: [SQLQueryString] = [
             "DELETE FROM audit_events WHERE at < \(bind: cutoffs.auditEvents)",
             "DELETE FROM console_audit WHERE at < \(bind: cutoffs.consoleAudit)",
             "DELETE FROM operator_devices WHERE created_at < \(bind: cutoffs.operatorDevices)",
@@ -79,6 +83,11 @@ package struct PruningStore: Sendable {
             DELETE FROM accounts WHERE used_at IS NULL AND subject IS NULL AND created_at < \(bind: cutoffs.unusedSignUps)
             """,
         ]
+        if let day = cutoffs.clicksFrom {
+            for table in ["link_clicks", "link_referrers", "link_rule_clicks"] {
+                statements.append("DELETE FROM \(unsafeRaw: table) WHERE day < \(bind: day)")
+            }
+        }
         for statement in statements {
             try await database.withConnection { sql in try await sql.raw(statement).run() }
         }

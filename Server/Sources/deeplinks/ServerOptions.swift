@@ -78,6 +78,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: Setting.linkCacheSize.name, help: Setting.linkCacheSize.argumentHelp)
     var linkCacheSize: String?
 
+    @Option(name: Setting.clickRetentionDays.name, help: Setting.clickRetentionDays.argumentHelp)
+    var clickRetentionDays: Int?
+
     @Option(name: Setting.logLevel.name, help: Setting.logLevel.argumentHelp)
     var logLevel: String?
 
@@ -167,6 +170,19 @@ struct ServerOptions: ParsableArguments {
                 throw ConfigurationError(setting: "connections per client", reason: "must be at least 1")
             }
             settings.maxConnectionsPerClient = cap
+        }
+        if let days = try Self.integer(
+            clickRetentionDays,
+            environment[Setting.clickRetentionDays.environment],
+            setting: "click retention days"
+        ) {
+            guard days >= 0 else {
+                throw ConfigurationError(
+                    setting: "click retention days",
+                    reason: "\(days) is below 0 (0 keeps them all)"
+                )
+            }
+            settings.clickRetentionDays = days
         }
         if let size = linkCacheSize ?? environment[Setting.linkCacheSize.environment] {
             settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")

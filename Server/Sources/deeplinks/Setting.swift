@@ -193,6 +193,13 @@ extension Setting {
         help:
             "The memory the link cache may take, in bytes or with KiB, MiB or GiB, 1MiB to 1TiB (a catalogue whose clicked links fit is served from memory; unknown codes get a tenth more)."
     )
+    static let clickRetentionDays = Setting(
+        flag: "click-retention-days",
+        environment: "DEEPLINKS_CLICK_RETENTION_DAYS",
+        defaultValue: "400",
+        help:
+            "Days of click counts (per day, referrer and rule) kept, today included; older days are deleted by the hourly pruning. 0 keeps them all."
+    )
     static let logLevel = Setting(
         flag: "log-level",
         environment: "DEEPLINKS_LOG_LEVEL",
@@ -232,6 +239,7 @@ extension Setting {
     static let all: [Setting] = [
         config, host, port, databaseURL, mailURL, logLevel, secretKeys, hookSecrets, adminKey, trustedProxies,
         metricsAllow, idleTimeout, bodyTimeout, maxConnectionsPerClient, anonymousWritesPerHour, linkCacheSize,
+        clickRetentionDays,
         linkDomain, otherLinkDomains, landingDomain, allowedDestinationHosts, countryHeader, webhooks,
         resetTokenMinutes, minimumPasswordLength, mailFrom, dkimKeyFile, dkimKey, dkimSelector, serverURL,
     ]

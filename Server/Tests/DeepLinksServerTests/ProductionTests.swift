@@ -618,6 +618,44 @@ import Testing
         }
     }
 
+    /// Click counts are kept `--click-retention-days` (today included), per day, referrer and rule alike; 0 keeps
+    /// them all; on both databases.
+    @Test(arguments: TestDatabase.allCases)
+    func clickCountsArePrunedPastTheirRetention(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            let now = world.clock.wallClock.milliseconds()
+            let day: Int64 = 86_400_000
+            let kept = ClickCounter.day(now - 29 * day)
+            let gone = ClickCounter.day(now - 30 * day)
+            for (index, date) in [kept, gone].enumerated() {
+                _ = try await world.sql(
+                    "INSERT INTO link_clicks (code, day, platform, bot, source, clicks) VALUES ('old', \(bind: date), 'iphone', \(bind: false), 'link', \(bind: index + 1))"
+                )
+                _ = try await world.sql(
+                    "INSERT INTO link_referrers (code, day, referrer, clicks) VALUES ('old', \(bind: date), 'news.example.com', 1)"
+                )
+                _ = try await world.sql(
+                    "INSERT INTO link_rule_clicks (code, day, rule, variant, clicks) VALUES ('old', \(bind: date), 'ab', '', 1)"
+                )
+            }
+            func days(_ table: String) async throws -> [String] {
+                try await world.sql("SELECT day FROM \(unsafeRaw: table) ORDER BY day").map {
+                    try $0.decode(column: "day", as: String.self)
+                }
+            }
+            try await Pruning(database: world.database, clock: world.clock.wallClock, clickRetentionDays: 0).run(
+                now: now
+            )
+            #expect(try await days("link_clicks") == [gone, kept], "0 keeps every day")
+            try await Pruning(database: world.database, clock: world.clock.wallClock, clickRetentionDays: 30).run(
+                now: now
+            )
+            for table in ["link_clicks", "link_referrers", "link_rule_clicks"] {
+                #expect(try await days(table) == [kept], "\(table): 30 days kept, today and the 29 before")
+            }
+        }
+    }
+
     @Test func metricsAnswerLoopbackAndAllowedNetworksOnly() async throws {
         try await ResetWorld.with(.sqlite) { world in
             let configure: (inout ServerSettings) -> Void = {

@@ -56,6 +56,10 @@ public struct ServerSettings: Sendable {
     /// What anonymous clients may write in an hour, all servers together, per kind (``WriteCeiling``): reset
     /// requests, sign-ups, deferred links.
     public var anonymousWritesPerHour = WriteCeiling.defaultPerHour
+    /// Days of click counts kept (per day, referrer and rule), today included; 0 keeps them all.
+    public var clickRetentionDays = ServerSettings.defaultClickRetentionDays
+    /// About thirteen months: a year compared with the one before, no more.
+    public static let defaultClickRetentionDays = 400
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
     public var metricsAllowedFrom: [String]? = []
 

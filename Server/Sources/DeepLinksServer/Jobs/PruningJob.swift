@@ -4,7 +4,8 @@ import Synchronization
 /// Deletes what no longer serves, at most once an hour per server: audit events after 90 days, sent and
 /// dropped mail after 7 days, expired reset links, deferred-link tokens and sessions, reset requests after the
 /// day their daily cap needs them, refilled rate-limit buckets (the same as absent), and sign-ups nobody used in 30
-/// days (``AccountService/unusedSignUpMilliseconds``). Each delete uses an
+/// days (``AccountService/unusedSignUpMilliseconds``), and click counts past their retention (400 days by default:
+/// `--click-retention-days`). Each delete uses an
 /// index on its time column.
 final class Pruning: BackgroundJob {
     var name: String { "pruning" }
@@ -12,11 +13,14 @@ final class Pruning: BackgroundJob {
     let database: Database
     let clock: WallClock
     let every: Int64 = 3_600_000
+    /// Days of click counts kept (``ServerSettings/clickRetentionDays``); 0 keeps them all.
+    let clickRetentionDays: Int
     private let last = Mutex<Int64>(0)
 
-    init(database: Database, clock: WallClock) {
+    init(database: Database, clock: WallClock, clickRetentionDays: Int = ServerSettings.defaultClickRetentionDays) {
         self.database = database
         self.clock = clock
+        self.clickRetentionDays = clickRetentionDays
     }
 
     func run() async throws { try await runIfDue() }
@@ -47,7 +51,9 @@ final class Pruning: BackgroundJob {
             rateLimits: now - 3_600_000,
             // Servers read the change log every second; one that missed half of it starts with an empty cache.
             linkChanges: now - LinkStore.changeLogRetention,
-            unusedSignUps: now - AccountService.unusedSignUpMilliseconds
+            unusedSignUps: now - AccountService.unusedSignUpMilliseconds,
+            clicksFrom: clickRetentionDays > 0
+                ? ClickCounter.day(now - Int64(clickRetentionDays - 1) * day) : nil
         )
         try await PruningStore(database: database).prune(now: now, cutoffs: cutoffs)
     }
