@@ -131,74 +131,28 @@ struct ServerOptions: ParsableArguments {
         settings.metricsAllowedFrom = metrics.contains("any") ? nil : metrics
         // Refused here, with the entry named, rather than when the server is built.
         _ = try TrustedProxies(settings.metricsAllowedFrom ?? [])
-        if let seconds = try Self.integer(
-            idleTimeout,
-            environment[Setting.idleTimeout.environment],
-            setting: "idle timeout"
-        ) {
-            guard (1...3600).contains(seconds) else {
-                throw ConfigurationError(setting: "idle timeout", reason: "\(seconds) s is outside 1 to 3600")
-            }
-            settings.idleTimeoutSeconds = seconds
+        if let value = try Setting.idleTimeout.integer(idleTimeout, environment) {
+            settings.idleTimeoutSeconds = value
         }
-        if let seconds = try Self.integer(
-            bodyTimeout,
-            environment[Setting.bodyTimeout.environment],
-            setting: "body timeout"
-        ) {
-            guard (1...3600).contains(seconds) else {
-                throw ConfigurationError(setting: "body timeout", reason: "\(seconds) s is outside 1 to 3600")
-            }
-            settings.bodyTimeoutSeconds = seconds
+        if let value = try Setting.bodyTimeout.integer(bodyTimeout, environment) {
+            settings.bodyTimeoutSeconds = value
         }
-        if let ceiling = try Self.integer(
-            anonymousWritesPerHour,
-            environment[Setting.anonymousWritesPerHour.environment],
-            setting: "anonymous writes per hour"
-        ) {
-            guard ceiling >= 60 else {
-                throw ConfigurationError(setting: "anonymous writes per hour", reason: "\(ceiling) is below 60")
-            }
-            settings.anonymousWritesPerHour = ceiling
+        if let value = try Setting.anonymousWritesPerHour.integer(anonymousWritesPerHour, environment) {
+            settings.anonymousWritesPerHour = value
         }
-        if let cap = try Self.integer(
-            maxConnectionsPerClient,
-            environment[Setting.maxConnectionsPerClient.environment],
-            setting: "connections per client"
-        ) {
-            guard cap >= 1 else {
-                throw ConfigurationError(setting: "connections per client", reason: "must be at least 1")
-            }
-            settings.maxConnectionsPerClient = cap
+        if let value = try Setting.maxConnectionsPerClient.integer(maxConnectionsPerClient, environment) {
+            settings.maxConnectionsPerClient = value
         }
-        if let days = try Self.integer(
-            clickRetentionDays,
-            environment[Setting.clickRetentionDays.environment],
-            setting: "click retention days"
-        ) {
-            guard days >= 0 else {
-                throw ConfigurationError(
-                    setting: "click retention days",
-                    reason: "\(days) is below 0 (0 keeps them all)"
-                )
-            }
-            settings.clickRetentionDays = days
+        if let value = try Setting.clickRetentionDays.integer(clickRetentionDays, environment) {
+            settings.clickRetentionDays = value
         }
         if let size = linkCacheSize ?? environment[Setting.linkCacheSize.environment] {
             settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")
         }
-        if let minutes = try Self.integer(
-            resetTokenMinutes,
-            environment[Setting.resetTokenMinutes.environment],
-            setting: "reset token minutes"
-        ) {
-            settings.passwordReset.tokenLifetimeSeconds = Int64(minutes) * 60
+        if let value = try Setting.resetTokenMinutes.integer(resetTokenMinutes, environment) {
+            settings.passwordReset.tokenLifetimeSeconds = Int64(value) * 60
         }
-        if let length = try Self.integer(
-            minimumPasswordLength,
-            environment[Setting.minimumPasswordLength.environment],
-            setting: "minimum password length"
-        ) {
+        if let length = try Setting.minimumPasswordLength.integer(minimumPasswordLength, environment) {
             settings.passwordReset.passwordPolicy.minimumLength = length
         }
         settings.passwordReset = try settings.passwordReset.validated()
@@ -279,15 +233,6 @@ struct ServerOptions: ParsableArguments {
         (flag.isEmpty ? (environment ?? "").split(separator: ",").map(String.init) : flag)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-    }
-
-    private static func integer(_ flag: Int?, _ environment: String?, setting: String) throws -> Int? {
-        if let flag { return flag }
-        guard let environment else { return nil }
-        guard let value = Int(environment) else {
-            throw ConfigurationError(setting: setting, reason: "'\(environment)' is not a whole number")
-        }
-        return value
     }
 
     /// A size in bytes: a whole number, or one followed by KiB, MiB or GiB; from 1 MiB to 1 TiB.

@@ -2,6 +2,8 @@ import ArgumentParser
 import DeepLinksMail
 import DeepLinksServer
 import DeepLinksStorage
+import DeepLinksSupport
+import Foundation
 
 /// A setting of the command, declared once: its flag (nil when it comes from the environment only: a secret would
 /// show in `ps`), its environment variable, its default and what it does. The flags' help (`--help`), the
@@ -17,6 +19,8 @@ struct Setting: Sendable {
     var repeatable = false
     /// Read by which commands (`serve` and what runs beside it, unless said).
     var commands = "serve, migrate, outbox, check"
+    /// The whole numbers a numeric setting takes: anything else is refused at start, with this range named.
+    var range: ClosedRange<Int>? = nil
 
     /// The flag's help as `--help` prints it.
     var argumentHelp: ArgumentHelp {
@@ -28,6 +32,28 @@ struct Setting: Sendable {
     /// The flag's value when given, else the environment's.
     func value(_ flag: String?, _ environment: [String: String]) -> String? {
         flag ?? environment[self.environment]
+    }
+
+    /// The whole number the flag, else the environment, gives, checked against ``range``; nil when neither gives
+    /// one. Throws a one-line reason naming the flag or the variable.
+    func integer(_ flag: Int?, _ environment: [String: String]) throws -> Int? {
+        let value: Int
+        if let flag {
+            value = flag
+        } else {
+            guard let text = environment[self.environment] else { return nil }
+            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigurationError(setting: self.environment, reason: "'\(text)' is not a whole number")
+            }
+            value = number
+        }
+        if let range, !range.contains(value) {
+            let name = flag == nil ? self.environment : "--\(self.flag ?? "")"
+            let bounds =
+                range.upperBound == .max ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            throw ConfigurationError(setting: name, reason: "\(value) is not \(bounds)")
+        }
+        return value
     }
 
     /// The flag's name, for `@Option(name:)`.
@@ -76,7 +102,8 @@ extension Setting {
         flag: "reset-token-minutes",
         environment: "DEEPLINKS_RESET_TOKEN_MINUTES",
         defaultValue: "30",
-        help: "How long a password-reset link works, 5 to 120."
+        help: "How long a password-reset link works, 5 to 120.",
+        range: 5...120
     )
     static let minimumPasswordLength = Setting(
         flag: "min-password-length",
@@ -164,27 +191,31 @@ extension Setting {
         environment: "DEEPLINKS_IDLE_TIMEOUT",
         defaultValue: "15",
         help:
-            "Seconds a connection may take to send a request's complete head (after opening, or after the last response), 1 to 3600."
+            "Seconds a connection may take to send a request's complete head (after opening, or after the last response), 1 to 3600.",
+        range: 1...3600
     )
     static let bodyTimeout = Setting(
         flag: "body-timeout",
         environment: "DEEPLINKS_BODY_TIMEOUT",
         defaultValue: "10",
         help:
-            "A request's body must arrive at 1 KiB/s or faster on average over each window of this many seconds (a smaller body within one window), or the connection is closed; 1 to 3600."
+            "A request's body must arrive at 1 KiB/s or faster on average over each window of this many seconds (a smaller body within one window), or the connection is closed; 1 to 3600.",
+        range: 1...3600
     )
     static let anonymousWritesPerHour = Setting(
         flag: "anonymous-writes-per-hour",
         environment: "DEEPLINKS_ANONYMOUS_WRITES_PER_HOUR",
         defaultValue: "10000",
         help:
-            "What clients without a key may write in an hour, all servers together, of each kind: reset requests, sign-ups, deferred links; past it, 503 capacity_reached. At least 60."
+            "What clients without a key may write in an hour, all servers together, of each kind: reset requests, sign-ups, deferred links; past it, 503 capacity_reached. At least 60.",
+        range: 60...Int.max
     )
     static let maxConnectionsPerClient = Setting(
         flag: "max-connections-per-client",
         environment: "DEEPLINKS_MAX_CONNECTIONS_PER_CLIENT",
         defaultValue: "64",
-        help: "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt."
+        help: "Open connections one client address (IPv6: its /64) may hold; trusted proxies are exempt.",
+        range: 1...Int.max
     )
     static let linkCacheSize = Setting(
         flag: "link-cache-size",
@@ -198,7 +229,8 @@ extension Setting {
         environment: "DEEPLINKS_CLICK_RETENTION_DAYS",
         defaultValue: "400",
         help:
-            "Days of click counts (per day, referrer and rule) kept, today included; older days are deleted by the hourly pruning. 0 keeps them all."
+            "Days of click counts (per day, referrer and rule) kept, today included; older days are deleted by the hourly pruning. 0 keeps them all.",
+        range: 0...Int.max
     )
     static let logLevel = Setting(
         flag: "log-level",

@@ -139,13 +139,18 @@ struct CommandRunner {
         process.standardError = stderr
         let stdin = input.map { _ in Pipe() }
         if let stdin { process.standardInput = stdin }
-        try process.run()
+        // corelibs Foundation's Process.run() copies the environment and file actions without a lock of its own:
+        // two started at once from two threads can crash in it (a memcpy of a freed buffer, seen in this suite).
+        try launching.withLock { try process.run() }
         if let stdin, let input {
             stdin.fileHandleForWriting.write(Data(input.utf8))
             try stdin.fileHandleForWriting.close()
         }
         return process
     }
+
+    /// One process launched at a time.
+    private static let launching = NSLock()
 
     static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("deeplinks-cli-\(UUID().uuidString)")

@@ -129,26 +129,25 @@ import Testing
         }
     }
 
+    /// One row of each shortener's export (format, file, code), every destination a path of the app's.
+    static let shortenerExports = [
+        ("dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n", "spring"),
+        (
+            "bitly",
+            "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
+            "3xYz"
+        ),
+        (
+            "shlink",
+            "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
+            "pf5"
+        ),
+    ]
+
     @Test func dubBitlyAndShlinkExportsKeepTheirSlugs() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(SmartLinkTests.configure) { api in
-                let exports = [
-                    (
-                        "dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n",
-                        "spring"
-                    ),
-                    (
-                        "bitly",
-                        "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
-                        "3xYz"
-                    ),
-                    (
-                        "shlink",
-                        "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
-                        "pf5"
-                    ),
-                ]
-                for (format, export, code) in exports {
+                for (format, export, code) in Self.shortenerExports {
                     let report = try await api.post("/v1/links/import?format=\(format)", export, headers: Self.csv)
                     #expect(report.object["imported"] as? Int == 1, "\(format): \(report.text)")
                     let link = try await api.get("/v1/links/\(code)", headers: SmartLinkTests.admin)
@@ -177,23 +176,7 @@ import Testing
                     sha256CertFingerprints: [SeveralAppsTests.fingerprint]
                 )
             }) { api in
-                let exports = [
-                    (
-                        "dub", "id,domain,key,url,clicks\nlink_1,dub.sh,spring,https://links.example.com/post/3,10\n",
-                        "spring"
-                    ),
-                    (
-                        "bitly",
-                        "link,long_url,title,created_at\nhttps://bit.ly/3xYz,https://links.example.com/post/4?ref=mail,Post four,2024-01-01\n",
-                        "3xYz"
-                    ),
-                    (
-                        "shlink",
-                        "Long URL,Short URL,Title,Short code,Date created,Visits\nhttps://links.example.com/post/5,https://s.example/pf5,,pf5,2024-01-01,3\n",
-                        "pf5"
-                    ),
-                ]
-                for (format, export, code) in exports {
+                for (format, export, code) in Self.shortenerExports {
                     let report = try await api.post("/v1/links/import?format=\(format)", export, headers: Self.csv)
                     #expect(report.object["imported"] as? Int == 1, "\(format): \(report.text)")
                     let intent =

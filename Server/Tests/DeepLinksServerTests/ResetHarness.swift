@@ -216,12 +216,27 @@ struct ResetClient: Sendable {
     func post(_ path: String, _ json: String, headers: HTTPFields = [.contentType: "application/json"]) async throws
         -> TestResponse
     {
-        try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json)) { $0 }
+        Self.markupEscapedOnce(
+            try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: json)) { $0 }
+        )
     }
 
     func get(_ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:]) async throws -> TestResponse
     {
-        try await client.execute(uri: path, method: method, headers: headers) { $0 }
+        Self.markupEscapedOnce(try await client.execute(uri: path, method: method, headers: headers) { $0 })
+    }
+
+    /// Every page the tests read is checked for markup escaped as text (`&lt;li&gt;`): a page built of ``HTML``
+    /// whose piece was a `String` shows its tags instead of rendering them.
+    static func markupEscapedOnce(_ response: TestResponse) -> TestResponse {
+        guard response.headers[.contentType]?.hasPrefix("text/html") == true else { return response }
+        let tags =
+            "p|a|li|ul|ol|tr|td|th|table|tbody|code|strong|section|h1|h2|h3|label|input|option|select|form"
+            + "|fieldset|legend|button|div|span|br|svg|rect|text|meta|script|main|header|nav|figure|textarea|pre"
+        if let found = response.text.firstMatch(of: try! Regex("&lt;/?(\(tags))[ >/&]")) {
+            Issue.record("markup escaped as text in a page: …\(response.text[found.range].prefix(60))…")
+        }
+        return response
     }
 
     static func json(_ value: [String: String]) -> String {

@@ -11,45 +11,45 @@ extension ConsolePages {
         created: (name: String, secret: String)?,
         error: String?,
         viewer: Viewer
-    ) -> String {
-        let rows = keys.map { key in
-            var state =
+    ) -> HTML {
+        let rows = keys.map { key -> HTML in
+            var state: HTML =
                 key.revokedAt.map { "revoked \(formatted($0))" }
                     ?? """
-                    <form method="post" action="/console/keys/\(key.id)/revoke" class="inline">\(csrfField(viewer))<button class="secondary" type="submit" aria-label="Revoke \(HTML.escape(key.name))">Revoke</button></form>
+                    <form method="post" action="/console/keys/\(key.id)/revoke" class="inline">\(csrfField(viewer))<button class="secondary" type="submit" aria-label="Revoke \(key.name)">Revoke</button></form>
                     """
             // Revoked or lowered because its operator was removed or lowered: say so.
-            if let note = key.note { state += #" <span class="help">\#(HTML.escape(note))</span>"# }
+            if let note = key.note { state += #" <span class="help">\#(note)</span>"# }
             return """
-                <tr><td>\(HTML.escape(key.name))</td><td>\(key.role.rawValue)</td><td><code>\(HTML.escape(key.prefix))…</code></td><td>\(formatted(key.createdAt))\(key.createdBy.map { " by \(HTML.escape($0))" } ?? "")</td><td>\(key.lastUsedAt.map { formatted($0) } ?? "never")</td><td>\(state)</td></tr>
+                <tr><td>\(key.name)</td><td>\(key.role.rawValue)</td><td><code>\(key.prefix)…</code></td><td>\(formatted(key.createdAt))\(key.createdBy.map { " by \($0)" } ?? "")</td><td>\(key.lastUsedAt.map { formatted($0) } ?? "never")</td><td>\(state)</td></tr>
                 """
         }.joined(separator: "\n")
-        let shown =
+        let shown: HTML =
             created.map {
-                #"<div class="notice" role="status" id="new-key"><p>The key <strong>\#(HTML.escape($0.name))</strong>, shown only now: copy it to where it is used.</p><p><code id="secret">\#(HTML.escape($0.secret))</code></p></div>"#
+                #"<div class="notice" role="status" id="new-key"><p>The key <strong>\#($0.name)</strong>, shown only now: copy it to where it is used.</p><p><code id="secret">\#($0.secret)</code></p></div>"#
             } ?? ""
-        let people = operators.map { person in
+        let people = operators.map { person -> HTML in
             // No one removes themselves: the last admin cannot lock everyone out.
-            let remove =
+            let remove: HTML =
                 person.id == viewer.signedIn.id
                 ? "(you)"
                 : """
-                <form method="post" action="/console/operators/remove" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(HTML.escape(person.email))"><button class="secondary" type="submit" aria-label="Remove \(HTML.escape(person.email))">Remove</button></form>
+                <form method="post" action="/console/operators/remove" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(person.email)"><button class="secondary" type="submit" aria-label="Remove \(person.email)">Remove</button></form>
                 """
-            let options = OperatorRole.allCases.map {
-                "<option\($0 == person.role ? " selected" : "")>\($0.rawValue)</option>"
+            let options: HTML = OperatorRole.allCases.map {
+                "<option\($0 == person.role ? " selected" : "")>\($0.rawValue)</option>" as HTML
             }.joined()
-            let role =
+            let role: HTML =
                 person.id == viewer.signedIn.id
-                ? person.role.rawValue
+                ? "\(person.role.rawValue)"
                 : """
-                <form method="post" action="/console/operators/role" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(HTML.escape(person.email))"><select name="role" aria-label="Role of \(HTML.escape(person.email))">\(options)</select> <button class="secondary" type="submit">Set role</button></form>
+                <form method="post" action="/console/operators/role" class="inline">\(csrfField(viewer))<input type="hidden" name="email" value="\(person.email)"><select name="role" aria-label="Role of \(person.email)">\(options)</select> <button class="secondary" type="submit">Set role</button></form>
                 """
-            return "<tr><td>\(HTML.escape(person.email))</td><td>\(role)</td><td>\(remove)</td></tr>"
+            return "<tr><td>\(person.email)</td><td>\(role)</td><td>\(remove)</td></tr>"
         }.joined()
-        let roles = OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" }.joined()
-        let events = audit.map { event in
-            "<tr><td>\(formatted(event.at))</td><td>\(HTML.escape(event.actor))</td><td>\(HTML.escape(event.event))</td><td>\(HTML.escape(event.detail))</td></tr>"
+        let roles: HTML = OperatorRole.allCases.map { "<option>\($0.rawValue)</option>" as HTML }.joined()
+        let events = audit.map { event -> HTML in
+            "<tr><td>\(formatted(event.at))</td><td>\(event.actor)</td><td>\(event.event)</td><td>\(event.detail)</td></tr>"
         }.joined()
         return page(
             title: "API keys and operators",
@@ -57,7 +57,7 @@ extension ConsolePages {
             body: """
                 <h1>API keys and operators</h1>
                 \(shown)
-                \(error.map { #"<p class="error" role="alert">\#(HTML.escape($0))</p>"# } ?? "")
+                \(error.map { #"<p class="error" role="alert">\#($0)</p>"# as HTML } ?? "")
                 <p>Send a key as <code>Authorization: Bearer KEY</code>. A viewer's key reads links and counts; an editor's also changes links; an admin's also manages keys. The configuration's admin key (<code>DEEPLINKS_ADMIN_KEY</code>) is still accepted as an admin's.</p>
                 <table id="keys"><thead><tr><th>Name</th><th>Role</th><th>Key</th><th>Created (UTC)</th><th>Last used (UTC)</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
                 <h2>New key</h2>

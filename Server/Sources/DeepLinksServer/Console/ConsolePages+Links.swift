@@ -13,39 +13,39 @@ extension ConsolePages {
         notice: String?,
         viewer: Viewer,
         policy: LinkPolicy
-    ) -> String {
-        let body = rows.map { row in
+    ) -> HTML {
+        let body: HTML = rows.map { row -> HTML in
             let link = row.link
             let expiry = link.expiresAt.map { formatted($0) } ?? ""
             return """
-                <tr><td><a href="/console/links/\(HTML.escape(link.code))"><code>\(HTML.escape(link.code))</code></a></td><td>\(link.route.map { "<code>\(HTML.escape($0))</code>" } ?? "web link")</td><td>\(HTML.escape(link.destinations.fallback ?? link.destinations.desktop ?? ""))</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
+                <tr><td><a href="/console/links/\(link.code)"><code>\(link.code)</code></a></td><td>\(link.route.map { "<code>\($0)</code>" as HTML } ?? "web link")</td><td>\(link.destinations.fallback ?? link.destinations.desktop ?? "")</td><td class="number">\(row.clicks)</td><td>\(expiry)</td></tr>
                 """
         }.joined(separator: "\n")
-        let edits =
+        let edits: HTML =
             viewer.signedIn.role >= .editor
             ? #"<a class="button" href="/console/new">New link</a> <a class="button secondary" href="/console/import">Import links</a> "#
             : ""
-        let create =
+        let create: HTML =
             #"<p>\#(edits)<a class="button secondary" href="/console/export.csv" download>Export links (CSV)</a></p>"#
-        let search = query.isEmpty ? "" : "q=\(HTML.escape(formEncoded(query)))&amp;"
-        let more =
+        let search: HTML = query.isEmpty ? "" : "q=\(formEncoded(query))&amp;"
+        let more: HTML =
             next.map {
-                #"<p><a id="next-page" href="/console/links?\#(search)after=\#(HTML.escape(formEncoded($0)))">Next page</a></p>"#
+                #"<p><a id="next-page" href="/console/links?\#(search)after=\#(formEncoded($0))">Next page</a></p>"#
             } ?? ""
         return page(
             title: "Links",
             viewer: viewer,
             body: """
-                <h1>Links on <code>\(HTML.escape(policy.linkDomain))</code></h1>
-                \(notice.map { #"<p class="notice" role="status">\#(HTML.escape($0))</p>"# } ?? "")
+                <h1>Links on <code>\(policy.linkDomain)</code></h1>
+                \(notice.map { #"<p class="notice" role="status">\#($0)</p>"# as HTML } ?? "")
                 <form method="get" action="/console/links" role="search">
                 <label for="q">Search codes, routes and destinations</label>
-                <input id="q" name="q" type="search" value="\(HTML.escape(query))">
+                <input id="q" name="q" type="search" value="\(query)">
                 <button type="submit">Search</button>
                 </form>
                 \(create)
                 <table id="links"><thead><tr><th>Code</th><th>Route</th><th>Web destination</th><th>Clicks</th><th>Expires (UTC)</th></tr></thead>
-                <tbody>\(body.isEmpty ? #"<tr><td colspan="5">No links\#(query.isEmpty ? "" : " match")</td></tr>"# : body)</tbody></table>
+                <tbody>\(rows.isEmpty ? #"<tr><td colspan="5">No links\#(query.isEmpty ? "" : " match")</td></tr>"# : body)</tbody></table>
                 \(more)
                 """
         )
@@ -55,28 +55,28 @@ extension ConsolePages {
         _ link: SmartLink,
         rows: [LinkStore.ClickRow],
         referrers: [(host: String, clicks: Int64)],
-        qr: String,
+        qr: HTML,
         ruleClicks: [(rule: String, variant: String?, clicks: Int64)],
         now: Int64,
         viewer: Viewer,
         policy: LinkPolicy
-    ) -> String {
+    ) -> HTML {
         let url = policy.shortURL(link.code)
-        let ruleRows = ruleClicks.map { row in
+        let ruleRows: HTML = ruleClicks.map { row -> HTML in
             let when = link.rules?.first { $0.name == row.rule }.map { rule in
                 rule.when.items.flatMap(\.formFields).compactMap { $0.value.isEmpty ? nil : "\($0.field) \($0.value)" }
                     .joined(separator: "; ")
             }
             return
-                "<tr><td>\(HTML.escape(row.rule))</td><td>\(HTML.escape(row.variant ?? ""))</td><td>\(HTML.escape(when ?? "removed since"))</td><td class=\"number\">\(row.clicks)</td></tr>"
+                "<tr><td>\(row.rule)</td><td>\(row.variant ?? "")</td><td>\(when ?? "removed since")</td><td class=\"number\">\(row.clicks)</td></tr>"
         }.joined()
         let warnings = LinkTrackingProtection.warnings(link) + policy.warnings(link)
-        let warned =
+        let warned: HTML =
             warnings.isEmpty
             ? ""
-            : "<section id=\"warnings\" aria-labelledby=\"warnings-title\"><h2 id=\"warnings-title\">Warnings</h2><ul>\(warnings.map { "<li>\(HTML.escape($0))</li>" }.joined())</ul></section>"
-        let rules =
-            ruleRows.isEmpty
+            : "<section id=\"warnings\" aria-labelledby=\"warnings-title\"><h2 id=\"warnings-title\">Warnings</h2><ul>\(warnings.map { "<li>\($0)</li>" as HTML })</ul></section>"
+        let rules: HTML =
+            ruleClicks.isEmpty
             ? ""
             : "<h2>Rules</h2><table id=\"rules\"><thead><tr><th scope=\"col\">Rule</th><th scope=\"col\">Variant</th><th scope=\"col\">When</th><th scope=\"col\">Clicks</th></tr></thead><tbody>\(ruleRows)</tbody></table>"
         var perPlatform: [String: Int64] = [:]
@@ -85,11 +85,11 @@ extension ConsolePages {
             perPlatform[row.platform, default: 0] += row.clicks
             perSource[row.source, default: 0] += row.clicks
         }
-        let platforms = perPlatform.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map {
-            "<tr><td>\(HTML.escape($0.key))</td><td class=\"number\">\($0.value)</td></tr>"
+        let platforms: HTML = perPlatform.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { entry -> HTML in
+            "<tr><td>\(entry.key)</td><td class=\"number\">\(entry.value)</td></tr>"
         }.joined()
-        let sources = perSource.sorted { $0.key < $1.key }.map {
-            "<tr><td>\($0.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\($0.value)</td></tr>"
+        let sources: HTML = perSource.sorted { $0.key < $1.key }.map { entry -> HTML in
+            "<tr><td>\(entry.key == ClickSource.qr.rawValue ? "QR code" : "the link")</td><td class=\"number\">\(entry.value)</td></tr>"
         }.joined()
         let fields: [(String, String?)] = [
             ("App", link.app ?? policy.primary.bundleID),
@@ -101,14 +101,14 @@ extension ConsolePages {
             ("Passes the click's query on", link.passQuery ? "yes" : "no"),
             ("Expires (UTC)", link.expiresAt.map(formatted)), ("After expiry", link.expiredURL),
         ]
-        let details = fields.compactMap { name, value in
-            value.map { "<tr><th scope=\"row\">\(name)</th><td>\(HTML.escape($0))</td></tr>" }
+        let details: HTML = fields.compactMap { name, value in
+            value.map { "<tr><th scope=\"row\">\(name)</th><td>\($0)</td></tr>" as HTML }
         }.joined()
-        let sites = referrers.map {
-            "<tr><td>\(HTML.escape($0.host))</td><td class=\"number\">\($0.clicks)</td></tr>"
+        let sites: HTML = referrers.map {
+            "<tr><td>\($0.host)</td><td class=\"number\">\($0.clicks)</td></tr>" as HTML
         }.joined()
-        let code = HTML.escape(link.code)
-        let actions =
+        let code = link.code
+        let actions: HTML =
             viewer.signedIn.role >= .editor
             ? #"<p><a class="button" id="edit" href="/console/links/\#(code)/edit">Edit</a> <a class="button secondary" id="delete" href="/console/links/\#(code)/delete">Delete</a></p>"#
             : ""
@@ -117,7 +117,7 @@ extension ConsolePages {
             viewer: viewer,
             body: """
                 <h1>Link <code>\(code)</code></h1>
-                <p><a href="\(HTML.escape(url))">\(HTML.escape(url))</a></p>
+                <p><a href="\(url)">\(url)</a></p>
                 \(actions)
                 <table id="details">\(details)</table>
                 \(warned)
@@ -126,10 +126,10 @@ extension ConsolePages {
                 <div class="columns">
                 <section><h2>Platforms</h2><table id="platforms"><thead><tr><th>Platform</th><th>Clicks</th></tr></thead><tbody>\(platforms)</tbody></table></section>
                 <section><h2>Sources</h2><table id="sources"><thead><tr><th>From</th><th>Clicks</th></tr></thead><tbody>\(sources)</tbody></table></section>
-                <section><h2>Referrers</h2><table id="referrers"><thead><tr><th>Site</th><th>Clicks</th></tr></thead><tbody>\(sites.isEmpty ? #"<tr><td colspan="2">None sent</td></tr>"# : sites)</tbody></table></section>
+                <section><h2>Referrers</h2><table id="referrers"><thead><tr><th>Site</th><th>Clicks</th></tr></thead><tbody>\(referrers.isEmpty ? #"<tr><td colspan="2">None sent</td></tr>"# : sites)</tbody></table></section>
                 </div>
                 <h2>QR code</h2>
-                <figure id="qr">\(qr)<figcaption>Scans open <code>\(HTML.escape(url))?\(ClickQuery.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
+                <figure id="qr">\(qr)<figcaption>Scans open <code>\(url)?\(ClickQuery.qrTag)</code>, counted apart. Download: <a href="/console/links/\(code)/qr.svg" download>SVG</a>, <a href="/console/links/\(code)/qr.png" download>PNG</a></figcaption></figure>
                 \(rules)
                 <h2>Where each platform goes</h2>
                 \(reach(link, policy: policy, now: now))
@@ -145,36 +145,36 @@ extension ConsolePages {
         problems: [String: [String]],
         viewer: Viewer,
         policy: LinkPolicy,
-        reach: String? = nil
-    ) -> String {
-        func field(_ name: String, _ label: String, type: String = "text", help: String? = nil) -> String {
+        reach: HTML? = nil
+    ) -> HTML {
+        func field(_ name: String, _ label: String, type: String = "text", help: String? = nil) -> HTML {
             let id = name.replacingOccurrences(of: ".", with: "-")
             let errors = problems[name] ?? []
             let described = [help.map { _ in "\(id)-help" }, errors.isEmpty ? nil : "\(id)-error"].compactMap { $0 }
             return """
                 <label for="\(id)">\(label)</label>
-                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(HTML.escape(values[name] ?? ""))"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
-                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
-                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"\(id)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
+                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(values[name] ?? "")"\(described.isEmpty ? "" : " aria-describedby=\"\(described.joined(separator: " "))\"")\(errors.isEmpty ? "" : " aria-invalid=\"true\"")>
+                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? "")
+                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"\(id)-error\">\(HTML.lines(errors))</p>")
                 """
         }
-        let general =
+        let general: HTML =
             problems[""].map {
-                #"<p class="error" role="alert">\#($0.map(HTML.escape).joined(separator: "<br>"))</p>"#
+                #"<p class="error" role="alert">\#(HTML.lines($0))</p>"#
             } ?? ""
-        let summary =
+        let summary: HTML =
             problems.isEmpty
             ? ""
             : #"<p class="error" role="alert" id="form-error">The link was not saved: see the fields marked below.</p>"#
-        let app =
+        let app: HTML =
             policy.apps.count > 1
             ? """
             <label for="app">App</label>
-            <select id="app" name="app">\(policy.apps.map { "<option value=\"\(HTML.escape($0.bundleID))\"\(values["app"] == $0.bundleID ? " selected" : "")>\(HTML.escape($0.displayName))</option>" }.joined())</select>
-            \(problems["app"].map { "<p class=\"error\">\($0.map(HTML.escape).joined(separator: "<br>"))</p>" } ?? "")
+            <select id="app" name="app">\(policy.apps.map { "<option value=\"\($0.bundleID)\"\(values["app"] == $0.bundleID ? " selected" : "")>\($0.displayName)</option>" as HTML })</select>
+            \(problems["app"].map { "<p class=\"error\">\(HTML.lines($0))</p>" } ?? "")
             """ : ""
-        let action = code.map { "/console/links/\(HTML.escape($0))/edit" } ?? "/console/new"
-        let codeField =
+        let action = code.map { "/console/links/\($0)/edit" } ?? "/console/new"
+        let codeField: HTML =
             code == nil
             ? field("code", "Code", help: "3 to 64 letters, digits, - or _; left empty, an unguessable code is made")
             : ""
@@ -182,7 +182,7 @@ extension ConsolePages {
             title: code.map { "Edit \($0)" } ?? "New link",
             viewer: viewer,
             body: """
-                <h1>\(code.map { "Edit <code>\(HTML.escape($0))</code>" } ?? "New link")</h1>
+                <h1>\(code.map { "Edit <code>\($0)</code>" } ?? "New link")</h1>
                 \(summary)\(general)
                 <form method="post" action="\(action)" novalidate>
                 \(csrfField(viewer))
@@ -207,14 +207,14 @@ extension ConsolePages {
                 <p><button type="submit" id="save">Save</button></p>
                 \(rulesEditor(values: values, problems: problems))
                 \(reach.map { "<section aria-labelledby=\"reach-title\"><h2 id=\"reach-title\">Where each platform goes</h2>\($0)</section>" } ?? "")
-                <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\(HTML.escape($0))" } ?? "/console/links")">Cancel</a></p>
+                <p><button type="submit">Save</button> <a class="button secondary" href="\(code.map { "/console/links/\($0)" } ?? "/console/links")">Cancel</a></p>
                 </form>
                 """
         )
     }
 
     /// Another system's export to upload (`/console/import`), with `problem` when the last upload could not be read.
-    static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> String {
+    static func importForm(values: [String: String], problem: String? = nil, viewer: Viewer) -> HTML {
         let formats: [(LinkImport.Format, String)] =
             [(.auto, "Tell from the header row")]
             + [
@@ -227,14 +227,14 @@ extension ConsolePages {
             (.skip, "Leave the existing link (the import can be run again)"), (.replace, "Replace it"),
             (.fail, "Import nothing if any code is taken"),
         ]
-        func options<T: RawRepresentable>(_ name: String, _ choices: [(T, String)]) -> String
+        func options<T: RawRepresentable>(_ name: String, _ choices: [(T, String)]) -> HTML
         where T.RawValue == String {
-            choices.map { value, label in
+            choices.map { value, label -> HTML in
                 let selected = values[name] == value.rawValue ? " selected" : ""
-                return #"<option value="\#(value.rawValue)"\#(selected)>\#(HTML.escape(label))</option>"#
+                return #"<option value="\#(value.rawValue)"\#(selected)>\#(label)</option>"#
             }.joined()
         }
-        let error = problem.map { #"<p class="error" id="import-error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
+        let error: HTML = problem.map { #"<p class="error" id="import-error" role="alert">\#($0)</p>"# } ?? ""
         return page(
             title: "Import links",
             viewer: viewer,
@@ -249,7 +249,7 @@ extension ConsolePages {
                 <label for="format">Format</label>
                 <select id="format" name="format">\(options("format", formats))</select>
                 <label for="columns">Columns the file names otherwise (optional)</label>
-                <input id="columns" name="columns" type="text" value="\(HTML.escape(values["columns"] ?? ""))" aria-describedby="columns-help">
+                <input id="columns" name="columns" type="text" value="\(values["columns"] ?? "")" aria-describedby="columns-help">
                 <p class="help" id="columns-help">field=column, separated by commas: <code>code=slug, url=Destination</code></p>
                 <label for="onConflict">When a code is already a link</label>
                 <select id="onConflict" name="onConflict">\(options("onConflict", conflicts))</select>
@@ -262,7 +262,7 @@ extension ConsolePages {
 
     /// What became of each row of an upload.
     static func importReport(_ report: LinkTransfer.ImportReport, file: String?, dryRun: Bool, viewer: Viewer)
-        -> String
+        -> HTML
     {
         let counts = report.counts
         let order = ["imported", "replaced", "valid", "skipped", "taken", "refused"]
@@ -274,26 +274,26 @@ extension ConsolePages {
                 ? "Checked only: nothing was written. Upload the file again without “Only check” to import it."
                 : "The import is done."
         let shown = 1_000
-        let rows = report.entries.prefix(shown).map { entry in
-            let code =
+        let rows = report.entries.prefix(shown).map { entry -> HTML in
+            let code: HTML =
                 entry.code.map { code in
                     entry.status == "imported" || entry.status == "replaced"
-                        ? #"<a href="/console/links/\#(HTML.escape(code))"><code>\#(HTML.escape(code))</code></a>"#
-                        : "<code>\(HTML.escape(code))</code>"
+                        ? #"<a href="/console/links/\#(code)"><code>\#(code)</code></a>"#
+                        : "<code>\(code)</code>"
                 } ?? ""
             return """
-                <tr class="\(entry.status)"><td class="number">\(entry.line)</td><td>\(code)</td><td>\(entry.status)</td><td>\(entry.problems.map(HTML.escape).joined(separator: "<br>"))</td></tr>
+                <tr class="\(entry.status)"><td class="number">\(entry.line)</td><td>\(code)</td><td>\(entry.status)</td><td>\(HTML.lines(entry.problems))</td></tr>
                 """
         }.joined(separator: "\n")
-        let more =
+        let more: HTML =
             report.entries.count > shown
             ? "<p>The first \(shown) of \(report.entries.count) rows are shown; the API's report has them all.</p>" : ""
         return page(
             title: "Import report",
             viewer: viewer,
             body: """
-                <h1>Import of \(file.map { "<code>\(HTML.escape($0))</code>" } ?? "a file")</h1>
-                <p class="notice" role="status" id="import-summary">\(HTML.escape(outcome)) \(HTML.escape(summary.isEmpty ? "The file has no rows." : summary + "."))\(report.format.map { " Read as \($0.rawValue)." } ?? "")</p>
+                <h1>Import of \(file.map { "<code>\($0)</code>" } ?? "a file")</h1>
+                <p class="notice" role="status" id="import-summary">\(outcome) \(summary.isEmpty ? "The file has no rows." : summary + ".")\(report.format.map { " Read as \($0.rawValue)." } ?? "")</p>
                 <table id="import-rows"><thead><tr><th>Line</th><th>Code</th><th>Outcome</th><th>Problems</th></tr></thead>
                 <tbody>\(rows)</tbody></table>
                 \(more)
@@ -302,8 +302,8 @@ extension ConsolePages {
         )
     }
 
-    static func confirmDelete(_ link: SmartLink, viewer: Viewer) -> String {
-        let code = HTML.escape(link.code)
+    static func confirmDelete(_ link: SmartLink, viewer: Viewer) -> HTML {
+        let code = link.code
         return page(
             title: "Delete \(link.code)",
             viewer: viewer,

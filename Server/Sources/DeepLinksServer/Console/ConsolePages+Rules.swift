@@ -11,26 +11,26 @@ extension ConsolePages {
     ]
 
     /// The rules' fieldsets; `problems["rule.INDEX"]` are shown in their rule.
-    static func rulesEditor(values: [String: String], problems: [String: [String]]) -> String {
+    static func rulesEditor(values: [String: String], problems: [String: [String]]) -> HTML {
         let count = LinkForm.ruleCount(values)
         func input(_ index: Int, _ field: String, _ label: String, type: String = "text", help: String? = nil)
-            -> String
+            -> HTML
         {
             let name = LinkForm.ruleField(index, field)
             let id = name.replacingOccurrences(of: ".", with: "-")
             return """
                 <label for="\(id)">\(label)</label>
-                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(HTML.escape(values[name] ?? ""))"\(help == nil ? "" : " aria-describedby=\"\(id)-help\"")>
-                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\(HTML.escape($0))</p>" } ?? "")
+                <input id="\(id)" name="\(name)" type="\(type)"\(type == "datetime-local" ? " step=\"any\"" : "") value="\(values[name] ?? "")"\(help == nil ? "" : " aria-describedby=\"\(id)-help\"")>
+                \(help.map { "<p class=\"help\" id=\"\(id)-help\">\($0)</p>" } ?? "")
                 """
         }
         /// A condition's fields (and its flag, so that an empty one added stays shown until the form is saved).
-        func condition(_ index: Int, _ form: ConditionForm) -> String {
+        func condition(_ index: Int, _ form: ConditionForm) -> HTML {
             let flag = LinkForm.ruleField(index, "show.\(form.key)")
-            let kept = values[flag] == "on" ? "<input type=\"hidden\" name=\"\(flag)\" value=\"on\">" : ""
+            let kept: HTML = values[flag] == "on" ? "<input type=\"hidden\" name=\"\(flag)\" value=\"on\">" : ""
             return kept + form.inputs.map { input(index, $0.field, $0.label, type: $0.type, help: $0.help) }.joined()
         }
-        var rules: [String] = []
+        var rules: [HTML] = []
         for index in 0..<count {
             let number = index + 1
             // The conditions the rule has (a field filled, or added empty), and those "Add a condition" offers.
@@ -45,10 +45,10 @@ extension ConsolePages {
             rules.append(
                 """
                 <fieldset class="rule" id="rule-\(index)"><legend>Rule \(number)</legend>
-                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"rule-\(index)-error\">\(errors.map(HTML.escape).joined(separator: "<br>"))</p>")
+                \(errors.isEmpty ? "" : "<p class=\"error\" id=\"rule-\(index)-error\">\(HTML.lines(errors))</p>")
                 \(input(index, "name", "Name", help: "Names the rule in the stats and in ?d=1"))
                 <fieldset class="platforms"><legend>Platforms (none ticked: every platform)</legend>
-                \(platformLabels.map { platform, label in
+                \(platformLabels.map { platform, label -> HTML in
                     let name = LinkForm.ruleField(index, "platform.\(platform.rawValue)")
                     return "<label class=\"check\"><input type=\"checkbox\" id=\"\(name.replacingOccurrences(of: ".", with: "-"))\" name=\"\(name)\" value=\"on\"\(values[name] == "on" ? " checked" : "")> \(label)</label>"
                 }.joined(separator: "\n"))
@@ -56,11 +56,11 @@ extension ConsolePages {
                 \(shown.map { condition(index, $0) }.joined(separator: "\n"))
                 \(hidden.isEmpty ? "" : """
                 <p class="add-condition"><label for="rule-\(index)-condition">Add a condition</label>
-                <select id="rule-\(index)-condition" name="\(LinkForm.ruleField(index, "condition"))">\(hidden.map { "<option value=\"\($0.key)\">\(HTML.escape($0.label))</option>" }.joined())</select>
+                <select id="rule-\(index)-condition" name="\(LinkForm.ruleField(index, "condition"))">\(hidden.map { "<option value=\"\($0.key)\">\($0.label)</option>" as HTML })</select>
                 <button type="submit" class="secondary" name="op" value="condition.\(index)" id="rule-\(index)-add-condition" aria-label="Add this condition to rule \(number)">Add</button></p>
                 """)
                 <label for="\(thenID)">Sends to</label>
-                <textarea id="\(thenID)" name="\(LinkForm.ruleField(index, "then"))" rows="2" aria-describedby="\(thenID)-help">\(HTML.escape(values[LinkForm.ruleField(index, "then")] ?? ""))</textarea>
+                <textarea id="\(thenID)" name="\(LinkForm.ruleField(index, "then"))" rows="2" aria-describedby="\(thenID)-help">\(values[LinkForm.ruleField(index, "then")] ?? "")</textarea>
                 <p class="help" id="\(thenID)-help">A web address, a route of the app (/post/10) or store; or a split, one variant a line: name, weight, destination (a 50 https://..., b 50 /post/11; weights add up to 100)</p>
                 <p><button type="submit" class="secondary" name="op" value="up.\(index)"\(index == 0 ? " disabled" : "") aria-label="Move rule \(number) up">Move up</button>
                 <button type="submit" class="secondary" name="op" value="down.\(index)"\(index == count - 1 ? " disabled" : "") aria-label="Move rule \(number) down">Move down</button>
@@ -81,8 +81,8 @@ extension ConsolePages {
 
     /// Where each platform goes with `link` now, for a visitor who sends no language, query or country; where a
     /// rule compares the platform's OS version, what each range of versions gets (and a browser that tells none).
-    static func reach(_ link: SmartLink, policy: LinkPolicy, now: Int64) -> String {
-        let rows = ClientPlatform.allCases.map { platform in
+    static func reach(_ link: SmartLink, policy: LinkPolicy, now: Int64) -> HTML {
+        let rows = ClientPlatform.allCases.map { platform -> HTML in
             func outcome(_ version: OSVersion?) -> String {
                 policy.outcome(link, platform: platform, now: now) {
                     RuleVisitor(
@@ -110,12 +110,12 @@ extension ConsolePages {
                     merged.append((label, result))
                 }
             }
-            let cell =
+            let cell: HTML =
                 merged.count <= 1
-                ? HTML.escape(outcome(nil))
+                ? "\(outcome(nil))"
                 : "it depends on the OS version:<ul>"
                     + (merged + [("version unknown", outcome(nil))]).map {
-                        "<li>\(HTML.escape($0.label)): \(HTML.escape($0.outcome))</li>"
+                        "<li>\($0.label): \($0.outcome)</li>" as HTML
                     }.joined() + "</ul>"
             return "<tr><th scope=\"row\">\(platform.rawValue)</th><td>\(cell)</td></tr>"
         }

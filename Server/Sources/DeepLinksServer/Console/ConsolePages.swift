@@ -4,23 +4,23 @@ import Hummingbird
 
 /// The console's HTML: server-rendered, no script (its CSP allows none), every form posting a CSRF token.
 enum ConsolePages {
-    static func response(_ status: HTTPResponse.Status, _ html: String, headers extra: HTTPFields = [:]) -> Response {
+    static func response(_ status: HTTPResponse.Status, _ html: HTML, headers extra: HTTPFields = [:]) -> Response {
         Response.html(status, html, security: .console, extra: extra)
     }
 
     typealias Viewer = Operators.Viewer
 
-    static func page(title: String, viewer: Viewer?, body: String) -> String {
-        var navigation = ""
+    static func page(title: String, viewer: Viewer?, body: HTML) -> HTML {
+        var navigation = HTML.empty
         if let viewer {
-            var items = [
+            var items: [HTML] = [
                 #"<a href="/console/links">Links</a>"#, #"<a href="/console/association">Association</a>"#,
                 #"<a href="/console/doctor">Why didn't it open?</a>"#,
             ]
             if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">Keys and operators</a>"#) }
             navigation = """
                 <header><nav aria-label="Console">\(items.joined(separator: " "))</nav>
-                <form method="post" action="/console/sign-out" class="inline">\(csrfField(viewer))<span class="who">\(HTML.escape(viewer.signedIn.email)) (\(viewer.signedIn.role.rawValue))</span> <button class="secondary" type="submit">Sign out</button></form></header>
+                <form method="post" action="/console/sign-out" class="inline">\(csrfField(viewer))<span class="who">\(viewer.signedIn.email) (\(viewer.signedIn.role.rawValue))</span> <button class="secondary" type="submit">Sign out</button></form></header>
                 """
         }
         return PageShell.document(
@@ -30,21 +30,21 @@ enum ConsolePages {
         )
     }
 
-    static func csrfField(_ viewer: Viewer) -> String {
+    static func csrfField(_ viewer: Viewer) -> HTML {
         #"<input type="hidden" name="csrf" value="\#(viewer.csrf)">"#
     }
 
-    static func message(title: String, viewer: Viewer?, text: String) -> String {
+    static func message(title: String, viewer: Viewer?, text: String) -> HTML {
         page(
             title: title,
             viewer: viewer,
-            body: "<h1>\(HTML.escape(title))</h1>\n<p role=\"alert\">\(HTML.escape(text))</p>"
+            body: "<h1>\(title)</h1>\n<p role=\"alert\">\(text)</p>"
         )
     }
 
-    static func signIn(csrf: String, email: String = "", error: String? = nil, next: String?) -> String {
-        let errorLine = error.map { #"<p class="error" id="sign-in-error" role="alert">\#(HTML.escape($0))</p>"# } ?? ""
-        let nextField = next.map { #"<input type="hidden" name="next" value="\#(HTML.escape($0))">"# } ?? ""
+    static func signIn(csrf: String, email: String = "", error: String? = nil, next: String?) -> HTML {
+        let errorLine: HTML = error.map { #"<p class="error" id="sign-in-error" role="alert">\#($0)</p>"# } ?? ""
+        let nextField: HTML = next.map { #"<input type="hidden" name="next" value="\#($0)">"# } ?? ""
         return page(
             title: "Sign in",
             viewer: nil,
@@ -54,7 +54,7 @@ enum ConsolePages {
                 <form method="post" action="/console/sign-in">
                 <input type="hidden" name="csrf" value="\(csrf)">\(nextField)
                 <label for="email">Email</label>
-                <input id="email" name="email" type="email" autocomplete="username" required value="\(HTML.escape(email))">
+                <input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
                 <label for="password">Password</label>
                 <input id="password" name="password" type="password" autocomplete="current-password" required>
                 <p><button type="submit">Sign in</button></p>

@@ -61,7 +61,7 @@ extension ConsoleRoutes {
         )
     }
 
-    func association(_ request: Request, viewer: ConsolePages.Viewer) -> String {
+    func association(_ request: Request, viewer: ConsolePages.Viewer) -> HTML {
         func pretty(_ data: Data) -> String {
             guard let object = try? JSONSerialization.jsonObject(with: data),
                 let text = try? JSONSerialization.data(

@@ -194,7 +194,7 @@ extension ConsoleRoutes {
                 link,
                 rows: try await store.stats(link.code),
                 referrers: try await store.referrers(link.code),
-                qr: QRImage(code: qr, margin: 4).svg(pixels: 200),
+                qr: HTML(trusted: QRImage(code: qr, margin: 4).svg(pixels: 200)),
                 ruleClicks: try await store.ruleClicks(link),
                 now: clock.milliseconds(),
                 viewer: viewer,

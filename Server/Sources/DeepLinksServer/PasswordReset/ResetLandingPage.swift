@@ -49,7 +49,7 @@ struct ResetLandingPage: Sendable {
 
     /// The page. A token from the query is placed in the form only when it has a token's shape (P5);
     /// every reflected or configured value is escaped. Without a token it offers a reset link, not an error.
-    func page(_ state: State) -> String {
+    func page(_ state: State) -> HTML {
         var token = ""
         var email = ""
         var visible = "again"
@@ -80,16 +80,16 @@ struct ResetLandingPage: Sendable {
         }
         func hidden(_ section: String) -> String { visible == section ? "" : " hidden" }
         let initial = if case .initial = state { "initial" } else { "answered" }
-        let name = HTML.escape(app.displayName)
-        let banner =
+        let name = app.displayName
+        let banner: HTML =
             app.appStoreID.map {
-                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(links.page))">"#
+                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(links.page)">"#
             } ?? ""
-        let store =
+        let store: HTML =
             app.appStoreID.map {
                 #"<p class="store">No app yet? <a href="https://apps.apple.com/app/id\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"#
             } ?? ""
-        let path = HTML.escape(reset.path)
+        let path = reset.path
         return PageShell.document(
             title: "Reset your password · \(app.displayName)",
             stylesheet: "/assets/site.css",
@@ -102,27 +102,27 @@ struct ResetLandingPage: Sendable {
             body: """
                 <main id="page" data-state="\(initial)" data-lifetime="\(lifetimeMinutes)">
                 <h1>Reset your \(name) password</h1>
-                <p id="status" role="status" aria-live="polite">\(HTML.escape(status))</p>
-                <form id="reset" method="post" action="\(path)" data-token-parameter="\(HTML.escape(reset.tokenParameter))" data-email-parameter="\(HTML.escape(reset.emailParameter ?? ""))" novalidate\(hidden("reset"))>
+                <p id="status" role="status" aria-live="polite">\(status)</p>
+                <form id="reset" method="post" action="\(path)" data-token-parameter="\(reset.tokenParameter)" data-email-parameter="\(reset.emailParameter ?? "")" novalidate\(hidden("reset"))>
                 <input type="hidden" name="intent" value="confirm">
-                <input type="hidden" name="token" value="\(HTML.escape(token))">
-                <input type="hidden" name="email" value="\(HTML.escape(email))">
-                <input type="email" name="username" autocomplete="username" value="\(HTML.escape(email))" hidden>
+                <input type="hidden" name="token" value="\(token)">
+                <input type="hidden" name="email" value="\(email)">
+                <input type="email" name="username" autocomplete="username" value="\(email)" hidden>
                 <label for="password">New password</label>
                 <input id="password" name="password" type="password" autocomplete="new-password" minlength="\(minimumLength)" maxlength="256" required aria-describedby="password-help">
                 <p id="password-help" class="help">At least \(minimumLength) characters: a few unrelated words make a good one.</p>
-                <p id="password-error" class="error" role="alert">\(HTML.escape(passwordError))</p>
+                <p id="password-error" class="error" role="alert">\(passwordError)</p>
                 <button type="submit">Set new password</button>
                 </form>
                 <section id="again"\(hidden("again"))>
-                <h2 id="again-title">\(HTML.escape(againTitle))</h2>
+                <h2 id="again-title">\(againTitle)</h2>
                 <form id="again-form" method="post" action="\(path)">
                 <input type="hidden" name="intent" value="request">
                 <label for="again-email">Email address</label>
-                <input id="again-email" name="email" type="email" autocomplete="email" value="\(HTML.escape(email))" required>
+                <input id="again-email" name="email" type="email" autocomplete="email" value="\(email)" required>
                 <button type="submit">Send me a link</button>
                 </form>
-                <p id="again-status" role="status" aria-live="polite">\(HTML.escape(againStatus))</p>
+                <p id="again-status" role="status" aria-live="polite">\(againStatus)</p>
                 </section>
                 <section id="done"\(hidden("done"))>
                 <h2>Your password was changed</h2>

@@ -90,7 +90,7 @@ extension LinkRedirect {
                 .badRequest,
                 SmartLinkPages.page(
                     title: "Invalid link",
-                    body: "<h1>This link is not valid</h1><p>\(HTML.escape(problems.joined(separator: "; ")))</p>"
+                    body: "<h1>This link is not valid</h1><p>\(problems.joined(separator: "; "))</p>"
                 )
             )
         }

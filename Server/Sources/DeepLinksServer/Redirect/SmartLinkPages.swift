@@ -6,25 +6,25 @@ import Hummingbird
 /// The landing page works by plain links (a tap is the user gesture iOS wants); its one script only adds
 /// the deferred link to the App Store button.
 enum SmartLinkPages {
-    static func html(_ status: HTTPResponse.Status, _ body: String) -> Response {
+    static func html(_ status: HTTPResponse.Status, _ body: HTML) -> Response {
         Response.html(status, body, security: .smartLink)
     }
 
     /// `GET /` on a server: what it serves, for whom, and where to check it. Nothing secret: the same facts
     /// the association file publishes.
-    static func start(_ policy: LinkPolicy) -> String {
-        let apps = policy.apps.map { app in
-            "<li><strong>\(HTML.escape(app.displayName))</strong>: <code>\(HTML.escape(app.appID))</code> on \(app.domains.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: ", "))</li>"
+    static func start(_ policy: LinkPolicy) -> HTML {
+        let apps = policy.apps.map { app -> HTML in
+            "<li><strong>\(app.displayName)</strong>: <code>\(app.appID)</code> on \(app.domains.map { "<code>\($0)</code>" as HTML }.joined(separator: ", "))</li>"
         }.joined(separator: "\n")
-        let reset =
+        let reset: HTML =
             policy.primary.passwordReset.map {
-                "<li><a href=\"\(HTML.escape($0.path))\">\(HTML.escape($0.path))</a>: the reset page people reach without the app</li>\n"
+                "<li><a href=\"\($0.path)\">\($0.path)</a>: the reset page people reach without the app</li>\n"
             } ?? ""
         return page(
             title: "deeplinks",
             body: """
                 <h1>deeplinks is running</h1>
-                <p>This server hosts the association files, the smart links of <code>\(HTML.escape(policy.linkDomain))</code> and the password-reset journey for:</p>
+                <p>This server hosts the association files, the smart links of <code>\(policy.linkDomain)</code> and the password-reset journey for:</p>
                 <ul>\(apps)</ul>
                 <h2>Check it</h2>
                 <ul>
@@ -39,33 +39,33 @@ enum SmartLinkPages {
         )
     }
 
-    static func page(title: String, head: String = "", body: String) -> String {
+    static func page(title: String, head: HTML = .empty, body: HTML) -> HTML {
         PageShell.document(title: title, stylesheet: "/assets/site.css", head: head, body: "<main>\n\(body)\n</main>")
     }
 
-    static func openGraphTags(_ link: SmartLink, url: String, appName: String) -> String {
-        var tags = [
+    static func openGraphTags(_ link: SmartLink, url: String, appName: String) -> HTML {
+        var tags: [HTML] = [
             #"<meta property="og:type" content="website">"#,
-            #"<meta property="og:url" content="\#(HTML.escape(url))">"#,
-            #"<meta property="og:title" content="\#(HTML.escape(link.preview.title ?? appName))">"#,
+            #"<meta property="og:url" content="\#(url)">"#,
+            #"<meta property="og:title" content="\#(link.preview.title ?? appName)">"#,
             #"<meta name="twitter:card" content="\#(link.preview.image == nil ? "summary" : "summary_large_image")">"#,
         ]
         if let description = link.preview.description {
-            tags.append(#"<meta property="og:description" content="\#(HTML.escape(description))">"#)
-            tags.append(#"<meta name="description" content="\#(HTML.escape(description))">"#)
+            tags.append(#"<meta property="og:description" content="\#(description)">"#)
+            tags.append(#"<meta name="description" content="\#(description)">"#)
         }
         if let image = link.preview.image {
-            tags.append(#"<meta property="og:image" content="\#(HTML.escape(image))">"#)
+            tags.append(#"<meta property="og:image" content="\#(image)">"#)
         }
         return tags.joined(separator: "\n")
     }
 
-    static func openGraph(_ link: SmartLink, url: String, appName: String) -> String {
+    static func openGraph(_ link: SmartLink, url: String, appName: String) -> HTML {
         page(
             title: link.preview.title ?? appName,
             head: openGraphTags(link, url: url, appName: appName),
             body:
-                "<h1>\(HTML.escape(link.preview.title ?? appName))</h1><p>\(HTML.escape(link.preview.description ?? ""))</p>"
+                "<h1>\(link.preview.title ?? appName)</h1><p>\(link.preview.description ?? "")</p>"
         )
     }
 
@@ -85,31 +85,31 @@ enum SmartLinkPages {
         inAppBrowser: InAppBrowser? = nil,
         stored: Bool = true,
         platform: ClientPlatform = .iPhone
-    ) -> String {
+    ) -> HTML {
         let app = routes.app(for: link)
-        let name = HTML.escape(app.displayName)
+        let name = app.displayName
         let short = appArgument ?? routes.shortURL(link.code)
         var head = openGraphTags(link, url: short, appName: app.displayName)
-        var actions = [
-            #"<p><a class="button" href="\#(HTML.escape(routes.appURL(link)))">Open in the \#(name) app</a></p>"#
+        var actions: [HTML] = [
+            #"<p><a class="button" href="\#(routes.appURL(link))">Open in the \#(name) app</a></p>"#
         ]
         if platform == .android, let android = app.android {
             actions.append(
-                #"<p><a class="button secondary" href="\#(HTML.escape(android.playStoreURL))" rel="noopener">Get \#(name) on Google Play</a></p>"#
+                #"<p><a class="button secondary" href="\#(android.playStoreURL)" rel="noopener">Get \#(name) on Google Play</a></p>"#
             )
         } else if let store = app.appStoreID {
             head +=
                 "\n"
-                + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(HTML.escape(short))">"#
+                + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(short)">"#
             // deferred.js leaves the link on the pasteboard on the way (DeferredLinks); without script, a plain link.
-            let deferred = stored ? #" id="get-app" data-deferred="/v1/links/\#(HTML.escape(link.code))/deferred""# : ""
+            let deferred: HTML = stored ? #" id="get-app" data-deferred="/v1/links/\#(link.code)/deferred""# : ""
             actions.append(
                 #"<p><a class="button secondary"\#(deferred) href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#
             )
             if stored { head += "\n" + #"<script src="/assets/deferred.js" defer></script>"# }
         }
         if let web {
-            actions.append(#"<p><a href="\#(HTML.escape(web))" rel="noopener">Continue on the web</a></p>"#)
+            actions.append(#"<p><a href="\#(web)" rel="noopener">Continue on the web</a></p>"#)
         }
         if let inAppBrowser {
             actions.insert(
@@ -120,20 +120,20 @@ enum SmartLinkPages {
         return page(
             title: link.preview.title ?? app.displayName,
             head: head,
-            body: "<h1>\(HTML.escape(link.preview.title ?? app.displayName))</h1>\n"
-                + (link.preview.description.map { "<p>\(HTML.escape($0))</p>\n" } ?? "")
+            body: "<h1>\(link.preview.title ?? app.displayName)</h1>\n"
+                + (link.preview.description.map { "<p>\($0)</p>\n" } ?? "")
                 + actions.joined(separator: "\n")
         )
     }
 
     /// For a Mac agent without a client hint: platform.js comes back with `_platform=ipad` or `mac` in the
     /// query; without script, as a Mac.
-    static func probe(code: String, query: String?) -> String {
+    static func probe(code: String, query: String?) -> HTML {
         let back = "/\(code)?" + (query.map { $0 + "&" } ?? "") + "_platform=mac"
         return page(
             title: "Opening…",
             head: #"<script src="/assets/platform.js" defer></script>"# + "\n"
-                + #"<noscript><meta http-equiv="refresh" content="0;url=\#(HTML.escape(back))"></noscript>"#,
+                + #"<noscript><meta http-equiv="refresh" content="0;url=\#(back)"></noscript>"#,
             body: "<p>Opening…</p>"
         )
     }
@@ -148,13 +148,13 @@ enum SmartLinkPages {
         now: Int64,
         you: ClientPlatform,
         visitor: (ClientPlatform) -> RuleVisitor
-    ) -> String {
-        var rows: [String] = []
+    ) -> HTML {
+        var rows: [HTML] = []
         for platform in ClientPlatform.allCases {
             let outcome = routes.outcome(link, platform: platform, now: now) { visitor(platform) }
-            rows.append("<tr><th>\(platform.rawValue)</th><td>\(HTML.escape(outcome))</td></tr>")
+            rows.append("<tr><th>\(platform.rawValue)</th><td>\(outcome)</td></tr>")
         }
-        var traced: [String] = []
+        var traced: [HTML] = []
         if let rules = link.rules {
             // The rules' one evaluation, told which condition each rule passed over failed on.
             var yours = visitor(you)
@@ -168,11 +168,11 @@ enum SmartLinkPages {
                 verdicts[index] = "needs to know whether you are on an iPad or a Mac (the touch check asks)"
             case .none: break
             }
-            traced = rules.enumerated().map { index, rule in
-                "<li><strong>\(index + 1). \(HTML.escape(rule.name))</strong>: \(HTML.escape(verdicts[index]))</li>"
+            traced = rules.enumerated().map { index, rule -> HTML in
+                "<li><strong>\(index + 1). \(rule.name)</strong>: \(verdicts[index])</li>"
             }
             let facts = RuleConditions.all.compactMap { $0.fact(&yours) }.joined(separator: ", ")
-            traced.insert("<h2>The rules, for this request (\(HTML.escape(facts)))</h2><ul>", at: 0)
+            traced.insert("<h2>The rules, for this request (\(facts))</h2><ul>", at: 0)
             traced.append("</ul>")
         }
         let inApp = InAppBrowser.allCases.map(\.rawValue).joined(separator: ", ")
@@ -181,14 +181,14 @@ enum SmartLinkPages {
                 ? "<tr><th>any platform in an in-app browser (\(inApp))</th><td>the same 302 as its platform: a web page opens there too</td></tr>"
                 : "<tr><th>iphone or ipad in an in-app browser (\(inApp))</th><td>landing page that first says how to open it in Safari: those browsers keep universal links to themselves</td></tr>"
         )
-        var checks: [String] = []
+        var checks: [HTML] = []
         let app = routes.app(for: link)
         let opened = link.route == nil ? [] : [("Open in the app", routes.appURL(link))]
         for (label, url) in [("the short link", routes.shortURL(link.code))] + opened {
             let decision = routes.opens(app, url)
             let verdict =
                 decision.verdict == .match ? "opens the app" : "does not open the app (\(decision.verdict.rawValue))"
-            checks.append("<li>\(label) <code>\(HTML.escape(url))</code>: iOS \(verdict)</li>")
+            checks.append("<li>\(label) <code>\(url)</code>: iOS \(verdict)</li>")
         }
         let landing = routes.settings.landingDomain ?? routes.linkDomain
         if landing == routes.linkDomain, link.route != nil {
@@ -199,14 +199,14 @@ enum SmartLinkPages {
         if link.expiresAt != nil {
             // When is the console's to show: this page is public.
             checks.append(
-                "<li>has an expiry date (the console shows it), then goes to \(HTML.escape(link.expiredURL ?? "an 'expired' page"))</li>"
+                "<li>has an expiry date (the console shows it), then goes to \(link.expiredURL ?? "an 'expired' page")</li>"
             )
         }
         return page(
             title: "Link \(link.code): decisions",
             body: """
-                <h1>Link <code>\(HTML.escape(link.code))</code></h1>
-                <p>\(link.route.map { "Opens <code>\(HTML.escape($0))</code> in \(HTML.escape(app.displayName)) (<code>\(HTML.escape(app.bundleID))</code>)." } ?? "A web link: it never offers the app; each platform goes to its destination, else <code>\(HTML.escape(link.destinations.fallback ?? ""))</code>.")</p>
+                <h1>Link <code>\(link.code)</code></h1>
+                <p>\(link.route.map { "Opens <code>\($0)</code> in \(app.displayName) (<code>\(app.bundleID)</code>)." } ?? "A web link: it never offers the app; each platform goes to its destination, else <code>\(link.destinations.fallback ?? "")</code>.")</p>
                 <table>\(rows.joined())</table>
                 \(traced.joined())
                 <ul>\(checks.joined())</ul>
@@ -216,15 +216,15 @@ enum SmartLinkPages {
 
     /// Clicks per day as an SVG bar chart drawn here (no script, so the page keeps the strict CSP), with
     /// the numbers in a table beside it for screen readers.
-    static func stats(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> String {
+    static func stats(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> HTML {
         page(
             title: "Clicks on \(link.code)",
-            body: "<h1>Clicks on <code>\(HTML.escape(link.code))</code></h1>\n" + statsBody(link, rows: rows)
+            body: "<h1>Clicks on <code>\(link.code)</code></h1>\n" + statsBody(link, rows: rows)
         )
     }
 
     /// The chart and its table (also on the console's link page).
-    static func statsBody(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> String {
+    static func statsBody(_ link: SmartLink, rows: [LinkStore.ClickRow]) -> HTML {
         var perDay: [String: (people: Int64, bots: Int64, scans: Int64)] = [:]
         for row in rows {
             var day = perDay[row.day] ?? (0, 0, 0)
@@ -239,7 +239,7 @@ enum SmartLinkPages {
         // The chart fits the page: each bar a share of the width, time linear (empty days drawn as empty).
         let slot = 100.0 / Double(max(buckets.count, 1))
         let labelEvery = max(1, Int((Double(buckets.count) / 12).rounded(.up)))
-        var bars: [String] = []
+        var bars: [HTML] = []
         for (index, bucket) in buckets.enumerated() {
             let barHeight = Int(Double(bucket.people) / Double(peak) * Double(height))
             let x = Self.percent(slot * Double(index) + slot * 0.1)
@@ -254,7 +254,7 @@ enum SmartLinkPages {
         }
         let grouping =
             buckets.first.map { $0.label.hasPrefix("week") } == true ? " (weeks: the span is over a month)" : ""
-        let table = days.map { day in
+        let table = days.map { day -> HTML in
             "<tr><td>\(day)</td><td>\(perDay[day]!.people)</td><td>\(perDay[day]!.scans)</td><td>\(perDay[day]!.bots)</td></tr>"
         }.joined()
         let total = perDay.values.reduce(0) { $0 + $1.people }
@@ -316,19 +316,19 @@ enum SmartLinkPages {
     /// Smart App Banner whose Open hands the app this very URL.
     /// An app path opened in a browser: the store of the visitor's platform (Google Play on Android, never Apple's
     /// store there), and the Smart App Banner for Safari.
-    static func appPath(_ app: AppConfiguration, url: String, platform: ClientPlatform) -> String {
-        let name = HTML.escape(app.displayName)
-        let banner =
+    static func appPath(_ app: AppConfiguration, url: String, platform: ClientPlatform) -> HTML {
+        let name = app.displayName
+        let banner: HTML =
             platform == .android
             ? ""
             : app.appStoreID.map {
-                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(HTML.escape(url))">"#
+                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(url)">"#
             } ?? ""
-        let store: String
+        let store: HTML
         if platform == .android {
             store =
                 app.android.map {
-                    #"<p><a class="button" href="\#(HTML.escape($0.playStoreURL))" rel="noopener">Get \#(name) on Google Play</a></p>"#
+                    #"<p><a class="button" href="\#($0.playStoreURL)" rel="noopener">Get \#(name) on Google Play</a></p>"#
                 } ?? "<p>\(name) is not available for Android.</p>"
         } else {
             store =

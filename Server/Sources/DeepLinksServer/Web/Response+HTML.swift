@@ -7,14 +7,18 @@ extension Response {
     /// (`Set-Cookie`, `Retry-After`) are added after them.
     static func html(
         _ status: HTTPResponse.Status,
-        _ html: String,
+        _ html: HTML,
         security: WebSecurityHeaders,
         extra: HTTPFields = [:]
     ) -> Response {
         var headers = security.fields
         headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentLength] = String(html.utf8.count)
+        headers[.contentLength] = String(html.markup.utf8.count)
         headers.append(contentsOf: extra)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        return Response(
+            status: status,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html.markup))
+        )
     }
 }
