@@ -29,11 +29,6 @@ struct Setting: Sendable {
         )
     }
 
-    /// The flag's value when given, else the environment's.
-    func value(_ flag: String?, _ environment: [String: String]) -> String? {
-        flag ?? environment[self.environment]
-    }
-
     /// The whole number the flag, else the environment, gives, checked against ``range``; nil when neither gives
     /// one. Throws a one-line reason naming the flag or the variable.
     func integer(_ flag: Int?, _ environment: [String: String]) throws -> Int? {
