@@ -21,7 +21,7 @@ import Testing
         let samples = Mutex<[(open: Int, limit: Int)]>([(10, 512), (511, 512), (512, 512), (100, 512), (512, 512)])
         let logs = LogCapture()
         let metrics = ServerMetrics()
-        let watch = DescriptorWatch(metrics: metrics, logger: logs.logger) {
+        let watch = DescriptorWatch(metrics: metrics, logger: logs.logger, every: .zero) {
             samples.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         }
         for _ in 0..<5 { try await watch.run() }

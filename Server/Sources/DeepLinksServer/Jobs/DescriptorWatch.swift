@@ -25,8 +25,13 @@ final class DescriptorWatch: BackgroundJob {
     static let headroom = 2
     static let warningInterval: Duration = .seconds(60)
 
+    /// The least time between two samples: the jobs run whenever a request wakes them, which may be far more
+    /// often than the gauges need.
+    let every: Duration
+
     private struct State {
         var exhausted = false
+        var lastSample: ContinuousClock.Instant?
         var lastWarning: ContinuousClock.Instant?
     }
     private let state = Mutex(State())
@@ -34,18 +39,25 @@ final class DescriptorWatch: BackgroundJob {
     init(
         metrics: ServerMetrics,
         logger: Logger,
+        every: Duration = .seconds(1),
         sample: @escaping @Sendable () -> (open: Int, limit: Int)? = DescriptorWatch.processSample
     ) {
         self.metrics = metrics
         self.logger = logger
+        self.every = every
         self.sample = sample
     }
 
     func run() async throws {
-        guard let (open, limit) = sample() else { return }
+        let now = ContinuousClock.now
+        let due = state.withLock { state in
+            guard state.lastSample.map({ now - $0 >= every }) ?? true else { return false }
+            state.lastSample = now
+            return true
+        }
+        guard due, let (open, limit) = sample() else { return }
         metrics.openDescriptors.set(Double(open))
         metrics.descriptorLimit.set(Double(limit))
-        let now = ContinuousClock.now
         let warn = state.withLock { state -> Bool in
             let exhausted = open >= limit - Self.headroom
             defer { state.exhausted = exhausted }

@@ -47,9 +47,9 @@ public final class ServerMetrics: Sendable {
                 )
             )
         }
-        func gauge(_ name: String, _ help: String) -> Gauge {
+        func gauge(_ name: String, _ help: String, _ subsystem: String = "mail") -> Gauge {
             registry.makeGauge(
-                descriptor: .init(namespace: "deeplinks", subsystem: "mail", metricName: name, helpText: help)
+                descriptor: .init(namespace: "deeplinks", subsystem: subsystem, metricName: name, helpText: help)
             )
         }
         mailSent = counter("sent", "Messages this server handed to the mail transport")
@@ -81,23 +81,18 @@ public final class ServerMetrics: Sendable {
             "Times this server reached its file-descriptor limit: new connections wait in the kernel's backlog until one is freed",
             "process"
         )
-        func processGauge(_ name: String, _ help: String) -> Gauge {
-            registry.makeGauge(
-                descriptor: .init(namespace: "deeplinks", subsystem: "process", metricName: name, helpText: help)
-            )
-        }
-        openDescriptors = processGauge("open_fds", "File descriptors this server holds open (sampled every second)")
-        descriptorLimit = processGauge("max_fds", "This server's file-descriptor limit (RLIMIT_NOFILE)")
+        openDescriptors = gauge(
+            "open_fds",
+            "File descriptors this server holds open (sampled every second)",
+            "process"
+        )
+        descriptorLimit = gauge("max_fds", "This server's file-descriptor limit (RLIMIT_NOFILE)", "process")
         hookFailures = counter(
             "hook_failures",
             "Calls to the backend's lookup and password hooks that failed or timed out",
             "accounts"
         )
-        func cacheGauge(_ name: String, _ help: String) -> Gauge {
-            registry.makeGauge(
-                descriptor: .init(namespace: "deeplinks", subsystem: "link_cache", metricName: name, helpText: help)
-            )
-        }
+        func cacheGauge(_ name: String, _ help: String) -> Gauge { gauge(name, help, "link_cache") }
         linkCacheEntries = cacheGauge("entries", "Known links held in this server's link cache")
         linkCacheBytes = cacheGauge(
             "bytes",
