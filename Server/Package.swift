@@ -131,6 +131,7 @@ let package = Package(
                 .embedInCode("Web/Assets/platform.js"),
                 .embedInCode("Web/Assets/site.css"),
                 .embedInCode("Web/Assets/console.css"),
+                .embedInCode("Visitors/scanners.json"),
             ],
             swiftSettings: swiftSettings
         ),

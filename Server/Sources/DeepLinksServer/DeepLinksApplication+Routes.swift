@@ -4,6 +4,7 @@ import DeepLinksStorage
 import DeepLinksSupport
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -71,7 +72,8 @@ extension DeepLinksApplication {
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
         let webhooks = try Self.webhooks(settings, database: database, clock: clock, logger: logger)
-        let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events)
+        let analytics = try Self.analytics(settings, database: database, clock: clock, logger: logger)
+        let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events, analytics: analytics)
         var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
         links.events = webhooks?.events
         let jobs = BackgroundJobs(
@@ -81,7 +83,12 @@ extension DeepLinksApplication {
                 webhooks: webhooks?.sender,
                 links: links,
                 clicks: clicks,
-                pruning: Pruning(database: database, clock: clock, clickRetentionDays: settings.clickRetentionDays)
+                pruning: Pruning(
+                    database: database,
+                    clock: clock,
+                    clickRetentionDays: settings.clickRetentionDays,
+                    hourlyRetentionDays: settings.hourlyRetentionDays
+                )
             ) + [DescriptorWatch(metrics: metrics, logger: logger)],
             trigger: trigger,
             logger: logger
@@ -192,5 +199,32 @@ extension DeepLinksApplication {
         try OpenAPIRoutes.register(on: router)
         routeMethods.learn(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return (router, jobs, smartLinks)
+    }
+
+    /// The click analytics `settings` ask for: nil when off. An MMDB file named by `--geoip-database` is read now
+    /// (a file that is no MMDB stops the start with the reason); Debian's `tor-geoipdb` is read in the background.
+    static func analytics(_ settings: ServerSettings, database: Database, clock: WallClock, logger: Logger) throws
+        -> ClickAnalytics?
+    {
+        guard settings.analytics else { return nil }
+        let source = settings.geoipDatabase
+        if let source, source != "none" {
+            do {
+                try Places.load(source)
+            } catch {
+                throw ConfigurationError(setting: "geoip database", reason: "\(error)")
+            }
+        } else if source == nil {
+            Task.detached(priority: .background) {
+                do { try Places.load(nil) } catch { logger.warning("tor-geoipdb not read: \(error)") }
+            }
+        }
+        return ClickAnalytics(
+            database: database,
+            proxies: settings.trustedProxies,
+            countryHeader: settings.smartLinks.countryHeader.flatMap { HTTPField.Name($0) },
+            placeSetting: source,
+            clock: clock
+        )
     }
 }

@@ -71,6 +71,8 @@ public enum DeepLinksApplication {
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: serverName),
             services: [jobs],
             onServerRunning: { channel in
+                // The day's visitor salt, before the first click (the click flush keeps it, and the next day's, fresh).
+                try? await smartLinks.redirect.clicks.analytics?.refreshSalts()
                 await onServerRunning(channel.localAddress?.port ?? settings.port)
             },
             logger: logger

@@ -126,13 +126,13 @@ package enum ClickCountStore {
     }
 
     /// A value of a row written for `json_each`.
-    enum Field {
+    package enum Field: Sendable {
         case text(String)
         case number(Int64)
     }
 
     /// `[[field, ...], ...]`: the rows as compact JSON, built in one string.
-    static func json<Row>(_ rows: [Row], _ fields: (Row) -> [Field]) -> String {
+    package static func json<Row>(_ rows: [Row], _ fields: (Row) -> [Field]) -> String {
         var output = "["
         output.reserveCapacity(rows.count * 64)
         for (index, row) in rows.enumerated() {

@@ -250,7 +250,9 @@ package struct LinkDocumentStore: Sendable {
     package static func delete(_ code: String, on sql: DatabaseConnection) async throws -> Bool {
         try await sql.raw("DELETE FROM link_clicks WHERE code = \(bind: code)").run()
         try await sql.raw("DELETE FROM link_referrers WHERE code = \(bind: code)").run()
-        try await sql.raw("DELETE FROM link_rule_clicks WHERE code = \(bind: code)").run()
+        for table in ["link_rule_clicks"] + AnalyticsStore.tables {
+            try await sql.raw("DELETE FROM \(unsafeRaw: table) WHERE code = \(bind: code)").run()
+        }
         return try await sql.raw("DELETE FROM links WHERE code = \(bind: code) RETURNING code").all().count == 1
     }
 }

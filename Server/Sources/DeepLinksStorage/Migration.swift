@@ -427,5 +427,43 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Click analytics (AnalyticsStore): per link, clicks and visitors per hour and per day by class (people,
+        // scanners, previews), and per day by facet (country, region, city, os, browser, in-app); the day's visitor
+        // hashes, keyed with the day's salt, both deleted when the day is over. No address or agent is stored.
+        Migration(version: 17, name: "click analytics: visitors, hours, classes, facets") { sql, kind in
+            let compact = kind == .sqlite ? " WITHOUT ROWID" : ""
+            for statement in [
+                "CREATE TABLE analytics_salts (day TEXT PRIMARY KEY, salt TEXT NOT NULL)",
+                """
+                CREATE TABLE click_visitors (
+                    code TEXT NOT NULL, day TEXT NOT NULL, visitor TEXT NOT NULL, PRIMARY KEY (code, day, visitor)
+                )\(compact)
+                """,
+                "CREATE INDEX click_visitors_day ON click_visitors(day)",
+                """
+                CREATE TABLE link_click_hours (
+                    code TEXT NOT NULL, hour TEXT NOT NULL, class TEXT NOT NULL,
+                    clicks BIGINT NOT NULL, visitors BIGINT NOT NULL, PRIMARY KEY (code, hour, class)
+                )\(compact)
+                """,
+                "CREATE INDEX link_click_hours_hour ON link_click_hours(hour)",
+                """
+                CREATE TABLE link_click_days (
+                    code TEXT NOT NULL, day TEXT NOT NULL, class TEXT NOT NULL,
+                    clicks BIGINT NOT NULL, visitors BIGINT NOT NULL, PRIMARY KEY (code, day, class)
+                )\(compact)
+                """,
+                "CREATE INDEX link_click_days_day ON link_click_days(day)",
+                """
+                CREATE TABLE link_click_facets (
+                    code TEXT NOT NULL, day TEXT NOT NULL, facet TEXT NOT NULL, value TEXT NOT NULL, class TEXT NOT NULL,
+                    clicks BIGINT NOT NULL, PRIMARY KEY (code, day, facet, value, class)
+                )\(compact)
+                """,
+                "CREATE INDEX link_click_facets_day ON link_click_facets(day)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

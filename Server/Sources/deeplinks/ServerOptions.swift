@@ -80,6 +80,12 @@ struct ServerOptions: ParsableArguments {
 
     @Option(name: Setting.clickRetentionDays.name, help: Setting.clickRetentionDays.argumentHelp)
     var clickRetentionDays: Int?
+    @Option(name: Setting.hourlyRetentionDays.name, help: Setting.hourlyRetentionDays.argumentHelp)
+    var hourlyRetentionDays: Int?
+    @Option(name: Setting.analytics.name, help: Setting.analytics.argumentHelp)
+    var analytics: String?
+    @Option(name: Setting.geoipDatabase.name, help: Setting.geoipDatabase.argumentHelp)
+    var geoipDatabase: String?
 
     @Option(name: Setting.logLevel.name, help: Setting.logLevel.argumentHelp)
     var logLevel: String?
@@ -145,6 +151,17 @@ struct ServerOptions: ParsableArguments {
         }
         if let value = try Setting.clickRetentionDays.integer(clickRetentionDays, environment) {
             settings.clickRetentionDays = value
+        }
+        if let value = try Setting.hourlyRetentionDays.integer(hourlyRetentionDays, environment) {
+            settings.hourlyRetentionDays = value
+        }
+        switch analytics ?? environment[Setting.analytics.environment] {
+        case nil, "on": settings.analytics = true
+        case "off": settings.analytics = false
+        case let other?: throw ConfigurationError(setting: "analytics", reason: "is on or off, not '\(other)'")
+        }
+        if let path = geoipDatabase ?? environment[Setting.geoipDatabase.environment], !path.isEmpty {
+            settings.geoipDatabase = path
         }
         if let size = linkCacheSize ?? environment[Setting.linkCacheSize.environment] {
             settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")

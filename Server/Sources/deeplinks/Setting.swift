@@ -227,6 +227,28 @@ extension Setting {
             "Days of click counts (per day, referrer and rule) kept, today included; older days are deleted by the hourly pruning. 0 keeps them all.",
         range: 0...Int.max
     )
+    static let hourlyRetentionDays = Setting(
+        flag: "hourly-retention-days",
+        environment: "DEEPLINKS_HOURLY_RETENTION_DAYS",
+        defaultValue: "35",
+        help:
+            "Days of hourly click analytics kept, today included (the daily ones are kept --click-retention-days); 0 keeps them all.",
+        range: 0...Int.max
+    )
+    static let analytics = Setting(
+        flag: "analytics",
+        environment: "DEEPLINKS_ANALYTICS",
+        defaultValue: "on",
+        help:
+            "on: clicks are also counted per hour, visitor, class (people, scanners, previews), country and device; off: per day, platform, referrer and rule only."
+    )
+    static let geoipDatabase = Setting(
+        flag: "geoip-database",
+        environment: "DEEPLINKS_GEOIP_DATABASE",
+        defaultValue: "Debian's tor-geoipdb where installed",
+        help:
+            "An MMDB file (DB-IP Lite, GeoLite2) the analytics and the countries rule read clicks' countries from, when no --country-header gives one; none: no country. Read offline, never a network look-up."
+    )
     static let logLevel = Setting(
         flag: "log-level",
         environment: "DEEPLINKS_LOG_LEVEL",
@@ -266,7 +288,7 @@ extension Setting {
     static let all: [Setting] = [
         config, host, port, databaseURL, mailURL, logLevel, secretKeys, hookSecrets, adminKey, trustedProxies,
         metricsAllow, idleTimeout, bodyTimeout, maxConnectionsPerClient, anonymousWritesPerHour, linkCacheSize,
-        clickRetentionDays,
+        clickRetentionDays, hourlyRetentionDays, analytics, geoipDatabase,
         linkDomain, otherLinkDomains, landingDomain, allowedDestinationHosts, countryHeader, webhooks,
         resetTokenMinutes, minimumPasswordLength, mailFrom, dkimKeyFile, dkimKey, dkimSelector, serverURL,
     ]

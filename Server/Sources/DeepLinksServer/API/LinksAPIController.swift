@@ -22,6 +22,7 @@ struct LinksAPIController: Sendable {
             .get(":code", use: show)
             .get(":code/stats", use: stats)
             .get(":code/stats.html", use: statsPage)
+            .get(":code/analytics", use: analytics)
             .get(":code/qr", use: qrCode)
         routes.group(.editor, .links, access: access)
             .post(use: create)
@@ -33,6 +34,14 @@ struct LinksAPIController: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         router.addRoutes(endpoints, atPath: "/v1/links")
+        let all = RouteCollection(context: AppRequestContext.self)
+        all.group(.viewer, .links, access: access).get(use: allAnalytics)
+        router.addRoutes(all, atPath: "/v1/analytics")
+    }
+
+    /// Every link's analytics, with the top links (``AnalyticsReport``): JSON, or CSV with `format=csv`.
+    @Sendable func allAnalytics(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await AnalyticsReport.response(code: nil, request: request, store: store)
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -130,6 +139,12 @@ struct LinksAPIController: Sendable {
         let rules: [Rule]
     }
 
+    /// The link's analytics (``AnalyticsReport``): JSON, or CSV with `format=csv`.
+    @Sendable func analytics(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link = try await store.existing(context)
+        return try await AnalyticsReport.response(code: link.code, request: request, store: store)
+    }
+
     /// The same counts as a page: a bar per day, people and preview fetchers apart.
     @Sendable func statsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let link = try await store.existing(context)
@@ -143,14 +158,7 @@ struct LinksAPIController: Sendable {
         where T.RawValue == String {
             guard let text = query[Substring(name)] else { return fallback }
             guard let value = T(rawValue: String(text)) else {
-                throw APIError(
-                    status: .badRequest,
-                    code: .invalidParameter,
-                    fields: [
-                        "parameter": .string(name),
-                        "reason": .string(T.allCases.map(\.rawValue).joined(separator: ", ")),
-                    ]
-                )
+                throw APIError.invalidParameter(name, T.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return value
         }
@@ -243,13 +251,7 @@ struct LinksAPIController: Sendable {
         var level = QRCode.ErrorCorrection.medium
 
         init(_ query: Hummingbird.Parameters) throws {
-            func refuse(_ name: String, _ wanted: String) -> APIError {
-                APIError(
-                    status: .badRequest,
-                    code: .invalidParameter,
-                    fields: ["parameter": .string(name), "reason": .string(wanted)]
-                )
-            }
+            func refuse(_ name: String, _ wanted: String) -> APIError { APIError.invalidParameter(name, wanted) }
             if let format = query["format"] {
                 guard format == "svg" || format == "png" else { throw refuse("format", "svg or png") }
                 png = format == "png"
@@ -285,5 +287,21 @@ extension LinkStore {
             throw APIError(status: .notFound, code: .noSuchLink)
         }
         return link
+    }
+}
+
+extension AnalyticsReport {
+    /// The report the request's query asks for (``Query``), as JSON or, with `format=csv`, as a CSV file.
+    static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let format = parameters["format"] ?? "json"
+        guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
+        let query = try Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
+        let report = try await make(code: code, query: query, database: store.database)
+        guard format == "csv" else { return try JSONResponse.make(.ok, report) }
+        var response = LinkTransfer.csvFile(report.csv)
+        response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
+        return response
     }
 }

@@ -53,10 +53,38 @@ final class ClickCounter: Sendable {
         }
     }
 
+    /// Clicks of a link in an hour (`YYYY-MM-DDTHH`, UTC) by class: `link_click_hours`, and summed per day,
+    /// `link_click_days`.
+    struct HourKey: Hashable {
+        let code: String
+        let hour: String
+        let visitorClass: VisitorClass
+    }
+
+    /// A visitor of a link on a day: `click_visitors`, whose primary key makes each count once across replicas.
+    struct VisitorKey: Hashable {
+        let code: String
+        let day: String
+        let visitor: String
+    }
+
+    /// Clicks of a link on a day with one value of a facet (country, os...) by class: `link_click_facets`.
+    struct FacetKey: Hashable {
+        let code: String
+        let day: String
+        let facet: String
+        let value: String
+        let visitorClass: VisitorClass
+    }
+
     private struct Pending {
         var clicks: [Key: Int64] = [:]
         var referrers: [ReferrerKey: Int64] = [:]
         var rules: [RuleKey: Int64] = [:]
+        var hours: [HourKey: Int64] = [:]
+        /// Each visitor seen since the last flush, with the hour and class of its first click then.
+        var visitors: [VisitorKey: HourKey] = [:]
+        var facets: [FacetKey: Int64] = [:]
     }
 
     private let pending = Mutex(Pending())
@@ -79,13 +107,18 @@ final class ClickCounter: Sendable {
     /// thousand keys').
     let events: WebhookEvents?
 
+    /// The click analytics (``ClickAnalytics``), nil when `--analytics off`: then only the counts above are kept.
+    let analytics: ClickAnalytics?
+
     init(
         database: Database,
         metrics: ServerMetrics? = nil,
         events: WebhookEvents? = nil,
+        analytics: ClickAnalytics? = nil,
         maxReferrerPairs: Int = 100_000,
         spacing: Duration = .seconds(5)
     ) {
+        self.analytics = analytics
         self.maxReferrerPairs = maxReferrerPairs
         self.spacing = spacing
         self.database = database
@@ -96,22 +129,55 @@ final class ClickCounter: Sendable {
     /// - Parameters:
     ///   - referrer: the host of the click's `Referer` (``referrerHost(_:)``), counted for people only.
     ///   - rule: the rule of the link (and its variant) that decided where the click went.
+    ///   - facts: what the analytics keep of the click (``ClickAnalytics/facts(code:platform:agent:headers:peer:at:)``);
+    ///     without them, a preview fetcher's click is the only one not counted as a person's.
     func count(
         code: String,
         platform: ClientPlatform,
         source: ClickSource = .link,
         referrer: String? = nil,
         rule: RuleHit? = nil,
+        facts: ClickFacts? = nil,
         at milliseconds: Int64
     ) {
         let day = Self.day(milliseconds)
-        let key = Key(code: code, day: day, platform: platform.rawValue, bot: platform == .previewBot, source: source)
-        let referred = referrer.flatMap { platform == .previewBot ? nil : referrerKey(code: code, day: day, host: $0) }
+        let visitorClass = facts?.visitorClass ?? (platform == .previewBot ? .previews : .people)
+        let person = visitorClass == .people
+        let key = Key(code: code, day: day, platform: platform.rawValue, bot: !person, source: source)
+        let referred = referrer.flatMap { person ? referrerKey(code: code, day: day, host: $0) : nil }
         let ruled = rule.map { RuleKey(code: code, day: day, rule: $0.rule, variant: $0.variant ?? "") }
+        let hour = facts.map { _ in HourKey(code: code, hour: Self.hour(milliseconds, day: day), visitorClass: visitorClass) }
+        let facets = facts.map { Self.facets($0, code: code, day: day) } ?? []
         pending.withLock { pending in
             pending.clicks[key, default: 0] += 1
             if let referred { pending.referrers[referred, default: 0] += 1 }
             if let ruled { pending.rules[ruled, default: 0] += 1 }
+            if let hour {
+                pending.hours[hour, default: 0] += 1
+                if let visitor = facts?.visitor {
+                    let seen = VisitorKey(code: code, day: day, visitor: visitor)
+                    if pending.visitors[seen] == nil { pending.visitors[seen] = hour }
+                }
+            }
+            for facet in facets { pending.facets[facet, default: 0] += 1 }
+        }
+        metrics?.clicksCounted[visitorClass]?.increment()
+    }
+
+    /// The facets a click is counted under: its place (country, and region and city where known), OS, browser
+    /// and in-app browser (`none` outside one). None for a preview fetcher: it has no place or device worth a row.
+    static func facets(_ facts: ClickFacts, code: String, day: String) -> [FacetKey] {
+        guard facts.visitorClass != .previews else { return [] }
+        var values = [
+            ("os", facts.device.os), ("browser", facts.device.browser),
+            ("in_app", facts.device.inAppBrowser?.rawValue ?? "none"), ("country", facts.place?.country ?? "unknown"),
+        ]
+        if let place = facts.place {
+            if let region = place.region { values.append(("region", "\(place.country)-\(region)")) }
+            if let city = place.city { values.append(("city", "\(place.country) \(city)")) }
+        }
+        return values.map {
+            FacetKey(code: code, day: day, facet: $0.0, value: String($0.1.prefix(100)), visitorClass: facts.visitorClass)
         }
     }
 
@@ -164,7 +230,10 @@ final class ClickCounter: Sendable {
     /// The background job's flush (every second): ``flush()`` when the counts are few or have waited
     /// ``spacing`` since the last flush.
     func flushIfDue(now: ContinuousClock.Instant = .now) async throws {
-        let few = pending.withLock { $0.clicks.count + $0.referrers.count + $0.rules.count < Self.rowsPerStatement }
+        let few = pending.withLock {
+            $0.clicks.count + $0.referrers.count + $0.rules.count + $0.hours.count + $0.facets.count
+                < Self.rowsPerStatement
+        }
         let due = lastFlush.withLock { last in
             guard few || last.map({ now - $0 >= spacing }) ?? true else { return false }
             last = now
@@ -184,6 +253,7 @@ final class ClickCounter: Sendable {
             return pending
         }
         let (batch, referrers) = (taken.clicks, taken.referrers)
+        try await analytics?.refreshSalts()
         guard !batch.isEmpty else { return }
         // In key order: each statement's rows fall on neighbouring pages of the table's B-tree, and consecutive
         // statements on consecutive ones, so a page is written about once a flush instead of once per row.
@@ -249,9 +319,102 @@ final class ClickCounter: Sendable {
                 for (key, clicks) in rows[written.clicks...] { pending.clicks[key, default: 0] += clicks }
                 for (key, clicks) in referred[written.referrers...] { pending.referrers[key, default: 0] += clicks }
                 for (key, clicks) in ruled[written.rules...] { pending.rules[key, default: 0] += clicks }
+                pending.hours.merge(taken.hours, uniquingKeysWith: +)
+                pending.visitors.merge(taken.visitors) { first, _ in first }
+                pending.facets.merge(taken.facets, uniquingKeysWith: +)
             }
             throw error
         }
+        try await flushAnalytics(hours: taken.hours, visitors: taken.visitors, facets: taken.facets)
+    }
+
+    /// Writes the analytics' counts: per chunk (each thousand keys of each table on SQLite, all at once on
+    /// PostgreSQL), in one transaction, the chunk's visitors are inserted into `click_visitors` (those already
+    /// there, by this server or another, are not), and the hours and days get the chunk's clicks and the visitors
+    /// whose insert was new. What is not written when a statement fails is kept for the next flush.
+    private func flushAnalytics(
+        hours: [HourKey: Int64],
+        visitors: [VisitorKey: HourKey],
+        facets: [FacetKey: Int64]
+    ) async throws {
+        typealias Field = ClickCountStore.Field
+        let hourRows = hours.sorted { ($0.key.code, $0.key.hour) < ($1.key.code, $1.key.hour) }
+        let visitorRows = visitors.sorted { ($0.key.code, $0.key.visitor) < ($1.key.code, $1.key.visitor) }
+        let facetRows = facets.sorted {
+            ($0.key.code, $0.key.day, $0.key.facet, $0.key.value) < ($1.key.code, $1.key.day, $1.key.facet, $1.key.value)
+        }
+        let size =
+            database.kind == .postgresql
+            ? max(hourRows.count, visitorRows.count, facetRows.count, 1) : Self.rowsPerStatement
+        var written = (hours: 0, visitors: 0, facets: 0)
+        do {
+            while written.hours < hourRows.count || written.visitors < visitorRows.count
+                || written.facets < facetRows.count
+            {
+                let hourSlice = hourRows[written.hours..<min(written.hours + size, hourRows.count)]
+                let visitorSlice = visitorRows[written.visitors..<min(written.visitors + size, visitorRows.count)]
+                let facetSlice = facetRows[written.facets..<min(written.facets + size, facetRows.count)]
+                try await database.transaction { sql in
+                    let new = try await AnalyticsStore.addVisitors(
+                        visitorSlice.map { ($0.key.code, $0.key.day, $0.key.visitor) },
+                        kind: database.kind,
+                        on: sql
+                    )
+                    var perHour: [HourKey: (clicks: Int64, visitors: Int64)] = [:]
+                    for (key, clicks) in hourSlice { perHour[key, default: (0, 0)].clicks += clicks }
+                    for row in new {
+                        let key = VisitorKey(code: row.code, day: row.day, visitor: row.visitor)
+                        if let hour = visitors[key] { perHour[hour, default: (0, 0)].visitors += 1 }
+                    }
+                    var perDay: [HourKey: (clicks: Int64, visitors: Int64)] = [:]
+                    for (key, counts) in perHour {
+                        let day = HourKey(code: key.code, hour: String(key.hour.prefix(10)), visitorClass: key.visitorClass)
+                        perDay[day, default: (0, 0)].clicks += counts.clicks
+                        perDay[day, default: (0, 0)].visitors += counts.visitors
+                    }
+                    for (table, column, counts) in [("link_click_hours", "hour", perHour), ("link_click_days", "day", perDay)] {
+                        try await AnalyticsStore.add(
+                            counts.sorted { ($0.key.code, $0.key.hour) < ($1.key.code, $1.key.hour) }.map {
+                                [.text($0.key.code), .text($0.key.hour), .text($0.key.visitorClass.rawValue),
+                                 .number($0.value.clicks), .number($0.value.visitors)] as [Field]
+                            },
+                            to: table,
+                            keys: ["code", column, "class"],
+                            sums: ["clicks", "visitors"],
+                            kind: database.kind,
+                            on: sql
+                        )
+                    }
+                    try await AnalyticsStore.add(
+                        facetSlice.map {
+                            [.text($0.key.code), .text($0.key.day), .text($0.key.facet), .text($0.key.value),
+                             .text($0.key.visitorClass.rawValue), .number($0.value)]
+                        },
+                        to: "link_click_facets",
+                        keys: ["code", "day", "facet", "value", "class"],
+                        sums: ["clicks"],
+                        kind: database.kind,
+                        on: sql
+                    )
+                }
+                written = (hourSlice.endIndex, visitorSlice.endIndex, facetSlice.endIndex)
+            }
+        } catch {
+            pending.withLock { pending in
+                for (key, clicks) in hourRows[written.hours...] { pending.hours[key, default: 0] += clicks }
+                for (key, hour) in visitorRows[written.visitors...] where pending.visitors[key] == nil {
+                    pending.visitors[key] = hour
+                }
+                for (key, clicks) in facetRows[written.facets...] { pending.facets[key, default: 0] += clicks }
+            }
+            throw error
+        }
+    }
+
+    /// `YYYY-MM-DDTHH` (UTC) of a time on `day`.
+    static func hour(_ milliseconds: Int64, day: String) -> String {
+        let hour = (milliseconds % 86_400_000 + 86_400_000) % 86_400_000 / 3_600_000
+        return day + (hour < 10 ? "T0" : "T") + String(hour)
     }
 
     /// `clicks.counted` with people's clicks per link, for the webhook endpoints: only the links whose counts were

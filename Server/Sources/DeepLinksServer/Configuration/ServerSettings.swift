@@ -60,6 +60,12 @@ public struct ServerSettings: Sendable {
     public var clickRetentionDays = ServerSettings.defaultClickRetentionDays
     /// About thirteen months: a year compared with the one before, no more.
     public static let defaultClickRetentionDays = 400
+    /// Days of hourly click analytics kept, today included; 0 keeps them all. Five weeks: a month by hour.
+    public var hourlyRetentionDays = 35
+    /// Whether clicks are also counted per hour, visitor, class, country and device (``ClickAnalytics``).
+    public var analytics = true
+    /// The MMDB file clicks' countries are read from (none: `"none"`; nil: Debian's `tor-geoipdb` where installed).
+    public var geoipDatabase: String?
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
     public var metricsAllowedFrom: [String]? = []
 

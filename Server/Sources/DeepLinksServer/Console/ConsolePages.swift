@@ -14,7 +14,8 @@ enum ConsolePages {
         var navigation = HTML.empty
         if let viewer {
             var items: [HTML] = [
-                #"<a href="/console/links">Links</a>"#, #"<a href="/console/association">Association</a>"#,
+                #"<a href="/console/links">Links</a>"#, #"<a href="/console/analytics">Analytics</a>"#,
+                #"<a href="/console/association">Association</a>"#,
                 #"<a href="/console/doctor">Why didn't it open?</a>"#,
             ]
             if viewer.signedIn.role >= .admin { items.append(#"<a href="/console/keys">Keys and operators</a>"#) }

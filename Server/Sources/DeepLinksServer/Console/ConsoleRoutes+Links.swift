@@ -1,5 +1,6 @@
 import Crypto
 import DeepLinks
+import DeepLinksJSON
 import DeepLinksQR
 import DeepLinksSupport
 import Foundation
@@ -16,6 +17,10 @@ extension ConsoleRoutes {
             .get("/console/links/:code", use: linkPage)
             .get("/console/links/:code/qr.svg", use: qrSVG)
             .get("/console/links/:code/qr.png", use: qrPNG)
+            .get("/console/analytics", use: analyticsPage)
+            .get("/console/analytics.csv", use: analyticsCSV)
+            .get("/console/links/:code/analytics", use: analyticsPage)
+            .get("/console/links/:code/analytics.csv", use: analyticsCSV)
         group(router, .editor)
             .get("/console/new", use: newLinkForm)
             .post("/console/new", use: createLink)
@@ -201,6 +206,62 @@ extension ConsoleRoutes {
                 policy: policy
             )
         )
+    }
+
+    /// A link's analytics page (every link's without `:code`): the report the query asks for, every dimension's
+    /// table; a query that is wrong is a 400 page saying what each parameter must be.
+    @Sendable func analyticsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        do {
+            guard let (report, query) = try await analyticsReport(request, context) else { return notFound(viewer) }
+            var breakdowns: [AnalyticsReport.Breakdown] = []
+            for dimension in ConsolePages.analyticsDimensions {
+                breakdowns.append(
+                    try await AnalyticsReport.breakdown(
+                        dimension,
+                        code: report.code,
+                        query: query,
+                        totals: report.totals,
+                        database: store.database
+                    )
+                )
+            }
+            return ConsolePages.response(.ok, ConsolePages.analytics(report, breakdowns: breakdowns, viewer: viewer))
+        } catch let error as APIError where error.code == .invalidParameter {
+            let reason = error.fields["parameter"].flatMap(\.string).map { "\($0) " } ?? ""
+            return ConsolePages.response(
+                .badRequest,
+                ConsolePages.message(
+                    title: "Analytics",
+                    viewer: viewer,
+                    text: "The range is wrong: \(reason)\(error.fields["reason"].flatMap(\.string) ?? "")."
+                )
+            )
+        }
+    }
+
+    /// The CSV of the analytics page's series, or of one breakdown (`breakdown=`).
+    @Sendable func analyticsCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        guard let (report, _) = try await analyticsReport(request, context) else { return notFound(viewer) }
+        var response = LinkTransfer.csvFile(report.csv)
+        response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
+        return response
+    }
+
+    /// The report of the route's link (every link without `:code`); nil when the code is no link.
+    private func analyticsReport(_ request: Request, _ context: AppRequestContext) async throws -> (
+        AnalyticsReport, AnalyticsReport.Query
+    )? {
+        var code: String?
+        if context.parameters.get("code") != nil {
+            guard let link = try await existing(context) else { return nil }
+            code = link.code
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
+        return (try await AnalyticsReport.make(code: code, query: query, database: store.database), query)
     }
 
     @Sendable func qrSVG(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -22,6 +22,15 @@ struct APIError: HTTPResponseError {
         APIError(status: .badRequest, code: .malformedRequest, fields: ["reason": .string(reason)])
     }
 
+    /// 400 `invalid_parameter`: the query parameter `name`, and what it must be (never the value sent).
+    static func invalidParameter(_ name: String, _ reason: String) -> APIError {
+        APIError(
+            status: .badRequest,
+            code: .invalidParameter,
+            fields: ["parameter": .string(name), "reason": .string(reason)]
+        )
+    }
+
     static func tooManyRequests(retryAfter seconds: Int) -> APIError {
         APIError(status: .tooManyRequests, code: .tooManyRequests, headers: [.retryAfter: String(max(1, seconds))])
     }

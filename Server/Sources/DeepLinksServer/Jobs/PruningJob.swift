@@ -4,8 +4,8 @@ import Synchronization
 /// Deletes what no longer serves, at most once an hour per server: audit events after 90 days, sent and
 /// dropped mail after 7 days, expired reset links, deferred-link tokens and sessions, reset requests after the
 /// day their daily cap needs them, refilled rate-limit buckets (the same as absent), and sign-ups nobody used in 30
-/// days (``AccountService/unusedSignUpMilliseconds``), and click counts past their retention (400 days by default:
-/// `--click-retention-days`). Each delete uses an
+/// days (``AccountService/unusedSignUpMilliseconds``), click counts past their retention (400 days by default:
+/// `--click-retention-days`; hourly analytics 35: `--hourly-retention-days`), and the visitor hashes of past days. Each delete uses an
 /// index on its time column.
 final class Pruning: BackgroundJob {
     var name: String { "pruning" }
@@ -15,12 +15,20 @@ final class Pruning: BackgroundJob {
     let every: Int64 = 3_600_000
     /// Days of click counts kept (``ServerSettings/clickRetentionDays``); 0 keeps them all.
     let clickRetentionDays: Int
+    /// Days of hourly analytics kept (``ServerSettings/hourlyRetentionDays``); 0 keeps them all.
+    let hourlyRetentionDays: Int
     private let last = Mutex<Int64>(0)
 
-    init(database: Database, clock: WallClock, clickRetentionDays: Int = ServerSettings.defaultClickRetentionDays) {
+    init(
+        database: Database,
+        clock: WallClock,
+        clickRetentionDays: Int = ServerSettings.defaultClickRetentionDays,
+        hourlyRetentionDays: Int = 35
+    ) {
         self.database = database
         self.clock = clock
         self.clickRetentionDays = clickRetentionDays
+        self.hourlyRetentionDays = hourlyRetentionDays
     }
 
     func run() async throws { try await runIfDue() }
@@ -56,5 +64,9 @@ final class Pruning: BackgroundJob {
                 ? ClickCounter.day(now - Int64(clickRetentionDays - 1) * day) : nil
         )
         try await PruningStore(database: database).prune(now: now, cutoffs: cutoffs)
+        let firstHour = hourlyRetentionDays > 0 ? ClickCounter.day(now - Int64(hourlyRetentionDays - 1) * day) + "T00" : nil
+        try await AnalyticsStore.prune(hoursBefore: firstHour, daysBefore: cutoffs.clicksFrom, database: database)
+        // The visitor hashes and salts of days that are over (the click flush forgets them too, at midnight).
+        try await AnalyticsStore.forgetVisitors(before: ClickCounter.day(now), database: database)
     }
 }

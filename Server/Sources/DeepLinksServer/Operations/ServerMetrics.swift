@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
     /// Reset mails not sent because the hourly budget of mail to new accounts was spent.
     let resetBudgetExhausted: Counter
     let clicksFlushed: Counter
+    /// Clicks counted, by class (people, scanners, previews): `deeplinks_clicks_counted_total{class}`.
+    let clicksCounted: [VisitorClass: Counter]
     /// Calls to the backend's hooks (external accounts) that gave no usable answer.
     let hookFailures: Counter
     /// The link cache, read at each scrape: known links held, the bytes they take, and how often it was emptied.
@@ -66,6 +68,19 @@ public final class ServerMetrics: Sendable {
             "password_reset"
         )
         clicksFlushed = counter("flushed", "Clicks written to the database", "clicks")
+        clicksCounted = Dictionary(
+            uniqueKeysWithValues: VisitorClass.allCases.map { visitorClass in
+                let descriptor = MetricNameDescriptor(
+                    namespace: "deeplinks",
+                    subsystem: "clicks",
+                    metricName: "counted",
+                    unitName: "total",
+                    helpText:
+                        "Clicks counted by this server, by class: people, mail security scanners, link-preview fetchers"
+                )
+                return (visitorClass, registry.makeCounter(descriptor: descriptor, labels: [("class", visitorClass.rawValue)]))
+            }
+        )
         slowBodiesClosed = counter(
             "slow_bodies_closed",
             "Connections closed because a request body came slower than 1 KiB/s over a --body-timeout window",

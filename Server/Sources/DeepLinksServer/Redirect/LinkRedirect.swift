@@ -127,13 +127,22 @@ struct LinkRedirect: Sendable {
         // redirect at once (the same page for both, a rule without a platform) is counted now, as mac-or-ipad.
         let asked = platform == .macOrIPad && response.status != .found
         if counting, !onLandingDomain, !asked, !Self.optsOut(request) {
+            let now = clock.milliseconds()
             clicks.count(
                 code: code,
                 platform: platform,
                 source: source,
                 referrer: ClickCounter.referrerHost(request.headers[.referer]),
                 rule: hit,
-                at: clock.milliseconds()
+                facts: clicks.analytics?.facts(
+                    code: code,
+                    platform: platform,
+                    agent: agent,
+                    headers: request.headers,
+                    peer: peer(),
+                    at: now
+                ),
+                at: now
             )
         }
         return response

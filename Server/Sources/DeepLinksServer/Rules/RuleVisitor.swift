@@ -167,12 +167,16 @@ struct RuleVisitor {
     mutating func country() -> String? {
         if let known = memo.country { return known }
         var found: String?
-        if let countryHeader, let value = headers[countryHeader], trustedPeer() {
-            let code = value.trimmingCharacters(in: .whitespaces).uppercased()
-            if code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }), code != "XX" { found = code }
-        }
+        if let countryHeader, let value = headers[countryHeader], trustedPeer() { found = Self.countryCode(value) }
         memo.country = .some(found)
         return found
+    }
+
+    /// A country header's value as a country code (`ch` gives `CH`); nil for anything else, and for `XX` and `T1`.
+    static func countryCode(_ value: String) -> String? {
+        let code = value.trimmingCharacters(in: .whitespaces).uppercased()
+        guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }), code != "XX" else { return nil }
+        return code
     }
 
     /// This visitor, told the in-app browser the caller already read from the same agent (not read twice).

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The analytics pages: a link's (`/console/links/{code}/analytics`) and every link's (`/console/analytics`). A
+/// form for the range and interval (a GET: the page's address is the report's), the series as a chart with its
+/// table (the chart is an image with a text alternative; the table holds every number), a table per dimension,
+/// and CSV exports of each.
+extension ConsolePages {
+    /// The dimensions each page shows a table of.
+    static let analyticsDimensions: [AnalyticsReport.Dimension] = [
+        .visitorClass, .country, .region, .city, .platform, .os, .browser, .inApp, .referrer, .source, .rule,
+    ]
+
+    static func analytics(
+        _ report: AnalyticsReport,
+        breakdowns: [AnalyticsReport.Breakdown],
+        viewer: Viewer
+    ) -> HTML {
+        let base = report.code.map { "/console/links/\($0)/analytics" } ?? "/console/analytics"
+        let range = "from=\(report.from)&to=\(report.to)&interval=\(report.interval.rawValue)"
+        let title = report.code.map { "Analytics of \($0)" } ?? "Analytics of every link"
+        let heading: HTML =
+            report.code.map { "<h1>Analytics of <a href=\"/console/links/\($0)\"><code>\($0)</code></a></h1>" }
+            ?? "<h1>Analytics of every link</h1>"
+        let intervals: HTML = AnalyticsReport.Interval.allCases.map { interval in
+            let selected = interval == report.interval ? " selected" : ""
+            return "<option value=\"\(interval.rawValue)\"\(selected)>By \(interval.rawValue)</option>" as HTML
+        }.joined()
+        let totals = report.totals
+        let tables: HTML = breakdowns.map { breakdown in
+            let id = breakdown.dimension.rawValue
+            let rows: HTML =
+                breakdown.rows.isEmpty
+                ? "<tr><td colspan=\"4\">None in this range</td></tr>"
+                : breakdown.rows.map {
+                    "<tr><td>\($0.value)</td><td class=\"number\">\($0.people)</td><td class=\"number\">\($0.scanners)</td><td class=\"number\">\($0.previews)</td></tr>"
+                        as HTML
+                }.joined()
+            return """
+                <section><h2 id="h-\(id)">\(breakdown.dimension.label)</h2>
+                <table id="by-\(id)" aria-labelledby="h-\(id)"><thead><tr><th scope="col">\(breakdown.dimension.label)</th><th scope="col">People</th><th scope="col">Scanners</th><th scope="col">Previews</th></tr></thead><tbody>\(rows)</tbody></table>
+                <p><a class="export" href="\(base).csv?\(range)&breakdown=\(id)" download>Export CSV</a></p></section>
+                """
+        }.joined()
+        let top: HTML =
+            report.links.map { links in
+                let rows: HTML =
+                    links.isEmpty
+                    ? "<tr><td colspan=\"3\">No clicks in this range</td></tr>"
+                    : links.map {
+                        "<tr><td><a href=\"/console/links/\($0.code)/analytics?\(range)\"><code>\($0.code)</code></a></td><td class=\"number\">\($0.clicks)</td><td class=\"number\">\($0.visitors)</td></tr>"
+                            as HTML
+                    }.joined()
+                return """
+                    <h2 id="h-links">Top links</h2>
+                    <table id="top-links" aria-labelledby="h-links"><thead><tr><th scope="col">Link</th><th scope="col">Clicks by people</th><th scope="col">Visitors</th></tr></thead><tbody>\(rows)</tbody></table>
+                    """
+            } ?? .empty
+        return page(
+            title: title,
+            viewer: viewer,
+            body: """
+                \(heading)
+                <form method="get" action="\(base)" class="inline" id="range">
+                <label>From <input type="date" name="from" value="\(report.from)"></label>
+                <label>To <input type="date" name="to" value="\(report.to)"></label>
+                <label>Interval <select name="interval">\(intervals)</select></label>
+                <button type="submit">Show</button></form>
+                <p id="totals">\(totals.people) clicks by people from \(totals.visitors) visitors; \(totals.scanners) by mail security scanners and \(totals.previews) by link-preview fetchers, counted apart. A visitor is a browser on an address for a day: the same person on two days, or on a new address, counts again.</p>
+                \(seriesChart(report))
+                <p><a class="export" id="export-series" href="\(base).csv?\(range)" download>Export the series as CSV</a></p>
+                \(top)
+                <div class="columns">\(tables)</div>
+                """
+        )
+    }
+
+    /// The series as bars of people's clicks (an SVG with a text alternative), then the same numbers as a table.
+    static func seriesChart(_ report: AnalyticsReport) -> HTML {
+        let points = report.series
+        let height = 160
+        let peak = max(1, points.map(\.people).max() ?? 1)
+        let slot = 100.0 / Double(max(points.count, 1))
+        let labelEvery = max(1, points.count / 12)
+        var bars: [HTML] = []
+        for (index, point) in points.enumerated() {
+            let bar = Int(Double(point.people) / Double(peak) * Double(height))
+            let x = String(format: "%.3f%%", slot * Double(index) + slot * 0.1)
+            bars.append(
+                #"<rect class="bar" data-start="\#(point.start)" data-clicks="\#(point.people)" x="\#(x)" y="\#(height - bar)" width="\#(String(format: "%.3f%%", slot * 0.8))" height="\#(bar)" fill="rgb(0,102,204)"><title>\#(point.start): \#(point.people) clicks, \#(point.visitors) visitors</title></rect>"#
+            )
+            if index % labelEvery == 0 {
+                let label = report.interval == .hour ? point.start.suffix(2) + "h" : String(point.start.suffix(5))
+                bars.append(
+                    #"<text x="\#(String(format: "%.3f%%", slot * (Double(index) + 0.5)))" y="\#(height + 14)" font-size="10" text-anchor="middle">\#(label)</text>"#
+                )
+            }
+        }
+        let rows: HTML = points.map {
+            "<tr><td>\($0.start)</td><td class=\"number\">\($0.people)</td><td class=\"number\">\($0.visitors)</td><td class=\"number\">\($0.scanners)</td><td class=\"number\">\($0.previews)</td></tr>"
+                as HTML
+        }.joined()
+        let unit = report.interval.rawValue
+        return """
+            <figure id="series"><svg role="img" aria-labelledby="series-caption" width="100%" height="\(height + 20)" shape-rendering="crispEdges">\(bars.joined())</svg>
+            <figcaption id="series-caption">Clicks by people per \(unit), \(report.from) to \(report.to) (UTC): \(report.totals.people) in all, at most \(points.map(\.people).max() ?? 0) in one \(unit). The table below holds every number.</figcaption></figure>
+            <details><summary>The series as a table</summary>
+            <table id="series-table"><thead><tr><th scope="col">\(unit.capitalized)</th><th scope="col">People</th><th scope="col">Visitors</th><th scope="col">Scanners</th><th scope="col">Previews</th></tr></thead><tbody>\(rows)</tbody></table></details>
+            """
+    }
+}

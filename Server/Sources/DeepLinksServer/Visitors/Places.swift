@@ -1,0 +1,361 @@
+import Foundation
+import Synchronization
+
+/// Where a click came from, as precisely as the source knows: a country (ISO 3166-1 alpha-2), and where the data
+/// has them, a region (ISO 3166-2 subdivision code, or its English name) and a city (English name).
+struct Place: Sendable, Hashable {
+    var country: String
+    var region: String?
+    var city: String?
+}
+
+/// An offline source of places by address: an MMDB file (``MMDBReader``) or Debian's `tor-geoipdb` country ranges
+/// (``TorGeoIP``). Looked up in memory on every counted click; never a network call.
+protocol PlaceSource: Sendable {
+    func place(of address: IPAddress) -> Place?
+}
+
+/// The `--geoip-database` setting, loaded: the MMDB file it names; with no setting, Debian's `tor-geoipdb` where it
+/// is installed; with `none`, nothing. Loaded once per process and path, off the request path (a few seconds for
+/// Tor's 660,000 ranges in a debug build): a click before it is loaded has no place.
+enum Places {
+    static let torIPv4 = "/usr/share/tor/geoip", torIPv6 = "/usr/share/tor/geoip6"
+
+    private static let loaded = Mutex<[String: any PlaceSource]>([:])
+
+    /// The source `setting` names, once loaded; nil until then, and for `none`.
+    static func source(_ setting: String?) -> (any PlaceSource)? {
+        loaded.withLock { $0[key(setting)] }
+    }
+
+    private static func key(_ setting: String?) -> String {
+        guard let setting, !setting.isEmpty else { return FileManager.default.fileExists(atPath: torIPv4) ? torIPv4 : "none" }
+        return setting
+    }
+
+    /// Loads the source `setting` names (a no-op when loaded or `none`). Throws for a file that cannot be read or is
+    /// no MMDB: the server says so at start.
+    static func load(_ setting: String?) throws {
+        let path = key(setting)
+        guard path != "none", source(setting) == nil else { return }
+        let made: any PlaceSource =
+            path == torIPv4 ? try TorGeoIP(ipv4: torIPv4, ipv6: torIPv6) : try MMDBReader(path: path)
+        loaded.withLock { $0[path] = made }
+    }
+}
+
+/// A malformed or unreadable place database: what is wrong, and where.
+struct PlaceDatabaseError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Debian's `tor-geoipdb`: `start,end,CC` lines, IPv4 as integers and IPv6 as addresses (the IPFire Location
+/// database, converted by Tor's geoip-db-tool), held as sorted ranges and searched by halves.
+struct TorGeoIP: PlaceSource {
+    private struct Range {
+        let start: (UInt64, UInt64)
+        let end: (UInt64, UInt64)
+        let country: String
+    }
+
+    private let v4: [Range]
+    private let v6: [Range]
+
+    init(ipv4: String, ipv6: String) throws {
+        v4 = try Self.read(ipv4, ipv6: false)
+        v6 = FileManager.default.fileExists(atPath: ipv6) ? try Self.read(ipv6, ipv6: true) : []
+    }
+
+    func place(of address: IPAddress) -> Place? {
+        let key = Self.key(address.bytes)
+        let ranges = address.bytes.count == 4 ? v4 : v6
+        var (low, high) = (0, ranges.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].start <= key { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, key <= ranges[low - 1].end else { return nil }
+        return Place(country: ranges[low - 1].country)
+    }
+
+    /// An address's bytes as two 64-bit halves (an IPv4 address in the low half).
+    private static func key(_ bytes: [UInt8]) -> (UInt64, UInt64) {
+        let padded = [UInt8](repeating: 0, count: 16 - bytes.count) + bytes
+        let high = padded[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = padded[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (high, low)
+    }
+
+    private static func read(_ path: String, ipv6: Bool) throws -> [Range] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PlaceDatabaseError(description: "\(path): cannot be read")
+        }
+        var ranges: [Range] = []
+        var number = 0
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            number += 1
+            guard line.first != UInt8(ascii: "#"), !line.isEmpty else { continue }
+            let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            func bound(_ field: Data.SubSequence) -> (UInt64, UInt64)? {
+                let text = String(decoding: field, as: UTF8.self)
+                if ipv6 { return IPAddress(text).flatMap { $0.bytes.count == 16 ? key($0.bytes) : nil } }
+                return UInt32(text).map { (0, UInt64($0)) }
+            }
+            guard fields.count == 3, let start = bound(fields[0]), let end = bound(fields[1]), start <= end,
+                fields[2].count == 2
+            else { throw PlaceDatabaseError(description: "\(path) line \(number): not start,end,CC") }
+            let country = String(decoding: fields[2], as: UTF8.self)
+            // `??`: the range is known to belong to no country.
+            guard country.allSatisfy({ $0.isASCII && $0.isLetter }) else { continue }
+            ranges.append(Range(start: start, end: end, country: country))
+        }
+        ranges.sort { $0.start < $1.start }
+        return ranges
+    }
+}
+
+/// A MaxMind DB file (GeoLite2, DB-IP Lite, or any writer's): its binary search tree walked bit by bit, the record
+/// it ends at decoded from the data section, as the MaxMind DB format 2.0 specifies. The whole file is read into
+/// memory once; every read is bounds-checked, so a malformed file answers nil rather than crashing, and one whose
+/// metadata is wrong is refused when loaded. Decoded places are kept per record (a country database has a few
+/// hundred).
+struct MMDBReader: PlaceSource {
+    let bytes: [UInt8]
+    let nodeCount: Int
+    let recordSize: Int
+    let ipVersion: Int
+    let databaseType: String
+    private let dataStart: Int
+    private let ipv4Start: Int
+    private let cache = Cache()
+
+    final class Cache: Sendable {
+        let places = Mutex<[Int: Place?]>([:])
+    }
+
+    static let metadataMarker: [UInt8] = [0xAB, 0xCD, 0xEF] + Array("MaxMind.com".utf8)
+
+    init(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PlaceDatabaseError(description: "\(path): cannot be read")
+        }
+        try self.init(bytes: [UInt8](data), name: path)
+    }
+
+    init(bytes: [UInt8], name: String = "the MMDB file") throws {
+        self.bytes = bytes
+        let marker = Self.metadataMarker
+        var found: Int?
+        var index = bytes.count - marker.count
+        let floor = max(0, bytes.count - 128 * 1024)
+        while index >= floor {
+            if bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) {
+                found = index + marker.count
+                break
+            }
+            index -= 1
+        }
+        guard let metadataStart = found else {
+            throw PlaceDatabaseError(description: "\(name): no MaxMind DB metadata (not an MMDB file)")
+        }
+        var decoder = Decoder(bytes: bytes, base: metadataStart, pointerBase: metadataStart)
+        guard case .map(let metadata)? = try? decoder.value(at: metadataStart) else {
+            throw PlaceDatabaseError(description: "\(name): its metadata is not a map")
+        }
+        guard case .unsigned(let nodes)? = metadata["node_count"], case .unsigned(let size)? = metadata["record_size"],
+            case .unsigned(let version)? = metadata["ip_version"], [24, 28, 32].contains(size), [4, 6].contains(version),
+            nodes > 0, nodes < UInt64(Int32.max)
+        else {
+            throw PlaceDatabaseError(description: "\(name): node_count, record_size (24, 28 or 32) or ip_version (4 or 6) missing or wrong")
+        }
+        (nodeCount, recordSize, ipVersion) = (Int(nodes), Int(size), Int(version))
+        if case .string(let type)? = metadata["database_type"] { databaseType = type } else { databaseType = "" }
+        let treeSize = nodeCount * recordSize * 2 / 8
+        dataStart = treeSize + 16
+        guard dataStart <= metadataStart - marker.count else {
+            throw PlaceDatabaseError(description: "\(name): its search tree runs past its data")
+        }
+        // An IPv4 address in an IPv6 tree is ::a.b.c.d: the node 96 zero bits down.
+        var node = 0
+        if ipVersion == 6 {
+            for _ in 0..<96 where node < nodeCount { node = Self.record(bytes, node: node, right: false, size: recordSize) }
+        }
+        ipv4Start = node
+    }
+
+    /// Record `right` (or left) of `node`.
+    private static func record(_ bytes: [UInt8], node: Int, right: Bool, size: Int) -> Int {
+        let base = node * size * 2 / 8
+        guard base + size * 2 / 8 <= bytes.count else { return Int.max }
+        func read(_ from: Int, _ count: Int) -> Int {
+            bytes[from..<from + count].reduce(0) { $0 << 8 | Int($1) }
+        }
+        switch size {
+        case 24: return read(base + (right ? 3 : 0), 3)
+        case 28:
+            let middle = Int(bytes[base + 3])
+            return right ? (middle & 0x0F) << 24 | read(base + 4, 3) : (middle & 0xF0) << 20 | read(base, 3)
+        default: return read(base + (right ? 4 : 0), 4)
+        }
+    }
+
+    /// Where in the file the data record of `address` starts, if the tree has one.
+    func recordOffset(of address: IPAddress) -> Int? {
+        let bits = address.bytes
+        guard bits.count == 4 || ipVersion == 6 else { return nil }
+        var node = bits.count == 4 ? ipv4Start : 0
+        for index in 0..<(bits.count * 8) {
+            guard node < nodeCount else { break }
+            let bit = bits[index / 8] >> (7 - UInt8(index % 8)) & 1
+            node = Self.record(bytes, node: node, right: bit == 1, size: recordSize)
+        }
+        guard node > nodeCount, node != Int.max else { return nil }
+        return dataStart + (node - nodeCount - 16)
+    }
+
+    /// The data record of `address`, if the tree has one.
+    func record(of address: IPAddress) -> [String: MMDBValue]? {
+        guard let offset = recordOffset(of: address) else { return nil }
+        var decoder = Decoder(bytes: bytes, base: offset, pointerBase: dataStart)
+        guard case .map(let record)? = try? decoder.value(at: offset) else { return nil }
+        return record
+    }
+
+    /// The place of `address`: the tree walked, the record decoded once per record (at most 100,000 kept).
+    func place(of address: IPAddress) -> Place? {
+        guard let offset = recordOffset(of: address) else { return nil }
+        if let known = cache.places.withLock({ $0[offset] }) { return known }
+        let found = record(of: address).flatMap(Self.place)
+        cache.places.withLock { places in
+            if places.count >= 100_000 { places.removeAll() }
+            places[offset] = .some(found)
+        }
+        return found
+    }
+
+    /// GeoLite2's and DB-IP's layout: `country.iso_code`, `subdivisions[0].iso_code` (or its English name),
+    /// `city.names.en`.
+    static func place(_ record: [String: MMDBValue]) -> Place? {
+        guard case .map(let country)? = record["country"] ?? record["registered_country"],
+            case .string(let code)? = country["iso_code"], code.count == 2
+        else { return nil }
+        var place = Place(country: code.uppercased())
+        if case .array(let subdivisions)? = record["subdivisions"], case .map(let first)? = subdivisions.first {
+            place.region = first["iso_code"]?.text ?? first["names"]?.english
+        }
+        place.city = record["city"]?.englishName
+        return place
+    }
+}
+
+/// A value of an MMDB data section.
+indirect enum MMDBValue: Sendable, Equatable {
+    case string(String)
+    case double(Double)
+    case bytes([UInt8])
+    case unsigned(UInt64)
+    case signed(Int64)
+    case map([String: MMDBValue])
+    case array([MMDBValue])
+    case bool(Bool)
+
+    var text: String? { if case .string(let text) = self { text } else { nil } }
+    var english: String? { if case .map(let names) = self { names["en"]?.text } else { nil } }
+    var englishName: String? { if case .map(let map) = self { map["names"]?.english } else { nil } }
+}
+
+/// The MMDB data section's decoder: a control byte (type, size), then the value; pointers resolved against the
+/// data section's start (the metadata's own start for the metadata).
+private struct Decoder {
+    let bytes: [UInt8]
+    let base: Int
+    let pointerBase: Int
+    var depth = 0
+
+    struct Malformed: Error {}
+
+    init(bytes: [UInt8], base: Int, pointerBase: Int) {
+        (self.bytes, self.base, self.pointerBase) = (bytes, base, pointerBase)
+    }
+
+    mutating func value(at offset: Int) throws -> MMDBValue {
+        var position = offset
+        return try decode(&position)
+    }
+
+    private func byte(_ position: Int) throws -> Int {
+        guard position >= 0, position < bytes.count else { throw Malformed() }
+        return Int(bytes[position])
+    }
+
+    private func take(_ position: inout Int, _ count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, position >= 0, position + count <= bytes.count else { throw Malformed() }
+        defer { position += count }
+        return bytes[position..<position + count]
+    }
+
+    mutating func decode(_ position: inout Int) throws -> MMDBValue {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth < 64 else { throw Malformed() }
+        let control = try byte(position)
+        position += 1
+        var type = control >> 5
+        if type == 1 {
+            let size = (control >> 3) & 0x3
+            let low = control & 0x7
+            let extra = try take(&position, size + 1).reduce(0) { $0 << 8 | Int($1) }
+            let pointer: Int
+            switch size {
+            case 0: pointer = low << 8 | extra
+            case 1: pointer = (low << 16 | extra) + 2048
+            case 2: pointer = (low << 24 | extra) + 526_336
+            default: pointer = extra
+            }
+            var target = pointerBase + pointer
+            return try decode(&target)
+        }
+        if type == 0 {
+            type = 7 + (try byte(position))
+            position += 1
+        }
+        var size = control & 0x1F
+        if size >= 29 {
+            let count = size - 28
+            let extra = try take(&position, count).reduce(0) { $0 << 8 | Int($1) }
+            size = [29, 285, 65_821][count - 1] + extra
+        }
+        func number(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
+        switch type {
+        case 2: return .string(String(decoding: try take(&position, size), as: UTF8.self))
+        case 3:
+            guard size == 8 else { throw Malformed() }
+            return .double(Double(bitPattern: number(try take(&position, 8))))
+        case 4: return .bytes(Array(try take(&position, size)))
+        case 5, 6, 9:
+            guard size <= [5: 2, 6: 4, 9: 8][type]! else { throw Malformed() }
+            return .unsigned(number(try take(&position, size)))
+        case 10: return .bytes(Array(try take(&position, size)))
+        case 8:
+            guard size <= 4 else { throw Malformed() }
+            let raw = UInt32(truncatingIfNeeded: number(try take(&position, size)))
+            return .signed(Int64(Int32(bitPattern: size == 4 ? raw : raw)))
+        case 7:
+            var map: [String: MMDBValue] = [:]
+            for _ in 0..<size {
+                guard case .string(let key) = try decode(&position) else { throw Malformed() }
+                map[key] = try decode(&position)
+            }
+            return .map(map)
+        case 11:
+            var array: [MMDBValue] = []
+            for _ in 0..<size { array.append(try decode(&position)) }
+            return .array(array)
+        case 14: return .bool(size != 0)
+        case 15:
+            guard size == 4 else { throw Malformed() }
+            return .double(Double(Float(bitPattern: UInt32(number(try take(&position, 4))))))
+        default: throw Malformed()
+        }
+    }
+}
