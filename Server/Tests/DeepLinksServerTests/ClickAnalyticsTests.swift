@@ -1,0 +1,206 @@
+import DeepLinksJSON
+import DeepLinksStorage
+import DeepLinksTestSupport
+@testable import DeepLinksServer
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SQLKit
+import Testing
+
+/// The click analytics over a live socket on both databases: visitors (a daily salted hash, exact across two
+/// servers on one database), classes (people, scanners by agent, address and a blank agent, previews), devices,
+/// places from a trusted header, the report API in JSON and CSV, its refusals, and the console's pages.
+@Suite struct ClickAnalyticsTests {
+    static let forwarded = HTTPField.Name("X-Forwarded-For")!
+    static let country = HTTPField.Name("CF-IPCountry")!
+
+    static func configure(_ settings: inout ServerSettings) {
+        SmartLinkTests.configure(&settings)
+        settings.trustedProxies = try! TrustedProxies(["127.0.0.1", "::1"])
+        settings.smartLinks.countryHeader = "CF-IPCountry"
+        settings.geoipDatabase = "none"
+    }
+
+    static func click(_ api: ResetClient, from address: String, agent: String, extra: HTTPFields = [:]) async throws {
+        var headers: HTTPFields = [forwarded: address, .userAgent: agent]
+        headers.append(contentsOf: extra)
+        let status = try await api.get("/summer", headers: headers).status
+        #expect(status == .found || status == .ok, "\(agent) from \(address): \(status)")
+    }
+
+    /// The report once `people` clicks by people are written (the flush runs every second).
+    static func report(_ api: ResetClient, _ query: String = "", people: Int) async throws -> [String: Any] {
+        var report: [String: Any] = [:]
+        for _ in 0..<100 {
+            report = try await api.get("/v1/links/summer/analytics\(query)", headers: SmartLinkTests.admin).object
+            if (report["totals"] as? [String: Any])?["people"] as? Int == people { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return report
+    }
+
+    static func rows(_ report: [String: Any]) -> [String: [String: Int]] {
+        let rows = (report["breakdown"] as? [String: Any])?["rows"] as? [[String: Any]] ?? []
+        return Dictionary(
+            uniqueKeysWithValues: rows.map { row in
+                (
+                    row["value"] as? String ?? "",
+                    ["people": row["people"] as? Int ?? -1, "scanners": row["scanners"] as? Int ?? -1]
+                )
+            }
+        )
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func visitorsClassesDevicesAndPlacesAreCounted(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(Self.configure) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                let swiss: HTTPFields = [Self.country: "ch"]
+                for _ in 0..<3 { try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone, extra: swiss) }
+                try await Self.click(api, from: "198.51.100.8", agent: SmartLinkTests.iPhone, extra: [Self.country: "DE"])
+                for _ in 0..<2 { try await Self.click(api, from: "2001:db8::1", agent: SmartLinkTests.android) }
+                // Scanners: by agent, by Microsoft's published range with a browser's agent, by a blank agent.
+                try await Self.click(api, from: "203.0.113.5", agent: "Barracuda Sentinel (EE)")
+                try await Self.click(api, from: "104.47.1.254", agent: SmartLinkTests.desktop)
+                try await Self.click(api, from: "203.0.113.6", agent: "")
+                try await Self.click(api, from: "203.0.113.7", agent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
+                // Global Privacy Control: not counted at all.
+                try await Self.click(api, from: "198.51.100.9", agent: SmartLinkTests.iPhone, extra: [.init("Sec-GPC")!: "1"])
+
+                let report = try await Self.report(api, people: 6)
+                let totals = try #require(report["totals"] as? [String: Any])
+                #expect(totals["people"] as? Int == 6, "\(report)")
+                #expect(totals["visitors"] as? Int == 3, "two addresses on the iPhone, one on Android: \(totals)")
+                #expect(totals["scanners"] as? Int == 3)
+                #expect(totals["previews"] as? Int == 1)
+                #expect((report["series"] as? [Any])?.count == 30, "the last 30 days by default")
+                let stats = try await api.get("/v1/links/summer/stats", headers: SmartLinkTests.admin).object
+                #expect(stats["clicks"] as? Int == 6, "scanners are not people in the stats either: \(stats)")
+
+                let countries = Self.rows(try await Self.report(api, "?breakdown=country", people: 6))
+                #expect(countries["CH"] == ["people": 3, "scanners": 0], "\(countries)")
+                #expect(countries["DE"] == ["people": 1, "scanners": 0])
+                #expect(countries["unknown"] == ["people": 2, "scanners": 3])
+                let systems = Self.rows(try await Self.report(api, "?breakdown=os", people: 6))
+                #expect(systems["iOS 17"]?["people"] == 4, "\(systems)")
+                #expect(systems["Android 14"]?["people"] == 2)
+                let browsers = Self.rows(try await Self.report(api, "?breakdown=browser", people: 6))
+                #expect(browsers["Safari"]?["people"] == 4, "\(browsers)")
+                #expect(browsers["Chrome"]?["people"] == 2)
+                let classes = Self.rows(try await Self.report(api, "?breakdown=class", people: 6))
+                #expect(classes["scanners"]?["scanners"] == 3, "\(classes)")
+                let platforms = Self.rows(try await Self.report(api, "?breakdown=platform", people: 6))
+                #expect(platforms["iphone"]?["people"] == 4 && platforms["android"]?["people"] == 2, "\(platforms)")
+
+                let hours = try await Self.report(api, "?interval=hour", people: 6)
+                let series = try #require(hours["series"] as? [[String: Any]])
+                #expect(series.count == 48, "two days by hour by default")
+                #expect(series.reduce(0) { $0 + ($1["people"] as? Int ?? 0) } == 6)
+                #expect(series.reduce(0) { $0 + ($1["visitors"] as? Int ?? 0) } == 3, "each visitor in its first hour")
+
+                let csv = try await api.get("/v1/links/summer/analytics?breakdown=country&format=csv", headers: SmartLinkTests.admin)
+                #expect(csv.status == .ok)
+                #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+                #expect(csv.headers[.contentDisposition]?.contains("analytics-summer-") == true)
+                let lines = csv.text.split(separator: "\r\n").map(String.init)
+                #expect(lines.first == "country,people,scanners,previews")
+                #expect(lines.contains("CH,3,0,0"), "\(lines)")
+
+                let all = try await api.get("/v1/analytics", headers: SmartLinkTests.admin).object
+                let top = try #require((all["links"] as? [[String: Any]])?.first)
+                #expect(top["code"] as? String == "summer" && top["clicks"] as? Int == 6 && top["visitors"] as? Int == 3)
+
+                let metrics = try await api.get("/metrics").text
+                #expect(metrics.contains(#"deeplinks_clicks_counted_total{class="scanners"} 3"#), "\(metrics)")
+                #expect(metrics.contains(#"deeplinks_clicks_counted_total{class="people"} 6"#))
+
+                // Seven visitors of the day (every class), none of them an address.
+                let hashes = try await world.sql("SELECT visitor FROM click_visitors")
+                #expect(hashes.count == 7)
+            }
+        }
+    }
+
+    @Test func badQueriesAreRefusedWithTheirReason() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            try await world.serve(Self.configure) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                for (query, parameter) in [
+                    ("interval=week", "interval"), ("from=2026-02-30", "from"), ("to=tomorrow", "to"),
+                    ("from=2026-03-02&to=2026-03-01", "from"), ("from=2026-01-01&to=2026-03-01&interval=hour", "from"),
+                    ("from=2020-01-01&to=2026-03-01", "from"), ("breakdown=colour", "breakdown"), ("format=xml", "format"),
+                ] {
+                    for path in ["/v1/links/summer/analytics", "/v1/analytics"] {
+                        let answer = try await api.get("\(path)?\(query)", headers: SmartLinkTests.admin)
+                        #expect(answer.status == .badRequest, "\(path)?\(query)")
+                        #expect(answer.object["error"] as? String == "invalid_parameter")
+                        #expect(answer.object["parameter"] as? String == parameter, "\(query): \(answer.text)")
+                        #expect(answer.object["reason"] is String)
+                    }
+                }
+                #expect(try await api.get("/v1/links/nothing/analytics", headers: SmartLinkTests.admin).status == .notFound)
+                #expect(try await api.get("/v1/analytics").status == .unauthorized)
+            }
+        }
+    }
+
+    /// Two servers on one database: a visitor who clicks through each is one visitor, because the salt is the
+    /// database's and the visitor's row is inserted once.
+    @Test(arguments: TestDatabase.allCases)
+    func visitorsAreExactAcrossServers(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(Self.configure) { first in
+                #expect(try await first.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                try await world.serve(Self.configure) { second in
+                    for round in 0..<4 {
+                        for address in ["198.51.100.7", "198.51.100.8", "2001:db8::7"] {
+                            try await Self.click(round % 2 == 0 ? first : second, from: address, agent: SmartLinkTests.iPhone)
+                        }
+                    }
+                    let totals = try await Self.report(second, people: 12)["totals"] as? [String: Any]
+                    #expect(totals?["people"] as? Int == 12)
+                    #expect(totals?["visitors"] as? Int == 3, "\(String(describing: totals))")
+                }
+            }
+            let salts = try await world.sql("SELECT day FROM analytics_salts")
+            #expect(salts.count == 2, "today's and tomorrow's, made once")
+        }
+    }
+
+    @Test func theConsoleShowsTheChartTablesAndExports() async throws {
+        try await ResetWorld.with(.sqlite) { world in
+            _ = try await Operators(database: world.database, clock: world.clock.wallClock).create(
+                email: "viewer@example.com",
+                password: ConsoleTests.password,
+                role: .viewer,
+                hasher: world.settings().passwordReset.hasher
+            )
+            try await world.serve(Self.configure) { api in
+                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone, extra: [Self.country: "CH"])
+                try await Self.click(api, from: "104.47.1.254", agent: SmartLinkTests.desktop)
+                _ = try await Self.report(api, people: 1)
+                let (visit, _) = try await ConsoleTests.signIn(api, "viewer@example.com")
+                let session = visit.headers
+                let page = try await api.get("/console/links/summer/analytics", headers: session)
+                #expect(page.status == .ok)
+                for part in [
+                    #"<svg role="img" aria-labelledby="series-caption""#, #"id="series-table""#, #"id="by-country""#,
+                    "<td>CH</td>", #"id="by-os""#, #"id="by-class""#, #"href="/console/links/summer/analytics.csv?"#,
+                    "1 clicks by people from 1 visitors; 1 by mail security scanners",
+                ] {
+                    #expect(page.text.contains(part), "\(part)")
+                }
+                let overview = try await api.get("/console/analytics?interval=hour", headers: session)
+                #expect(overview.status == .ok)
+                #expect(overview.text.contains(#"id="top-links""#) && overview.text.contains("/console/links/summer/analytics?"))
+                let csv = try await api.get("/console/links/summer/analytics.csv?breakdown=country", headers: session)
+                #expect(csv.text.contains("CH,1,0,0"), "\(csv.text)")
+                let wrong = try await api.get("/console/analytics?from=2026-13-01", headers: session)
+                #expect(wrong.status == .badRequest && wrong.text.contains("The range is wrong: from"))
+            }
+        }
+    }
+}
