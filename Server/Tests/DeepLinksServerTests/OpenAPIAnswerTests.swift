@@ -167,6 +167,33 @@ import Testing
                 ("post /v1/keys 201", try encoded(KeysAPIController.Key(key, secret: "dlk_secret")), .null),
                 ("get /v1/links/{code}/stats 200", try encoded(stats), try encoded(bareStats)),
                 (
+                    "get /v1/links/{code}/analytics 200",
+                    try encoded(
+                        AnalyticsReport(
+                            code: "summer",
+                            from: "2026-12-05",
+                            to: "2026-12-06",
+                            interval: .day,
+                            totals: .init(start: "2026-12-05", people: 3, visitors: 2, scanners: 1, previews: 1),
+                            series: [.init(start: "2026-12-05"), .init(start: "2026-12-06", people: 3)],
+                            breakdown: .init(dimension: .country, rows: [.init(value: "CH", people: 3)]),
+                            links: [.init(code: "summer", clicks: 3, visitors: 2)]
+                        )
+                    ),
+                    try encoded(
+                        AnalyticsReport(
+                            code: nil,
+                            from: "2026-12-06",
+                            to: "2026-12-06",
+                            interval: .hour,
+                            totals: .init(start: "2026-12-06"),
+                            series: [],
+                            breakdown: nil,
+                            links: nil
+                        )
+                    )
+                ),
+                (
                     "post /v1/links/import 200", try encoded(report.answer(dryRun: true)),
                     try encoded(LinkTransfer.ImportReport().answer(dryRun: false))
                 ),

@@ -21,26 +21,41 @@ protocol PlaceSource: Sendable {
 enum Places {
     static let torIPv4 = "/usr/share/tor/geoip", torIPv6 = "/usr/share/tor/geoip6"
 
-    private static let loaded = Mutex<[String: any PlaceSource]>([:])
+    /// The sources loaded, by path; nil while one is being loaded.
+    private static let loaded = Mutex<[String: (any PlaceSource)?]>([:])
+    /// Read once: the lookup on every click asks no file system.
+    private static let torInstalled = FileManager.default.fileExists(atPath: torIPv4)
 
     /// The source `setting` names, once loaded; nil until then, and for `none`.
     static func source(_ setting: String?) -> (any PlaceSource)? {
-        loaded.withLock { $0[key(setting)] }
+        let path = key(setting)
+        return loaded.withLock { $0[path] ?? nil }
     }
 
     private static func key(_ setting: String?) -> String {
-        guard let setting, !setting.isEmpty else { return FileManager.default.fileExists(atPath: torIPv4) ? torIPv4 : "none" }
+        guard let setting, !setting.isEmpty else { return torInstalled ? torIPv4 : "none" }
         return setting
     }
 
-    /// Loads the source `setting` names (a no-op when loaded or `none`). Throws for a file that cannot be read or is
-    /// no MMDB: the server says so at start.
+    /// Loads the source `setting` names, once per process (a no-op when loaded, being loaded, or `none`). Throws
+    /// for a file that cannot be read or is no MMDB: the server says so at start.
     static func load(_ setting: String?) throws {
         let path = key(setting)
-        guard path != "none", source(setting) == nil else { return }
-        let made: any PlaceSource =
-            path == torIPv4 ? try TorGeoIP(ipv4: torIPv4, ipv6: torIPv6) : try MMDBReader(path: path)
-        loaded.withLock { $0[path] = made }
+        guard path != "none" else { return }
+        let claimed = loaded.withLock { sources in
+            guard sources[path] == nil else { return false }
+            sources[path] = .some(nil)
+            return true
+        }
+        guard claimed else { return }
+        do {
+            let made: any PlaceSource =
+                path == torIPv4 ? try TorGeoIP(ipv4: torIPv4, ipv6: torIPv6) : try MMDBReader(path: path)
+            loaded.withLock { $0[path] = made }
+        } catch {
+            _ = loaded.withLock { $0.removeValue(forKey: path) }
+            throw error
+        }
     }
 }
 
@@ -97,9 +112,17 @@ struct TorGeoIP: PlaceSource {
             guard line.first != UInt8(ascii: "#"), !line.isEmpty else { continue }
             let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             func bound(_ field: Data.SubSequence) -> (UInt64, UInt64)? {
-                let text = String(decoding: field, as: UTF8.self)
-                if ipv6 { return IPAddress(text).flatMap { $0.bytes.count == 16 ? key($0.bytes) : nil } }
-                return UInt32(text).map { (0, UInt64($0)) }
+                guard !ipv6 else {
+                    return IPAddress(String(decoding: field, as: UTF8.self)).flatMap {
+                        $0.bytes.count == 16 ? key($0.bytes) : nil
+                    }
+                }
+                var value: UInt64 = 0
+                for digit in field {
+                    guard (0x30...0x39).contains(digit), value <= UInt64(UInt32.max) else { return nil }
+                    value = value * 10 + UInt64(digit - 0x30)
+                }
+                return field.isEmpty || value > UInt64(UInt32.max) ? nil : (0, value)
             }
             guard fields.count == 3, let start = bound(fields[0]), let end = bound(fields[1]), start <= end,
                 fields[2].count == 2
