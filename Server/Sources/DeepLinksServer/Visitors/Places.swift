@@ -1,5 +1,12 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a click came from, as precisely as the source knows: a country (ISO 3166-1 alpha-2), and where the data
 /// has them, a region (ISO 3166-2 subdivision code, or its English name) and a city (English name).
@@ -101,37 +108,61 @@ struct TorGeoIP: PlaceSource {
         return (high, low)
     }
 
+    /// Reads the file in one pass over its bytes (no string per field: 660,000 lines in well under a second in a
+    /// release build); an IPv6 bound is parsed by `inet_pton` from a stack buffer.
     private static func read(_ path: String, ipv6: Bool) throws -> [Range] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PlaceDatabaseError(description: "\(path): cannot be read")
         }
         var ranges: [Range] = []
-        var number = 0
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            number += 1
-            guard line.first != UInt8(ascii: "#"), !line.isEmpty else { continue }
-            let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-            func bound(_ field: Data.SubSequence) -> (UInt64, UInt64)? {
-                guard !ipv6 else {
-                    return IPAddress(String(decoding: field, as: UTF8.self)).flatMap {
-                        $0.bytes.count == 16 ? key($0.bytes) : nil
+        ranges.reserveCapacity(data.count / 24)
+        var failure: Int?
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var address = [UInt8](repeating: 0, count: 16)
+            var text = [CChar](repeating: 0, count: 64)
+            func bound(_ start: Int, _ end: Int) -> (UInt64, UInt64)? {
+                guard ipv6 else {
+                    var value: UInt64 = 0
+                    for index in start..<end {
+                        let digit = bytes[index]
+                        guard (0x30...0x39).contains(digit), value <= UInt64(UInt32.max) else { return nil }
+                        value = value * 10 + UInt64(digit - 0x30)
                     }
+                    return end > start && value <= UInt64(UInt32.max) ? (0, value) : nil
                 }
-                var value: UInt64 = 0
-                for digit in field {
-                    guard (0x30...0x39).contains(digit), value <= UInt64(UInt32.max) else { return nil }
-                    value = value * 10 + UInt64(digit - 0x30)
-                }
-                return field.isEmpty || value > UInt64(UInt32.max) ? nil : (0, value)
+                guard end - start < text.count, end > start else { return nil }
+                for index in start..<end { text[index - start] = CChar(bitPattern: bytes[index]) }
+                text[end - start] = 0
+                guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+                return key(address)
             }
-            guard fields.count == 3, let start = bound(fields[0]), let end = bound(fields[1]), start <= end,
-                fields[2].count == 2
-            else { throw PlaceDatabaseError(description: "\(path) line \(number): not start,end,CC") }
-            let country = String(decoding: fields[2], as: UTF8.self)
-            // `??`: the range is known to belong to no country.
-            guard country.allSatisfy({ $0.isASCII && $0.isLetter }) else { continue }
-            ranges.append(Range(start: start, end: end, country: country))
+            var line = 0
+            var start = 0
+            while start < bytes.count, failure == nil {
+                var end = start
+                while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+                line += 1
+                defer { start = end + 1 }
+                guard end > start, bytes[start] != UInt8(ascii: "#") else { continue }
+                var commas: [Int] = []
+                for index in start..<end where bytes[index] == UInt8(ascii: ",") { commas.append(index) }
+                guard commas.count == 2, let first = bound(start, commas[0]), let last = bound(commas[0] + 1, commas[1]),
+                    first <= last, end - commas[1] == 3
+                else {
+                    failure = line
+                    continue
+                }
+                let country = (bytes[commas[1] + 1], bytes[commas[1] + 2])
+                // `??`: the range is known to belong to no country.
+                let letters: ClosedRange<UInt8> = 0x41...0x5A
+                guard letters.contains(country.0), letters.contains(country.1) else { continue }
+                ranges.append(
+                    Range(start: first, end: last, country: String(decoding: [country.0, country.1], as: UTF8.self))
+                )
+            }
         }
+        if let failure { throw PlaceDatabaseError(description: "\(path) line \(failure): not start,end,CC") }
         ranges.sort { $0.start < $1.start }
         return ranges
     }
