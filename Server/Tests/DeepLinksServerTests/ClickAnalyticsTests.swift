@@ -1,5 +1,6 @@
 import DeepLinksJSON
 import DeepLinksStorage
+import DeepLinksSupport
 import DeepLinksTestSupport
 @testable import DeepLinksServer
 import Foundation
@@ -124,6 +125,58 @@ import Testing
                 // Seven visitors of the day (every class), none of them an address.
                 let hashes = try await world.sql("SELECT visitor FROM click_visitors")
                 #expect(hashes.count == 7)
+            }
+        }
+    }
+
+    /// `--geoip-database` names an MMDB file (written here by mmdb-writer): clicks without a country header get
+    /// their country, region and city from it, and the `countries` rule reads the same; a file that is no MMDB
+    /// stops the start with its reason.
+    @Test func anMMDBFileGivesPlacesToTheAnalyticsAndTheCountriesRule() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mmdb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let written = try PlacesTests.python(PlacesTests.writer, [folder.path])
+        guard written.status == 0 else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("mmdb-writer missing: \(written.output)") }
+            print("skipped: pip install mmdb-writer maxminddb")
+            return
+        }
+        let file = folder.appendingPathComponent("db-28-6.mmdb").path
+        let swiss = #"""
+            {"code":"summer","destinations":{"fallback":"https://links.example.com/"},"rules":[
+              {"name":"swiss","when":{"countries":["CH"]},"then":{"url":"https://shop.example.org/ch"}}]}
+            """#
+        try await ResetWorld.with(.sqlite) { world in
+            let settings: (inout ServerSettings) -> Void = {
+                Self.configure(&$0)
+                $0.smartLinks.countryHeader = nil
+                $0.geoipDatabase = file
+            }
+            try await world.serve(settings) { api in
+                #expect(try await api.post("/v1/links", swiss, headers: SmartLinkTests.admin).status == .created)
+                let zurich = try await api.get("/summer", headers: [Self.forwarded: "192.0.2.5", .userAgent: SmartLinkTests.desktop])
+                #expect(zurich.headers[.location] == "https://shop.example.org/ch", "the rule reads the MMDB file")
+                let berlin = try await api.get("/summer", headers: [Self.forwarded: "2001:db8:2::1", .userAgent: SmartLinkTests.desktop])
+                #expect(berlin.headers[.location] == "https://links.example.com/")
+                try await Self.click(api, from: "8.8.8.8", agent: SmartLinkTests.desktop)
+                _ = try await Self.report(api, people: 3)
+                let countries = Self.rows(try await Self.report(api, "?breakdown=country", people: 3))
+                #expect(countries["CH"]?["people"] == 1 && countries["DE"]?["people"] == 1, "\(countries)")
+                #expect(countries["unknown"]?["people"] == 1)
+                let regions = Self.rows(try await Self.report(api, "?breakdown=region", people: 3))
+                #expect(regions["CH-ZH"]?["people"] == 1 && regions["DE-Land Berlin"]?["people"] == 1, "\(regions)")
+                let cities = Self.rows(try await Self.report(api, "?breakdown=city", people: 3))
+                #expect(cities["CH Zürich"]?["people"] == 1 && cities["DE Berlin"]?["people"] == 1, "\(cities)")
+            }
+            let junk = folder.appendingPathComponent("junk.mmdb")
+            try Data("not a database".utf8).write(to: junk)
+            do {
+                try await world.serve({ Self.configure(&$0); $0.geoipDatabase = junk.path }) { _ in }
+                Issue.record("a file that is no MMDB was accepted")
+            } catch let error as ConfigurationError {
+                #expect("\(error)".contains("no MaxMind DB metadata"), "\(error)")
+                #expect("\(error)".contains("geoip database"))
             }
         }
     }

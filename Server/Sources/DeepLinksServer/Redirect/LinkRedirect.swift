@@ -156,7 +156,7 @@ struct LinkRedirect: Sendable {
         query: ClickQuery?,
         peer: SocketAddress?
     ) -> RuleVisitor {
-        RuleVisitor(
+        var visitor = RuleVisitor(
             platform: platform,
             agent: agent,
             headers: request.headers,
@@ -168,6 +168,8 @@ struct LinkRedirect: Sendable {
         } viaTrustedProxy: { [proxies] in
             proxies.trusts(peer: peer)
         }
+        visitor.places = clicks.analytics.flatMap { Places.source($0.placeSetting) }
+        return visitor
     }
 
     /// What `link` answers the client, and the rule that decided it, if one did: every 302 here

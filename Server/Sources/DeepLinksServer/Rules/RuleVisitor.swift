@@ -17,6 +17,8 @@ struct RuleVisitor {
     let viaTrustedProxy: () -> Bool
     /// The header a trusted proxy puts the visitor's country in.
     let countryHeader: HTTPField.Name?
+    /// The offline place database (`--geoip-database`), read when no header gives the country; nil for none.
+    var places: (any PlaceSource)? = nil
 
     private var memo = Memo()
     private struct Memo {
@@ -163,11 +165,16 @@ struct RuleVisitor {
     }
 
     /// The visitor's country, upper-cased, from the configured header, and only when the request came through a
-    /// trusted proxy (anyone else could write the header). `XX` and `T1` (unknown, Tor) are no country.
+    /// trusted proxy (anyone else could write the header); else from the offline place database by the client's
+    /// address, as the analytics count it. `XX` and `T1` (unknown, Tor) are no country.
     mutating func country() -> String? {
         if let known = memo.country { return known }
         var found: String?
-        if let countryHeader, let value = headers[countryHeader], trustedPeer() { found = Self.countryCode(value) }
+        if let countryHeader, let value = headers[countryHeader], trustedPeer() {
+            found = Self.countryCode(value)
+        } else if let places, let address = IPAddress(clientAddress()) {
+            found = places.place(of: address)?.country
+        }
         memo.country = .some(found)
         return found
     }
