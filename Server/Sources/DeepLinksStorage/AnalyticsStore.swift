@@ -56,7 +56,8 @@ package enum AnalyticsStore {
         let list = columns.joined(separator: ", ")
         let conflict =
             onlyNew || sums.isEmpty
-            ? "DO NOTHING" : "DO UPDATE SET " + sums.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
+            ? "DO NOTHING"
+            : "DO UPDATE SET " + sums.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
         return try await sql.raw(
             """
             WITH counted (\(unsafeRaw: list)) AS (\(counted))

@@ -62,18 +62,37 @@ import Testing
     func visitorsClassesDevicesAndPlacesAreCounted(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             try await world.serve(Self.configure) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 let swiss: HTTPFields = [Self.country: "ch"]
-                for _ in 0..<3 { try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone, extra: swiss) }
-                try await Self.click(api, from: "198.51.100.8", agent: SmartLinkTests.iPhone, extra: [Self.country: "DE"])
+                for _ in 0..<3 {
+                    try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone, extra: swiss)
+                }
+                try await Self.click(
+                    api,
+                    from: "198.51.100.8",
+                    agent: SmartLinkTests.iPhone,
+                    extra: [Self.country: "DE"]
+                )
                 for _ in 0..<2 { try await Self.click(api, from: "2001:db8::1", agent: SmartLinkTests.android) }
                 // Scanners: by agent, by Microsoft's published range with a browser's agent, by a blank agent.
                 try await Self.click(api, from: "203.0.113.5", agent: "Barracuda Sentinel (EE)")
                 try await Self.click(api, from: "104.47.1.254", agent: SmartLinkTests.desktop)
                 try await Self.click(api, from: "203.0.113.6", agent: "")
-                try await Self.click(api, from: "203.0.113.7", agent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
+                try await Self.click(
+                    api,
+                    from: "203.0.113.7",
+                    agent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+                )
                 // Global Privacy Control: not counted at all.
-                try await Self.click(api, from: "198.51.100.9", agent: SmartLinkTests.iPhone, extra: [.init("Sec-GPC")!: "1"])
+                try await Self.click(
+                    api,
+                    from: "198.51.100.9",
+                    agent: SmartLinkTests.iPhone,
+                    extra: [.init("Sec-GPC")!: "1"]
+                )
 
                 let report = try await Self.report(api, people: 6, others: 4)
                 let totals = try #require(report["totals"] as? [String: Any])
@@ -106,7 +125,10 @@ import Testing
                 #expect(series.reduce(0) { $0 + ($1["people"] as? Int ?? 0) } == 6)
                 #expect(series.reduce(0) { $0 + ($1["visitors"] as? Int ?? 0) } == 3, "each visitor in its first hour")
 
-                let csv = try await api.get("/v1/links/summer/analytics?breakdown=country&format=csv", headers: SmartLinkTests.admin)
+                let csv = try await api.get(
+                    "/v1/links/summer/analytics?breakdown=country&format=csv",
+                    headers: SmartLinkTests.admin
+                )
                 #expect(csv.status == .ok)
                 #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
                 #expect(csv.headers[.contentDisposition]?.contains("analytics-summer-") == true)
@@ -116,7 +138,9 @@ import Testing
 
                 let all = try await api.get("/v1/analytics", headers: SmartLinkTests.admin).object
                 let top = try #require((all["links"] as? [[String: Any]])?.first)
-                #expect(top["code"] as? String == "summer" && top["clicks"] as? Int == 6 && top["visitors"] as? Int == 3)
+                #expect(
+                    top["code"] as? String == "summer" && top["clicks"] as? Int == 6 && top["visitors"] as? Int == 3
+                )
 
                 let metrics = try await api.get("/metrics").text
                 #expect(metrics.contains(#"deeplinks_clicks_counted_total{class="scanners"} 3"#), "\(metrics)")
@@ -138,7 +162,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let written = try PlacesTests.python(PlacesTests.writer, [folder.path])
         guard written.status == 0 else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("mmdb-writer missing: \(written.output)") }
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("mmdb-writer missing: \(written.output)")
+            }
             print("skipped: pip install mmdb-writer maxminddb")
             return
         }
@@ -155,9 +181,15 @@ import Testing
             }
             try await world.serve(settings) { api in
                 #expect(try await api.post("/v1/links", swiss, headers: SmartLinkTests.admin).status == .created)
-                let zurich = try await api.get("/summer", headers: [Self.forwarded: "192.0.2.5", .userAgent: SmartLinkTests.desktop])
+                let zurich = try await api.get(
+                    "/summer",
+                    headers: [Self.forwarded: "192.0.2.5", .userAgent: SmartLinkTests.desktop]
+                )
                 #expect(zurich.headers[.location] == "https://shop.example.org/ch", "the rule reads the MMDB file")
-                let berlin = try await api.get("/summer", headers: [Self.forwarded: "2001:db8:2::1", .userAgent: SmartLinkTests.desktop])
+                let berlin = try await api.get(
+                    "/summer",
+                    headers: [Self.forwarded: "2001:db8:2::1", .userAgent: SmartLinkTests.desktop]
+                )
                 #expect(berlin.headers[.location] == "https://links.example.com/")
                 try await Self.click(api, from: "8.8.8.8", agent: SmartLinkTests.desktop)
                 _ = try await Self.report(api, people: 3)
@@ -172,7 +204,9 @@ import Testing
             let junk = folder.appendingPathComponent("junk.mmdb")
             try Data("not a database".utf8).write(to: junk)
             do {
-                try await world.serve({ Self.configure(&$0); $0.geoipDatabase = junk.path }) { _ in }
+                try await world.serve({
+                    Self.configure(&$0); $0.geoipDatabase = junk.path
+                }) { _ in }
                 Issue.record("a file that is no MMDB was accepted")
             } catch let error as ConfigurationError {
                 #expect("\(error)".contains("no MaxMind DB metadata"), "\(error)")
@@ -184,11 +218,15 @@ import Testing
     @Test func badQueriesAreRefusedWithTheirReason() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 for (query, parameter) in [
                     ("interval=week", "interval"), ("from=2026-02-30", "from"), ("to=tomorrow", "to"),
                     ("from=2026-03-02&to=2026-03-01", "from"), ("from=2026-01-01&to=2026-03-01&interval=hour", "from"),
-                    ("from=2020-01-01&to=2026-03-01", "from"), ("breakdown=colour", "breakdown"), ("format=xml", "format"),
+                    ("from=2020-01-01&to=2026-03-01", "from"), ("breakdown=colour", "breakdown"),
+                    ("format=xml", "format"),
                 ] {
                     for path in ["/v1/links/summer/analytics", "/v1/analytics"] {
                         let answer = try await api.get("\(path)?\(query)", headers: SmartLinkTests.admin)
@@ -198,7 +236,9 @@ import Testing
                         #expect(answer.object["reason"] is String)
                     }
                 }
-                #expect(try await api.get("/v1/links/nothing/analytics", headers: SmartLinkTests.admin).status == .notFound)
+                #expect(
+                    try await api.get("/v1/links/nothing/analytics", headers: SmartLinkTests.admin).status == .notFound
+                )
                 #expect(try await api.get("/v1/analytics").status == .unauthorized)
             }
         }
@@ -210,11 +250,18 @@ import Testing
     func visitorsAreExactAcrossServers(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             try await world.serve(Self.configure) { first in
-                #expect(try await first.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await first.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 try await world.serve(Self.configure) { second in
                     for round in 0..<4 {
                         for address in ["198.51.100.7", "198.51.100.8", "2001:db8::7"] {
-                            try await Self.click(round % 2 == 0 ? first : second, from: address, agent: SmartLinkTests.iPhone)
+                            try await Self.click(
+                                round % 2 == 0 ? first : second,
+                                from: address,
+                                agent: SmartLinkTests.iPhone
+                            )
                         }
                     }
                     let totals = try await Self.report(second, people: 12)["totals"] as? [String: Any]
@@ -236,8 +283,16 @@ import Testing
                 hasher: world.settings().passwordReset.hasher
             )
             try await world.serve(Self.configure) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
-                try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone, extra: [Self.country: "CH"])
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
+                try await Self.click(
+                    api,
+                    from: "198.51.100.7",
+                    agent: SmartLinkTests.iPhone,
+                    extra: [Self.country: "CH"]
+                )
                 try await Self.click(api, from: "104.47.1.254", agent: SmartLinkTests.desktop)
                 _ = try await Self.report(api, people: 1, others: 1)
                 let (visit, _) = try await ConsoleTests.signIn(api, "viewer@example.com")
@@ -253,7 +308,10 @@ import Testing
                 }
                 let overview = try await api.get("/console/analytics?interval=hour", headers: session)
                 #expect(overview.status == .ok)
-                #expect(overview.text.contains(#"id="top-links""#) && overview.text.contains("/console/links/summer/analytics?"))
+                #expect(
+                    overview.text.contains(#"id="top-links""#)
+                        && overview.text.contains("/console/links/summer/analytics?")
+                )
                 let csv = try await api.get("/console/links/summer/analytics.csv?breakdown=country", headers: session)
                 #expect(csv.text.contains("CH,1,0,0"), "\(csv.text)")
                 let wrong = try await api.get("/console/analytics?from=2026-13-01", headers: session)
@@ -293,7 +351,10 @@ import Testing
     func noAddressOrAgentIsWrittenAnywhere(_ kind: TestDatabase) async throws {
         try await ResetWorld.with(kind) { world in
             try await world.serve(ClickAnalyticsTests.configure) { api in
-                #expect(try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status == .created)
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for lane in 0..<16 {
                         group.addTask {
@@ -344,7 +405,10 @@ import Testing
                 #expect(!Self.occurs(Array(prefix.utf8), in: logs), "an address \(prefix)... is logged")
             }
             // As bytes: every IPv6 address starts with these six bytes ...
-            #expect(!Self.occurs([0x20, 0x01, 0x0D, 0xB8, 0xCA, 0xFE], in: stored), "an IPv6 address is stored as bytes")
+            #expect(
+                !Self.occurs([0x20, 0x01, 0x0D, 0xB8, 0xCA, 0xFE], in: stored),
+                "an IPv6 address is stored as bytes"
+            )
             // ... and one IPv4 address in 25, each 4 bytes long (any 4 bytes turn up by chance in a binary file of
             // megabytes about once per 4,000 addresses; 200 of them keep that below 5 %), all in one pass.
             var sample = Set<UInt32>()

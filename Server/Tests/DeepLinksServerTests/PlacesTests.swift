@@ -110,7 +110,10 @@ import Testing
             }
             let zurich = reader.place(of: IPAddress("192.0.2.9")!)
             #expect(zurich == Place(country: "CH", region: "ZH", city: "Zürich"), "\(path)")
-            #expect(reader.place(of: IPAddress("198.51.100.3")!) == Place(country: "DE", region: "Land Berlin", city: "Berlin"))
+            #expect(
+                reader.place(of: IPAddress("198.51.100.3")!)
+                    == Place(country: "DE", region: "Land Berlin", city: "Berlin")
+            )
             #expect(reader.place(of: IPAddress("203.0.113.129")!) == Place(country: "JP"), "registered country")
             #expect(reader.place(of: IPAddress("8.8.8.8")!) == nil)
         }
@@ -175,7 +178,8 @@ import Testing
             .filter { !$0.hasPrefix("#") }
         for line in stride(from: 0, to: lines.count, by: max(1, lines.count / 500)).map({ lines[$0] }) {
             let fields = line.split(separator: ",")
-            guard fields.count == 3, fields[2] != "??", let start = UInt32(fields[0]), let end = UInt32(fields[1]) else {
+            guard fields.count == 3, fields[2] != "??", let start = UInt32(fields[0]), let end = UInt32(fields[1])
+            else {
                 continue
             }
             for value in [start, end] {

@@ -104,7 +104,9 @@ struct AnalyticsReport: Encodable, Sendable {
                 breakdown = dimension
             }
             let to = parameter("to") ?? today
-            guard let last = AnalyticsReport.date(to) else { throw APIError.invalidParameter("to", "is a day, YYYY-MM-DD") }
+            guard let last = AnalyticsReport.date(to) else {
+                throw APIError.invalidParameter("to", "is a day, YYYY-MM-DD")
+            }
             let span = interval == .hour ? 1 : 29
             let from = parameter("from") ?? AnalyticsReport.dayString(last.addingTimeInterval(Double(-span) * 86_400))
             guard let first = AnalyticsReport.date(from) else {
@@ -125,7 +127,13 @@ struct AnalyticsReport: Encodable, Sendable {
         let hourly = query.interval == .hour
         let (first, last) = hourly ? (query.from + "T00", query.to + "T23") : (query.from, query.to)
         var points: [String: Point] = [:]
-        for row in try await AnalyticsStore.series(code: code, from: first, to: last, hourly: hourly, database: database) {
+        for row in try await AnalyticsStore.series(
+            code: code,
+            from: first,
+            to: last,
+            hourly: hourly,
+            database: database
+        ) {
             var point = points[row.bucket] ?? Point(start: row.bucket)
             switch VisitorClass(rawValue: row.class) {
             case .people?:
@@ -147,7 +155,13 @@ struct AnalyticsReport: Encodable, Sendable {
         }
         var breakdown: Breakdown?
         if let dimension = query.breakdown {
-            breakdown = try await Self.breakdown(dimension, code: code, query: query, totals: totals, database: database)
+            breakdown = try await Self.breakdown(
+                dimension,
+                code: code,
+                query: query,
+                totals: totals,
+                database: database
+            )
         }
         let links =
             code == nil
@@ -208,7 +222,11 @@ struct AnalyticsReport: Encodable, Sendable {
         case .platform: return try await counted("link_clicks", "platform")
         case .source: return try await counted("link_clicks", "source")
         case .referrer: return try await counted("link_referrers", "referrer")
-        case .rule: return try await counted("link_rule_clicks", "rule || CASE WHEN variant = '' THEN '' ELSE '/' || variant END")
+        case .rule:
+            return try await counted(
+                "link_rule_clicks",
+                "rule || CASE WHEN variant = '' THEN '' ELSE '/' || variant END"
+            )
         case .country, .region, .city, .os, .browser, .inApp:
             var shares: [String: Share] = [:]
             var order: [String] = []
@@ -222,7 +240,11 @@ struct AnalyticsReport: Encodable, Sendable {
             ) {
                 if shares[row.value] == nil { order.append(row.value) }
                 var share = shares[row.value] ?? Share(value: row.value)
-                if row.class == VisitorClass.scanners.rawValue { share.scanners += row.clicks } else { share.people += row.clicks }
+                if row.class == VisitorClass.scanners.rawValue {
+                    share.scanners += row.clicks
+                } else {
+                    share.people += row.clicks
+                }
                 shares[row.value] = share
             }
             return order.compactMap { shares[$0] }.sorted { ($1.people, $0.value) < ($0.people, $1.value) }

@@ -146,7 +146,9 @@ final class ClickCounter: Sendable {
         let key = Key(code: code, day: day, platform: platform.rawValue, bot: !person, source: source)
         let referred = referrer.flatMap { person ? referrerKey(code: code, day: day, host: $0) : nil }
         let ruled = rule.map { RuleKey(code: code, day: day, rule: $0.rule, variant: $0.variant ?? "") }
-        let hour = facts.map { _ in HourKey(code: code, hour: Self.hour(milliseconds, day: day), visitorClass: visitorClass) }
+        let hour = facts.map { _ in
+            HourKey(code: code, hour: Self.hour(milliseconds, day: day), visitorClass: visitorClass)
+        }
         let facets = facts.map { Self.facets($0, code: code, day: day) } ?? []
         pending.withLock { pending in
             pending.clicks[key, default: 0] += 1
@@ -177,7 +179,13 @@ final class ClickCounter: Sendable {
             if let city = place.city { values.append(("city", "\(place.country) \(city)")) }
         }
         return values.map {
-            FacetKey(code: code, day: day, facet: $0.0, value: String($0.1.prefix(100)), visitorClass: facts.visitorClass)
+            FacetKey(
+                code: code,
+                day: day,
+                facet: $0.0,
+                value: String($0.1.prefix(100)),
+                visitorClass: facts.visitorClass
+            )
         }
     }
 
@@ -341,7 +349,9 @@ final class ClickCounter: Sendable {
         let hourRows = hours.sorted { ($0.key.code, $0.key.hour) < ($1.key.code, $1.key.hour) }
         let visitorRows = visitors.sorted { ($0.key.code, $0.key.visitor) < ($1.key.code, $1.key.visitor) }
         let facetRows = facets.sorted {
-            ($0.key.code, $0.key.day, $0.key.facet, $0.key.value) < ($1.key.code, $1.key.day, $1.key.facet, $1.key.value)
+            ($0.key.code, $0.key.day, $0.key.facet, $0.key.value) < (
+                $1.key.code, $1.key.day, $1.key.facet, $1.key.value
+            )
         }
         let size =
             database.kind == .postgresql
@@ -368,15 +378,23 @@ final class ClickCounter: Sendable {
                     }
                     var perDay: [HourKey: (clicks: Int64, visitors: Int64)] = [:]
                     for (key, counts) in perHour {
-                        let day = HourKey(code: key.code, hour: String(key.hour.prefix(10)), visitorClass: key.visitorClass)
+                        let day = HourKey(
+                            code: key.code,
+                            hour: String(key.hour.prefix(10)),
+                            visitorClass: key.visitorClass
+                        )
                         perDay[day, default: (0, 0)].clicks += counts.clicks
                         perDay[day, default: (0, 0)].visitors += counts.visitors
                     }
-                    for (table, column, counts) in [("link_click_hours", "hour", perHour), ("link_click_days", "day", perDay)] {
+                    for (table, column, counts) in [
+                        ("link_click_hours", "hour", perHour), ("link_click_days", "day", perDay),
+                    ] {
                         try await AnalyticsStore.add(
                             counts.sorted { ($0.key.code, $0.key.hour) < ($1.key.code, $1.key.hour) }.map {
-                                [.text($0.key.code), .text($0.key.hour), .text($0.key.visitorClass.rawValue),
-                                 .number($0.value.clicks), .number($0.value.visitors)] as [Field]
+                                [
+                                    .text($0.key.code), .text($0.key.hour), .text($0.key.visitorClass.rawValue),
+                                    .number($0.value.clicks), .number($0.value.visitors),
+                                ] as [Field]
                             },
                             to: table,
                             keys: ["code", column, "class"],
@@ -387,8 +405,10 @@ final class ClickCounter: Sendable {
                     }
                     try await AnalyticsStore.add(
                         facetSlice.map {
-                            [.text($0.key.code), .text($0.key.day), .text($0.key.facet), .text($0.key.value),
-                             .text($0.key.visitorClass.rawValue), .number($0.value)]
+                            [
+                                .text($0.key.code), .text($0.key.day), .text($0.key.facet), .text($0.key.value),
+                                .text($0.key.visitorClass.rawValue), .number($0.value),
+                            ]
                         },
                         to: "link_click_facets",
                         keys: ["code", "day", "facet", "value", "class"],

@@ -64,7 +64,8 @@ final class Pruning: BackgroundJob {
                 ? ClickCounter.day(now - Int64(clickRetentionDays - 1) * day) : nil
         )
         try await PruningStore(database: database).prune(now: now, cutoffs: cutoffs)
-        let firstHour = hourlyRetentionDays > 0 ? ClickCounter.day(now - Int64(hourlyRetentionDays - 1) * day) + "T00" : nil
+        let firstHour =
+            hourlyRetentionDays > 0 ? ClickCounter.day(now - Int64(hourlyRetentionDays - 1) * day) + "T00" : nil
         try await AnalyticsStore.prune(hoursBefore: firstHour, daysBefore: cutoffs.clicksFrom, database: database)
         // The visitor hashes and salts of days that are over (the click flush forgets them too, at midnight).
         try await AnalyticsStore.forgetVisitors(before: ClickCounter.day(now), database: database)

@@ -78,7 +78,10 @@ public final class ServerMetrics: Sendable {
                     helpText:
                         "Clicks counted by this server, by class: people, mail security scanners, link-preview fetchers"
                 )
-                return (visitorClass, registry.makeCounter(descriptor: descriptor, labels: [("class", visitorClass.rawValue)]))
+                return (
+                    visitorClass,
+                    registry.makeCounter(descriptor: descriptor, labels: [("class", visitorClass.rawValue)])
+                )
             }
         )
         slowBodiesClosed = counter(

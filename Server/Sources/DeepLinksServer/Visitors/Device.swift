@@ -51,7 +51,8 @@ struct Device: Sendable, Hashable {
     /// In order: the first family whose token the agent has (Edge and Opera and Samsung say Chrome too; Chrome says
     /// Safari too).
     static let browsers: [([[UInt8]], String)] = [
-        (["edg/", "edga/", "edgios/"], "Edge"), (["opr/", "opios/"], "Opera"), (["samsungbrowser/"], "Samsung Internet"),
+        (["edg/", "edga/", "edgios/"], "Edge"), (["opr/", "opios/"], "Opera"),
+        (["samsungbrowser/"], "Samsung Internet"),
         (["firefox/", "fxios/"], "Firefox"), (["crios/", "chrome/"], "Chrome"), (["version/", "safari/"], "Safari"),
     ].map { (tokens, name) in (tokens.map { Array($0.utf8) }, name) }
 }

@@ -147,7 +147,8 @@ struct TorGeoIP: PlaceSource {
                 guard end > start, bytes[start] != UInt8(ascii: "#") else { continue }
                 var commas: [Int] = []
                 for index in start..<end where bytes[index] == UInt8(ascii: ",") { commas.append(index) }
-                guard commas.count == 2, let first = bound(start, commas[0]), let last = bound(commas[0] + 1, commas[1]),
+                guard commas.count == 2, let first = bound(start, commas[0]),
+                    let last = bound(commas[0] + 1, commas[1]),
                     first <= last, end - commas[1] == 3
                 else {
                     failure = line
@@ -217,10 +218,13 @@ struct MMDBReader: PlaceSource {
             throw PlaceDatabaseError(description: "\(name): its metadata is not a map")
         }
         guard case .unsigned(let nodes)? = metadata["node_count"], case .unsigned(let size)? = metadata["record_size"],
-            case .unsigned(let version)? = metadata["ip_version"], [24, 28, 32].contains(size), [4, 6].contains(version),
+            case .unsigned(let version)? = metadata["ip_version"], [24, 28, 32].contains(size),
+            [4, 6].contains(version),
             nodes > 0, nodes < UInt64(Int32.max)
         else {
-            throw PlaceDatabaseError(description: "\(name): node_count, record_size (24, 28 or 32) or ip_version (4 or 6) missing or wrong")
+            throw PlaceDatabaseError(
+                description: "\(name): node_count, record_size (24, 28 or 32) or ip_version (4 or 6) missing or wrong"
+            )
         }
         (nodeCount, recordSize, ipVersion) = (Int(nodes), Int(size), Int(version))
         if case .string(let type)? = metadata["database_type"] { databaseType = type } else { databaseType = "" }
@@ -232,7 +236,9 @@ struct MMDBReader: PlaceSource {
         // An IPv4 address in an IPv6 tree is ::a.b.c.d: the node 96 zero bits down.
         var node = 0
         if ipVersion == 6 {
-            for _ in 0..<96 where node < nodeCount { node = Self.record(bytes, node: node, right: false, size: recordSize) }
+            for _ in 0..<96 where node < nodeCount {
+                node = Self.record(bytes, node: node, right: false, size: recordSize)
+            }
         }
         ipv4Start = node
     }
