@@ -120,15 +120,15 @@ struct RuleVisitor {
         switch platform {
         case .iPhone, .iPad:
             found =
-                Self.version(after: Self.safariVersion, in: agent, separator: UInt8(ascii: "."))
-                ?? Self.version(after: Self.iPhoneOS, in: agent, separator: UInt8(ascii: "_"))
-                ?? Self.version(after: Self.cpuOS, in: agent, separator: UInt8(ascii: "_"))
+                AgentText.version(after: AgentText.safariVersion, in: agent, separator: UInt8(ascii: "."))
+                ?? AgentText.version(after: AgentText.iPhoneOS, in: agent, separator: UInt8(ascii: "_"))
+                ?? AgentText.version(after: AgentText.cpuOS, in: agent, separator: UInt8(ascii: "_"))
         case .android:
             let hint = headers[Self.platformVersionHint]?.filter { $0 != "\"" }
             found =
                 hint.flatMap { OSVersion($0) }
-                ?? (agent.has(Self.reducedAndroid)
-                    ? nil : Self.version(after: Self.android, in: agent, separator: UInt8(ascii: ".")))
+                ?? (agent.has(AgentText.reducedAndroid)
+                    ? nil : AgentText.version(after: AgentText.android, in: agent, separator: UInt8(ascii: ".")))
         default:
             found = nil
         }
@@ -136,33 +136,7 @@ struct RuleVisitor {
         return found
     }
 
-    static let safariVersion = Array("version/".utf8), iPhoneOS = Array("iphone os ".utf8)
-    static let cpuOS = Array("cpu os ".utf8), android = Array("android ".utf8)
-    /// Chrome's and Samsung Internet's reduced agent (`Linux; Android 10; K`), whatever the device and version.
-    static let reducedAndroid = Array("android 10; k)".utf8)
     static let platformVersionHint = HTTPField.Name("Sec-CH-UA-Platform-Version")!
-
-    /// `major[sep minor]` right after `token` in the agent.
-    static func version(after token: [UInt8], in agent: AgentText, separator: UInt8) -> OSVersion? {
-        let bytes = agent.bytes
-        guard token.count < bytes.count else { return nil }
-        for start in 0...(bytes.count - token.count) where bytes[start..<start + token.count].elementsEqual(token) {
-            var index = start + token.count
-            func number() -> Int? {
-                let begin = index
-                while index < bytes.count, index - begin < 3, (48...57).contains(bytes[index]) { index += 1 }
-                return index > begin ? Int(String(decoding: bytes[begin..<index], as: UTF8.self)) : nil
-            }
-            guard let major = number() else { continue }
-            var minor = 0
-            if index < bytes.count, bytes[index] == separator {
-                index += 1
-                minor = number() ?? 0
-            }
-            return OSVersion(major: major, minor: minor)
-        }
-        return nil
-    }
 
     /// The visitor's country, upper-cased, from the configured header, and only when the request came through a
     /// trusted proxy (anyone else could write the header); else from the offline place database by the client's

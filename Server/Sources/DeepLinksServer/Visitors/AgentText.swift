@@ -19,3 +19,33 @@ struct AgentText {
         return false
     }
 }
+
+/// The version tokens of agents, as the `os` rule and the analytics read them.
+extension AgentText {
+    static let safariVersion = Array("version/".utf8), iPhoneOS = Array("iphone os ".utf8)
+    static let cpuOS = Array("cpu os ".utf8), android = Array("android ".utf8)
+    /// Chrome's and Samsung Internet's reduced agent (`Linux; Android 10; K`), whatever the device and version.
+    static let reducedAndroid = Array("android 10; k)".utf8)
+
+    /// `major[sep minor]` right after `token` in the agent.
+    static func version(after token: [UInt8], in agent: AgentText, separator: UInt8) -> OSVersion? {
+        let bytes = agent.bytes
+        guard token.count < bytes.count else { return nil }
+        for start in 0...(bytes.count - token.count) where bytes[start..<start + token.count].elementsEqual(token) {
+            var index = start + token.count
+            func number() -> Int? {
+                let begin = index
+                while index < bytes.count, index - begin < 3, (48...57).contains(bytes[index]) { index += 1 }
+                return index > begin ? Int(String(decoding: bytes[begin..<index], as: UTF8.self)) : nil
+            }
+            guard let major = number() else { continue }
+            var minor = 0
+            if index < bytes.count, bytes[index] == separator {
+                index += 1
+                minor = number() ?? 0
+            }
+            return OSVersion(major: major, minor: minor)
+        }
+        return nil
+    }
+}

@@ -14,22 +14,22 @@ struct Device: Sendable, Hashable {
 
     static func os(platform: ClientPlatform, agent: AgentText) -> String {
         func major(_ name: String, after token: [UInt8], separator: UInt8) -> String {
-            RuleVisitor.version(after: token, in: agent, separator: separator).map { "\(name) \($0.major)" } ?? name
+            AgentText.version(after: token, in: agent, separator: separator).map { "\(name) \($0.major)" } ?? name
         }
         switch platform {
         case .iPhone, .iPad:
             let name = platform == .iPad ? "iPadOS" : "iOS"
             // Safari's Version/ first: its iPhone OS token is frozen at 18 since iOS 26 (as the `os` rule reads it).
             if agent.has(Self.safari), !agent.has(Self.criOS), !agent.has(Self.fxiOS), !agent.has(Self.edgiOS),
-                let version = RuleVisitor.version(after: RuleVisitor.safariVersion, in: agent, separator: 0x2E)
+                let version = AgentText.version(after: AgentText.safariVersion, in: agent, separator: 0x2E)
             {
                 return "\(name) \(version.major)"
             }
-            let token = agent.has(RuleVisitor.iPhoneOS) ? RuleVisitor.iPhoneOS : RuleVisitor.cpuOS
+            let token = agent.has(AgentText.iPhoneOS) ? AgentText.iPhoneOS : AgentText.cpuOS
             return major(name, after: token, separator: UInt8(ascii: "_"))
         case .android:
-            return agent.has(RuleVisitor.reducedAndroid)
-                ? "Android" : major("Android", after: RuleVisitor.android, separator: UInt8(ascii: "."))
+            return agent.has(AgentText.reducedAndroid)
+                ? "Android" : major("Android", after: AgentText.android, separator: UInt8(ascii: "."))
         case .previewBot:
             return "other"
         case .desktop, .macOrIPad:

@@ -213,7 +213,7 @@ struct MMDBReader: PlaceSource {
         guard let metadataStart = found else {
             throw PlaceDatabaseError(description: "\(name): no MaxMind DB metadata (not an MMDB file)")
         }
-        var decoder = Decoder(bytes: bytes, base: metadataStart, pointerBase: metadataStart)
+        var decoder = MMDBDecoder(bytes: bytes, base: metadataStart, pointerBase: metadataStart)
         guard case .map(let metadata)? = try? decoder.value(at: metadataStart) else {
             throw PlaceDatabaseError(description: "\(name): its metadata is not a map")
         }
@@ -276,7 +276,7 @@ struct MMDBReader: PlaceSource {
     /// The data record of `address`, if the tree has one.
     func record(of address: IPAddress) -> [String: MMDBValue]? {
         guard let offset = recordOffset(of: address) else { return nil }
-        var decoder = Decoder(bytes: bytes, base: offset, pointerBase: dataStart)
+        var decoder = MMDBDecoder(bytes: bytes, base: offset, pointerBase: dataStart)
         guard case .map(let record)? = try? decoder.value(at: offset) else { return nil }
         return record
     }
@@ -326,7 +326,7 @@ indirect enum MMDBValue: Sendable, Equatable {
 
 /// The MMDB data section's decoder: a control byte (type, size), then the value; pointers resolved against the
 /// data section's start (the metadata's own start for the metadata).
-private struct Decoder {
+private struct MMDBDecoder {
     let bytes: [UInt8]
     let base: Int
     let pointerBase: Int
