@@ -215,6 +215,63 @@ import Testing
         }
     }
 
+    /// A day's visitor hashes and salt are deleted once the day is over (a visitor of yesterday is a new visitor
+    /// today), and the pruning keeps hours `--hourly-retention-days` and days `--click-retention-days`.
+    @Test(arguments: TestDatabase.allCases)
+    func visitorsAreForgottenWhenTheirDayIsOverAndCountsWhenTheirTimeIs(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind) { world in
+            try await world.serve(Self.configure) { api in
+                #expect(
+                    try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin).status
+                        == .created
+                )
+                let first = ClickCounter.day(world.clock.wallClock.milliseconds())
+                try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone)
+                _ = try await Self.report(api, people: 1)
+                #expect(try await world.sql("SELECT day FROM click_visitors").count == 1)
+                world.clock.advance(seconds: 86_400)
+                let second = ClickCounter.day(world.clock.wallClock.milliseconds())
+                try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone)
+                let totals = try await Self.report(api, people: 2)["totals"] as? [String: Any]
+                #expect(totals?["visitors"] as? Int == 2, "yesterday's visitor is today's new one: \(String(describing: totals))")
+                // The flush fetched tomorrow's salt and forgot yesterday's, and yesterday's visitors.
+                var days: [String] = []
+                for _ in 0..<100 {
+                    days = try await world.sql("SELECT day FROM click_visitors").map {
+                        try $0.decode(column: "day", as: String.self)
+                    }
+                    if days == [second] { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(days == [second])
+                let salted = try await world.sql("SELECT day FROM analytics_salts").map {
+                    try $0.decode(column: "day", as: String.self)
+                }
+                #expect(!salted.contains(first) && salted.contains(second) && salted.count == 2, "\(salted)")
+
+                // Two days on: hours and days of the first day are past a two-day retention; the second's are not.
+                let pruning = Pruning(
+                    database: world.database,
+                    clock: world.clock.wallClock,
+                    clickRetentionDays: 2,
+                    hourlyRetentionDays: 2
+                )
+                try await pruning.run(now: world.clock.wallClock.milliseconds() + 86_400_000)
+                for table in ["link_click_days", "link_click_facets", "link_clicks"] {
+                    let kept = try await world.sql("SELECT DISTINCT day FROM \(unsafeRaw: table)").map {
+                        try $0.decode(column: "day", as: String.self)
+                    }
+                    #expect(kept == [second], "\(table): \(kept)")
+                }
+                let hours = try await world.sql("SELECT hour FROM link_click_hours").map {
+                    try $0.decode(column: "hour", as: String.self)
+                }
+                #expect(hours.count == 1 && hours[0].hasPrefix(second), "\(hours)")
+                #expect(try await world.sql("SELECT day FROM click_visitors").isEmpty, "the day after, none is left")
+            }
+        }
+    }
+
     @Test func badQueriesAreRefusedWithTheirReason() async throws {
         try await ResetWorld.with(.sqlite) { world in
             try await world.serve(Self.configure) { api in
