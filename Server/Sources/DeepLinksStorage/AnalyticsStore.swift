@@ -7,7 +7,9 @@ import SQLKit
 /// day is over. The server's `ClickCounter` counts in memory and writes here in batches.
 package enum AnalyticsStore {
     /// The tables that hold a link's analytics (deleted with the link).
-    package static let tables = ["link_click_hours", "link_click_days", "link_click_facets", "click_visitors"]
+    package static let tables = [
+        "link_click_hours", "link_click_days", "link_click_facets", "click_visitors", "link_funnel",
+    ]
 
     /// A row to add: its key columns' values, then its counts (added to a row that is there).
     package typealias Row = [ClickCountStore.Field]

@@ -465,5 +465,23 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // The funnel after the clicks (FunnelStore): the app's opens and goals, installs, the reset journey's goal,
+        // per link ('' for none), day, kind and name; each app event's ID, so a retry is counted once.
+        Migration(version: 18, name: "opens, installs and goals") { sql, kind in
+            let compact = kind == .sqlite ? " WITHOUT ROWID" : ""
+            for statement in [
+                "CREATE TABLE app_events (id TEXT PRIMARY KEY, received_at BIGINT NOT NULL)\(compact)",
+                "CREATE INDEX app_events_received_at ON app_events(received_at)",
+                """
+                CREATE TABLE link_funnel (
+                    code TEXT NOT NULL, day TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+                    count BIGINT NOT NULL, PRIMARY KEY (code, day, kind, name)
+                )\(compact)
+                """,
+                "CREATE INDEX link_funnel_day ON link_funnel(day)",
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

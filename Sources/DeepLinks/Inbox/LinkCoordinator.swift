@@ -52,7 +52,7 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         }
     }
 
-    /// Why a link was not carried out, for ``init(table:configuration:timeout:heldWarning:eventLimit:clock:log:requirements:resolve:confirm:onUnhandled:deliver:)``'s
+    /// Why a link was not carried out, for ``init(table:configuration:timeout:heldWarning:eventLimit:clock:log:requirements:resolve:confirm:onUnhandled:reporter:deliver:)``'s
     /// `onUnhandled`: open it in Safari when the app cannot, say what failed, or ignore it.
     public enum Unhandled: Sendable {
         /// No route takes it (another app's scheme, a path the app does not know, a bad parameter).
@@ -78,6 +78,10 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     private let deliver: @Sendable (Destination) async throws -> Void
     private let heldWarning: Duration
     private let log: @Sendable (Event) -> Void
+    /// Told of each link carried out, with the channel it first came by (``LinkReporter``); nil: nobody.
+    private let reporter: LinkReporter?
+    /// The channel each URL held or in flight first came by, for the reporter (a twin's is the same link's).
+    private var channels: [String: LinkChannel] = [:]
     /// Links whose `deliver` threw ``LinkDeliveryError/notReady(_:)``, in order: carried out again at `setReady(true)`.
     private var waiting: [(url: String, match: RouteMatch<Destination>, since: Duration)] = []
     /// The held links already reported by a ``Event/held(link:waitingFor:)`` event, by arrival number (or, for
@@ -134,6 +138,8 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     ///   - onUnhandled: a link that was not carried out, with why: the URL as it came (it may hold a secret:
     ///     open it, never log it). A universal link the app cannot route belongs in Safari (`UIApplication`'s
     ///     `open(_:)` with `universalLinksOnly: false` sends it there). Twins of a handled link are not reported.
+    ///   - reporter: told of each link carried out (``LinkReporter``: one `opened` event to the server per link,
+    ///     never a parameter value); nil, the default, tells no one.
     ///   - deliver: carries the destination out (compute a ``NavigationPlan``, hand it to the adapter). It throws
     ///     ``LinkDeliveryError/notReady(_:)`` when the UI cannot show it yet (`UIKitNavigator` finds no tab bar
     ///     behind a sign-in root): the link, and every later one, waits for the next `setReady(true)`. Any other
@@ -151,9 +157,11 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         resolve: @escaping @Sendable (Destination) async throws -> Destination = { $0 },
         confirm: @escaping @Sendable (Destination) async -> Bool = { _ in false },
         onUnhandled: @escaping @Sendable (_ url: String, Unhandled) async -> Void = { _, _ in },
+        reporter: LinkReporter? = nil,
         deliver: @escaping @Sendable (Destination) async throws -> Void
     ) {
         self.table = table
+        self.reporter = reporter
         self.heldWarning = heldWarning
         self.log = log
         self.inbox = LinkInbox(configuration: configuration)
@@ -257,6 +265,7 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
             case .success(let match):
                 // Matched once: the inbox answers each delivery with exactly one handle or drop, which uses it.
                 matches[url] = (match, (matches[url]?.held ?? 0) + 1)
+                if channels[url] == nil { channels[url] = channel }
                 perform(inbox.receive(url, via: channel, at: time, requires: requirements(match.destination)))
             }
         case .ready(let ready):
@@ -292,6 +301,10 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
             switch action {
             case .drop(_, let reason):
                 record(.dropped(link: "\(entry.match)", reason))
+                // Nothing of this URL held or in flight any more: its channel goes (a later sighting is new).
+                if matches[delivery.url] == nil, inFlight?.links.contains(where: { $0.url == delivery.url }) != true {
+                    channels[delivery.url] = nil
+                }
                 switch reason {
                 case .duplicate: break  // its twin is the one handled
                 case .expired: report(delivery.url, .expired)
@@ -413,12 +426,14 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         switch result {
         case nil:
             record(.delivered(route: match.routeName, link: "\(match)"))
+            reporter?.opened(url: url, route: match.routeName, channel: channels.removeValue(forKey: url) ?? .onOpenURL)
         case .notReady(let reason):
             record(.notReady(link: "\(match)", reason: reason))
             // The UI cannot show links now: this one and every later one wait for the next `setReady(true)`.
             waiting.append((url, match, elapsed()))
             perform(inbox.setReady(false, at: elapsed()))
         case .undeliverable(let reason):
+            channels[url] = nil
             record(.undeliverable(link: "\(match)", reason: reason))
             report(url, .undeliverable(reason))
         }

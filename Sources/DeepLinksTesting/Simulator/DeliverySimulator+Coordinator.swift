@@ -96,6 +96,12 @@ extension DeliverySimulator {
 
         let clock = TestClock()
         let recorder = Recorder<Destination>()
+        // The app's opt-in reporter, to a server that takes every batch: one `opened` per link carried out.
+        let reports = ReportedOpens()
+        let reporter = LinkReporter(server: "https://links.example.com", linkDomains: [], clock: clock) { body, _ in
+            await reports.add(body)
+            return 200
+        }
         let requirements: Set<String> = knobs.signedInAfter == nil ? [] : ["signedIn"]
         let resolves = knobs.resolves
         // One coordinator for the app (key 0), or one per scene, made when its scene's first callback comes.
@@ -112,6 +118,7 @@ extension DeliverySimulator {
                     return await recorder.resolved(destination)
                 },
                 onUnhandled: { await recorder.unhandled($0, $1, scene: scene) },
+                reporter: reporter,
                 deliver: { await recorder.delivered($0, scene: scene) }
             )
             // A scene on screen is active; a new window becomes active through its own callbacks.
@@ -152,6 +159,11 @@ extension DeliverySimulator {
 
         var violations: [String] = []
         let deliveries = await recorder.deliveries
+        await reporter.settle()
+        let opened = await reports.opened
+        if opened != deliveries.count {
+            violations.append("the reporter sent \(opened) opened events for \(deliveries.count) links carried out")
+        }
         // A newer link cancels a resolution in flight (a second tap wins): the older link goes to `onUnhandled`,
         // not to the screen. It is accounted for, not lost; any other unhandled link is a violation.
         var cancelled: [(url: String, index: Int, scene: Int)] = []
@@ -279,6 +291,19 @@ extension DeliverySimulator {
         func resolved(_ destination: Destination) async -> Destination {
             await Task.yield()
             return destination
+        }
+    }
+}
+
+/// The `opened` events the simulated app's reporter sent, counted from the batches' JSON.
+actor ReportedOpens {
+    private(set) var opened = 0
+
+    func add(_ body: [UInt8]) {
+        let needle = Array(#""type":"opened""#.utf8)
+        guard body.count >= needle.count else { return }
+        for start in 0...(body.count - needle.count) where body[start..<start + needle.count].elementsEqual(needle) {
+            opened += 1
         }
     }
 }

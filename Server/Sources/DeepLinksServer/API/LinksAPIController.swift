@@ -23,6 +23,7 @@ struct LinksAPIController: Sendable {
             .get(":code/stats", use: stats)
             .get(":code/stats.html", use: statsPage)
             .get(":code/analytics", use: analytics)
+            .get(":code/funnel", use: funnel)
             .get(":code/qr", use: qrCode)
         routes.group(.editor, .links, access: access)
             .post(use: create)
@@ -37,6 +38,20 @@ struct LinksAPIController: Sendable {
         let all = RouteCollection(context: AppRequestContext.self)
         all.group(.viewer, .links, access: access).get(use: allAnalytics)
         router.addRoutes(all, atPath: "/v1/analytics")
+        let funnels = RouteCollection(context: AppRequestContext.self)
+        funnels.group(.viewer, .links, access: access).get(use: allFunnel)
+        router.addRoutes(funnels, atPath: "/v1/funnel")
+    }
+
+    /// The link's funnel (``FunnelReport``): JSON, or CSV with `format=csv`.
+    @Sendable func funnel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let link = try await store.existing(context)
+        return try await FunnelReport.response(code: link.code, request: request, store: store)
+    }
+
+    /// Every link's funnel, the reset journey's goal included.
+    @Sendable func allFunnel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try await FunnelReport.response(code: nil, request: request, store: store)
     }
 
     /// Every link's analytics, with the top links (``AnalyticsReport``): JSON, or CSV with `format=csv`.
@@ -302,6 +317,26 @@ extension AnalyticsReport {
         guard format == "csv" else { return try JSONResponse.make(.ok, report) }
         var response = LinkTransfer.csvFile(report.csv)
         response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
+        return response
+    }
+}
+
+extension FunnelReport {
+    /// The funnel over the days `from` to `to` the query names (the last 30 by default), as JSON or CSV.
+    static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let format = parameters["format"] ?? "json"
+        guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
+        for name in parameters.keys where !["from", "to", "format"].contains(name) {
+            throw APIError.invalidParameter(name, "is not a parameter of the funnel (from, to, format)")
+        }
+        let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
+        let report = try await make(code: code, from: query.from, to: query.to, database: store.database)
+        guard format == "csv" else { return try JSONResponse.make(.ok, report) }
+        var response = LinkTransfer.csvFile(report.csv)
+        let name = ["funnel", code ?? "all-links", query.from, query.to].joined(separator: "-")
+        response.headers[.contentDisposition] = "attachment; filename=\"\(name).csv\""
         return response
     }
 }

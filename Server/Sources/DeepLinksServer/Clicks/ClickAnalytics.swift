@@ -43,31 +43,48 @@ final class ClickAnalytics: Sendable {
         (self.placeSetting, self.scanners) = (placeSetting, scanners)
     }
 
-    /// The facts of a click by `agent` on `code` at `milliseconds`.
-    func facts(
-        code: String,
-        platform: ClientPlatform,
-        agent: AgentText,
-        headers: HTTPFields,
-        peer: SocketAddress?,
-        at milliseconds: Int64
-    ) -> ClickFacts {
-        let client = proxies.clientAddress(peer: peer, headers: headers)
-        let address = IPAddress(client)
-        let visitorClass = VisitorClass(platform: platform, agent: agent, address: address, scanners: scanners)
-        var place: Place?
-        if let countryHeader, let value = headers[countryHeader], proxies.trusts(peer: peer) {
-            place = RuleVisitor.countryCode(value).map { Place(country: $0) }
-        } else if let address {
-            place = Places.source(placeSetting)?.place(of: address)
+    /// What a batch of clicks reads once: each agent's bytes, device and scanner, each address's place and
+    /// scanner, each day's key.
+    struct Cache {
+        var agents: [String: (text: AgentText, device: [ClientPlatform: Device], scanner: Bool)] = [:]
+        var addresses: [String: (address: IPAddress?, place: Place?, scanner: Bool)] = [:]
+        var keys: [String: SymmetricKey?] = [:]
+    }
+
+    /// The facts of a recorded click (``ClickCounter/RawClick``), off the request's path.
+    func facts(of click: ClickCounter.RawClick, cache: inout Cache) -> ClickFacts {
+        let agentString = click.headers[.userAgent] ?? ""
+        var agent = cache.agents[agentString] ?? (AgentText(agentString), [:], false)
+        if cache.agents[agentString] == nil {
+            agent.scanner = scanners.scanner(agent: agent.text) != nil
         }
-        let key = salts.withLock { $0[ClickCounter.day(milliseconds)] }
-        let visitor = key.map { Self.visitor(code: code, client: client, agent: agent, key: $0) }
+        let device = agent.device[click.platform] ?? Device(platform: click.platform, agent: agent.text)
+        agent.device[click.platform] = device
+        cache.agents[agentString] = agent
+        let client = proxies.clientAddress(peer: click.peer, headers: click.headers)
+        let known =
+            cache.addresses[client]
+            ?? {
+                let address = IPAddress(client)
+                let place = address.flatMap { Places.source(placeSetting)?.place(of: $0) }
+                let scanner = address.map { scanners.scanner(address: $0) != nil } ?? false
+                return (address, place, scanner)
+            }()
+        cache.addresses[client] = known
+        let visitorClass: VisitorClass =
+            agent.scanner || known.scanner ? .scanners : click.platform == .previewBot ? .previews : .people
+        var place = known.place
+        if let countryHeader, let value = click.headers[countryHeader], proxies.trusts(peer: click.peer) {
+            place = RuleVisitor.countryCode(value).map { Place(country: $0) }
+        }
+        let day = ClickCounter.day(click.milliseconds)
+        let key = cache.keys[day] ?? salts.withLock { $0[day] }
+        cache.keys[day] = .some(key)
         return ClickFacts(
             visitorClass: visitorClass,
-            visitor: visitor,
+            visitor: key.map { Self.visitor(code: click.code, client: client, agent: agent.text, key: $0) },
             place: place,
-            device: Device(platform: platform, agent: agent)
+            device: device
         )
     }
 
@@ -100,8 +117,12 @@ final class ClickAnalytics: Sendable {
             fresh[day] = Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()
         }
         let stored = try await AnalyticsStore.salts(for: days, fresh: fresh, database: database)
+        let yesterday = ClickCounter.day(now - 86_400_000)
         salts.withLock { known in
-            known = stored.compactMapValues { Data(base64Encoded: $0).map { SymmetricKey(data: $0) } }
+            // Yesterday's key stays in memory (never stored again) for clicks recorded before midnight and
+            // counted after it.
+            known = known.filter { $0.key >= yesterday }
+            for (day, salt) in stored { known[day] = Data(base64Encoded: salt).map { SymmetricKey(data: $0) } }
         }
         try await AnalyticsStore.forgetVisitors(before: today, database: database)
     }

@@ -1,6 +1,8 @@
 import DeepLinksJSON
 import DeepLinksStorage
 import Foundation
+import HTTPTypes
+import NIOCore
 import Prometheus
 import Synchronization
 
@@ -77,7 +79,20 @@ final class ClickCounter: Sendable {
         let visitorClass: VisitorClass
     }
 
+    /// A click as the redirect leaves it when the analytics are on: the request's headers (retained, not
+    /// copied) and peer, read by the flush job (``absorb()``), off the request's path, then dropped. Never written.
+    struct RawClick: Sendable {
+        let code: String
+        let platform: ClientPlatform
+        let source: ClickSource
+        let rule: RuleHit?
+        let headers: HTTPFields
+        let peer: SocketAddress?
+        let milliseconds: Int64
+    }
+
     private struct Pending {
+        var raw: [RawClick] = []
         var clicks: [Key: Int64] = [:]
         var referrers: [ReferrerKey: Int64] = [:]
         var rules: [RuleKey: Int64] = [:]
@@ -90,7 +105,7 @@ final class ClickCounter: Sendable {
     private let pending = Mutex(Pending())
 
     /// The clicks counted and not written yet.
-    var unwritten: Int64 { pending.withLock { $0.clicks.values.reduce(0, +) } }
+    var unwritten: Int64 { pending.withLock { Int64($0.raw.count) + $0.clicks.values.reduce(0, +) } }
     /// The (link, referring host) pairs seen today by this server: past ``maxReferrerPairs`` a new pair counts as
     /// `other`, so made-up Referer headers cannot grow the table (or this set) without bound.
     private let referrerPairs = Mutex<(day: String, seen: Set<ReferrerKey>)>(("", []))
@@ -166,6 +181,34 @@ final class ClickCounter: Sendable {
         metrics?.clicksCounted[visitorClass]?.increment()
     }
 
+    /// A click to count with the analytics (``RawClick``): on the request's path, one append.
+    func record(_ click: RawClick) {
+        pending.withLock { $0.raw.append(click) }
+    }
+
+    /// Counts the raw clicks recorded since the last call: their facts made (``ClickAnalytics/facts(of:cache:)``,
+    /// each agent and address read once per batch), then counted as ``count(code:platform:source:referrer:rule:facts:at:)``
+    /// counts. The flush job's work, every second.
+    func absorb() {
+        let raws = pending.withLock { pending in
+            defer { pending.raw = [] }
+            return pending.raw
+        }
+        guard !raws.isEmpty, let analytics else { return }
+        var cache = ClickAnalytics.Cache()
+        for raw in raws {
+            count(
+                code: raw.code,
+                platform: raw.platform,
+                source: raw.source,
+                referrer: Self.referrerHost(raw.headers[.referer]),
+                rule: raw.rule,
+                facts: analytics.facts(of: raw, cache: &cache),
+                at: raw.milliseconds
+            )
+        }
+    }
+
     /// The facets a click is counted under: its place (country, and region and city where known), OS, browser
     /// and in-app browser (`none` outside one). None for a preview fetcher: it has no place or device worth a row.
     static func facets(_ facts: ClickFacts, code: String, day: String) -> [FacetKey] {
@@ -238,6 +281,7 @@ final class ClickCounter: Sendable {
     /// The background job's flush (every second): ``flush()`` when the counts are few or have waited
     /// ``spacing`` since the last flush.
     func flushIfDue(now: ContinuousClock.Instant = .now) async throws {
+        absorb()
         let few = pending.withLock {
             $0.clicks.count + $0.referrers.count + $0.rules.count + $0.hours.count + $0.facets.count
                 < Self.rowsPerStatement
@@ -256,8 +300,9 @@ final class ClickCounter: Sendable {
     /// of 10M links). Never one statement per key. Counts for a link that no longer exists are dropped; what is not
     /// written when a statement fails is kept for the next flush.
     func flush() async throws {
+        absorb()
         let taken = pending.withLock { pending in
-            defer { pending = Pending() }
+            defer { pending = Pending(raw: pending.raw) }
             return pending
         }
         let (batch, referrers) = (taken.clicks, taken.referrers)

@@ -19,6 +19,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var domains: [String]
     /// The numeric App Store identifier (the digits of `id1234567890`), when the app is published.
     public var appStoreID: String?
+    /// App Store Connect's provider token (the `pt` of a campaign link, digits): with it, every App Store address
+    /// the server gives carries `pt` and a campaign token (``appStoreURL(campaign:)``).
+    public var appStoreProviderToken: String?
     /// The app's display name, used on web pages and in mail.
     public var displayName: String
     /// The app's routes; the association file lists the paths of those that accept universal links.
@@ -250,6 +253,13 @@ public struct AppConfiguration: Sendable, Equatable {
                 "\(key).appStoreID: '\(storeID)' is not the numeric App Store ID (digits only, without 'id')"
             )
         }
+        if let token = app.appStoreProviderToken,
+            !(token.allSatisfy({ $0.isASCII && $0.isNumber }) && (1...20).contains(token.count))
+        {
+            problems.append(
+                "\(key).appStoreProviderToken: '\(token)' is not App Store Connect's provider token (digits, the pt= of a campaign link)"
+            )
+        }
         var android: AndroidApp?
         if let file = app.android {
             let candidate = AndroidApp(
@@ -284,6 +294,7 @@ public struct AppConfiguration: Sendable, Equatable {
             displayName: app.displayName ?? bundleID
         )
         configuration.routes = routes
+        configuration.appStoreProviderToken = app.appStoreProviderToken
         configuration.excludedPaths = app.excludedPaths ?? []
         if let web = app.webURL {
             let parts = try? URLParts(parsing: web, limits: URLLimits.webDestination)
@@ -422,5 +433,39 @@ extension DecodingError {
         case is [Any].Type: "an array"
         default: "an object"
         }
+    }
+}
+
+extension AppConfiguration {
+    /// The most characters App Store Connect takes in a campaign token.
+    static let campaignTokenLength = 30
+
+    /// The app's App Store address, nil when it has no App Store ID. With a provider token, a campaign link App
+    /// Analytics attributes (`?pt=PROVIDER&ct=CAMPAIGN&mt=8`): `campaign` as App Store Connect allows it (letters,
+    /// digits, spaces and its punctuation, at most 30 characters, no space at either end; anything else becomes
+    /// `-`).
+    func appStoreURL(campaign: String) -> String? {
+        guard let id = appStoreID else { return nil }
+        let base = "https://apps.apple.com/app/id\(id)"
+        guard let provider = appStoreProviderToken else { return base }
+        guard let token = Self.campaignToken(campaign) else { return base + "?pt=\(provider)&mt=8" }
+        return base + "?pt=\(provider)&ct=\(PercentEncoding.encode(token))&mt=8"
+    }
+
+    /// `campaign` as a campaign token App Store Connect takes; nil when nothing is left.
+    static func campaignToken(_ campaign: String) -> String? {
+        let allowed = Set("[]/\\-~+=<>:;,._'\"*&$%#@?!|{}() ")
+        let mapped = campaign.prefix(campaignTokenLength).map { character -> Character in
+            (character.isASCII && (character.isLetter || character.isNumber)) || allowed.contains(character)
+                ? character : "-"
+        }
+        let token = String(mapped).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// What the Smart App Banner's `affiliate-data` carries for the same attribution (`ct=...&pt=...`), or nil.
+    func bannerCampaign(_ campaign: String) -> String? {
+        guard let provider = appStoreProviderToken, let token = Self.campaignToken(campaign) else { return nil }
+        return "ct=\(PercentEncoding.encode(token))&pt=\(provider)"
     }
 }

@@ -7,6 +7,8 @@ public struct AppConfigurationFile: Codable, Sendable, Equatable {
         public var customScheme: String?
         public var domains: [String]?
         public var appStoreID: String?
+        /// App Store Connect's provider token (`pt`, digits), for campaign links App Analytics attributes.
+        public var appStoreProviderToken: String?
         public var displayName: String?
         /// The app's route manifest (JSON exported by `RouteTable.manifest`), relative to this file.
         public var routes: String?

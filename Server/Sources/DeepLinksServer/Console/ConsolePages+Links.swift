@@ -100,6 +100,7 @@ extension ConsolePages {
             ("Preview description", link.preview.description), ("Preview image", link.preview.image),
             ("Passes the click's query on", link.passQuery ? "yes" : "no"),
             ("Expires (UTC)", link.expiresAt.map(formatted)), ("After expiry", link.expiredURL),
+            ("App Store campaign", link.campaign),
         ]
         let details: HTML = fields.compactMap { name, value in
             value.map { "<tr><th scope=\"row\">\(name)</th><td>\($0)</td></tr>" as HTML }
@@ -205,6 +206,7 @@ extension ConsolePages {
                 <label class="check"><input type="checkbox" name="passQuery" value="on"\(values["passQuery"] == "on" ? " checked" : "")> Pass the click's query (utm_*) on to the destination</label>
                 \(field("expiresAt", "Expires (UTC)", type: "datetime-local"))
                 \(field("expiredURL", "After expiry", type: "url"))
+                \(field("campaign", "App Store campaign", help: "The ct App Store Connect attributes installs to: up to 30 characters; without it, the link's code"))
                 <p><button type="submit" id="save">Save</button></p>
                 \(rulesEditor(values: values, problems: problems))
                 \(reach.map { "<section aria-labelledby=\"reach-title\"><h2 id=\"reach-title\">Where each platform goes</h2>\($0)</section>" } ?? "")

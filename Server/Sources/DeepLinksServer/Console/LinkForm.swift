@@ -22,7 +22,7 @@ struct LinkForm: Sendable, Equatable {
             "destinations.desktop": link.destinations.desktop ?? "",
             "destinations.fallback": link.destinations.fallback ?? "", "preview.title": link.preview.title ?? "",
             "preview.description": link.preview.description ?? "", "preview.image": link.preview.image ?? "",
-            "expiredURL": link.expiredURL ?? "",
+            "expiredURL": link.expiredURL ?? "", "campaign": link.campaign ?? "",
             "expiresAt": link.expiresAt.map { UTCDate.formatted($0, form: true) } ?? "",
         ]
         if link.passQuery { values["passQuery"] = "on" }
@@ -60,6 +60,7 @@ struct LinkForm: Sendable, Equatable {
         )
         link.passQuery = values["passQuery"] == "on"
         link.expiredURL = text("expiredURL")
+        link.campaign = text("campaign")
         if let expiry = text("expiresAt") {
             if let milliseconds = UTCDate.parse(expiry) {
                 link.expiresAt = milliseconds

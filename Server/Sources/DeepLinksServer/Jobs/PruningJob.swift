@@ -69,5 +69,7 @@ final class Pruning: BackgroundJob {
         try await AnalyticsStore.prune(hoursBefore: firstHour, daysBefore: cutoffs.clicksFrom, database: database)
         // The visitor hashes and salts of days that are over (the click flush forgets them too, at midnight).
         try await AnalyticsStore.forgetVisitors(before: ClickCounter.day(now), database: database)
+        // App event IDs a week (a retry comes within hours); funnel counts as long as click counts.
+        try await FunnelStore.prune(eventsBefore: now - 7 * day, daysBefore: cutoffs.clicksFrom, database: database)
     }
 }

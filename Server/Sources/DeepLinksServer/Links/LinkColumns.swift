@@ -40,6 +40,7 @@ struct LinkColumn: Sendable {
             link.expiresAt = expiry
         },
         text("expiredURL", \.expiredURL),
+        text("campaign", \.campaign),
         LinkColumn(name: "rules", write: { $0.rules.map(LinkRule.json) }) {
             link,
             text throws(LinkColumnProblem) in

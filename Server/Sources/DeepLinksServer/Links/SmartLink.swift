@@ -25,9 +25,12 @@ package struct SmartLink: Sendable, Codable, Equatable {
     /// with rules may have neither route nor fallback: when no rule matches, it has ended (past every rule's
     /// window) or has nothing for that visitor.
     package var rules: [LinkRule]?
+    /// The campaign token App Store Connect's App Analytics attributes the link's installs to (`ct` of every App
+    /// Store address the link gives); nil: the link's code.
+    package var campaign: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL, rules
+        case code, app, route, destinations, preview, passQuery, expiresAt, expiredURL, rules, campaign
     }
 
     /// Set (to `true`) in a decoder's `userInfo` to read a stored document without refusing fields this version
@@ -71,6 +74,7 @@ package struct SmartLink: Sendable, Codable, Equatable {
         }
         expiredURL = try container.decodeIfPresent(String.self, forKey: .expiredURL)
         rules = try container.decodeIfPresent([LinkRule].self, forKey: .rules).flatMap { $0.isEmpty ? nil : $0 }
+        campaign = try container.decodeIfPresent(String.self, forKey: .campaign)
     }
 
     package init(code: String, route: String?) {

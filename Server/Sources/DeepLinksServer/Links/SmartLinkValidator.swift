@@ -79,6 +79,11 @@ struct SmartLinkValidator: Sendable {
                 "route: a path starting with '/' (the app's destination, as /post/10), or no route and a destinations.fallback (a web link)"
             )
         }
+        if let campaign = link.campaign, AppConfiguration.campaignToken(campaign) != campaign {
+            problems.append(
+                "campaign: at most \(AppConfiguration.campaignTokenLength) letters, digits, spaces (not first or last) and App Store Connect's punctuation ([]/\\-~+=<>:;,._'\"*&$%#@?!|{}())"
+            )
+        }
         if let app = link.app, manifests[app] == nil {
             problems.append(
                 "app: '\(app)' is not the bundle ID of a configured app (\(manifests.keys.sorted().joined(separator: ", ")))"

@@ -157,5 +157,10 @@ extension PasswordResetService {
             on: sql
         )
         try await audit("reset.succeeded", account: live.accountID, client: client, on: sql)
+        // The reset journey's own goal, in the funnel of every link (`GET /v1/funnel`), without the app saying so.
+        try await FunnelStore.add(
+            .init(code: "", day: ClickCounter.day(clock.milliseconds()), kind: .goal, name: "password_changed"),
+            on: sql
+        )
     }
 }

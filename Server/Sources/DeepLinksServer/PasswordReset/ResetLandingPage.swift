@@ -20,6 +20,8 @@ struct ResetLandingPage: Sendable {
     let lifetimeMinutes: Int64
 
     var reset: PasswordResetRoute { links.reset }
+    /// The App Store campaign of the reset page's "Get the app".
+    static let campaign = "password-reset"
 
     func register(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
@@ -83,11 +85,12 @@ struct ResetLandingPage: Sendable {
         let name = app.displayName
         let banner: HTML =
             app.appStoreID.map {
-                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(links.page)">"#
+                let affiliate: HTML = app.bannerCampaign(Self.campaign).map { ", affiliate-data=\($0)" } ?? ""
+                return #"<meta name="apple-itunes-app" content="app-id=\#($0)\#(affiliate), app-argument=\#(links.page)">"#
             } ?? ""
         let store: HTML =
-            app.appStoreID.map {
-                #"<p class="store">No app yet? <a href="https://apps.apple.com/app/id\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"#
+            app.appStoreURL(campaign: Self.campaign).map {
+                #"<p class="store">No app yet? <a href="\#($0)" rel="noreferrer noopener">Get \#(name) on the App Store</a>.</p>"#
             } ?? ""
         let path = reset.path
         return PageShell.document(

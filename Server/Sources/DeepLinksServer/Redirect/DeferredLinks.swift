@@ -47,6 +47,11 @@ struct DeferredLinks: Sendable {
                 }
                 guard expiresAt > now else { return nil }
                 try await events?.enqueue("deferred.redeemed", .object(["code": .string(code)]), on: sql)
+                // An install the link brought (the token is taken once: counted once, on any replica).
+                try await FunnelStore.add(
+                    .init(code: code, day: ClickCounter.day(now), kind: .install, name: ""),
+                    on: sql
+                )
                 return code
             }
             return nil

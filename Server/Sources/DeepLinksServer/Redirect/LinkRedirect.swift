@@ -127,23 +127,29 @@ struct LinkRedirect: Sendable {
         // redirect at once (the same page for both, a rule without a platform) is counted now, as mac-or-ipad.
         let asked = platform == .macOrIPad && response.status != .found
         if counting, !onLandingDomain, !asked, !Self.optsOut(request) {
-            let now = clock.milliseconds()
-            clicks.count(
-                code: code,
-                platform: platform,
-                source: source,
-                referrer: ClickCounter.referrerHost(request.headers[.referer]),
-                rule: hit,
-                facts: clicks.analytics?.facts(
+            if clicks.analytics != nil {
+                // The analytics read the request in the flush job, off this path: here, one append.
+                clicks.record(
+                    .init(
+                        code: code,
+                        platform: platform,
+                        source: source,
+                        rule: hit,
+                        headers: request.headers,
+                        peer: peer(),
+                        milliseconds: clock.milliseconds()
+                    )
+                )
+            } else {
+                clicks.count(
                     code: code,
                     platform: platform,
-                    agent: agent,
-                    headers: request.headers,
-                    peer: peer(),
-                    at: now
-                ),
-                at: now
-            )
+                    source: source,
+                    referrer: ClickCounter.referrerHost(request.headers[.referer]),
+                    rule: hit,
+                    at: clock.milliseconds()
+                )
+            }
         }
         return response
     }

@@ -140,7 +140,7 @@ extension LinkPolicy {
                 if let play = app.android?.playStoreURL { return .redirect(play) }
                 return .redirect(link.destinations.android ?? link.destinations.fallback ?? appURL(link))
             }
-            if let id = app.appStoreID { return .redirect(Self.appStoreURL(id)) }
+            if let store = app.appStoreURL(campaign: link.campaign ?? link.code) { return .redirect(store) }
             return app.android.map { .redirect($0.playStoreURL) } ?? .landing(web: nil)
         }
     }

@@ -97,14 +97,15 @@ enum SmartLinkPages {
             actions.append(
                 #"<p><a class="button secondary" href="\#(android.playStoreURL)" rel="noopener">Get \#(name) on Google Play</a></p>"#
             )
-        } else if let store = app.appStoreID {
+        } else if let store = app.appStoreID, let storeURL = app.appStoreURL(campaign: link.campaign ?? link.code) {
+            let affiliate: HTML = app.bannerCampaign(link.campaign ?? link.code).map { ", affiliate-data=\($0)" } ?? ""
             head +=
                 "\n"
-                + #"<meta name="apple-itunes-app" content="app-id=\#(store), app-argument=\#(short)">"#
+                + #"<meta name="apple-itunes-app" content="app-id=\#(store)\#(affiliate), app-argument=\#(short)">"#
             // deferred.js leaves the link on the pasteboard on the way (DeferredLinks); without script, a plain link.
             let deferred: HTML = stored ? #" id="get-app" data-deferred="/v1/links/\#(link.code)/deferred""# : ""
             actions.append(
-                #"<p><a class="button secondary"\#(deferred) href="https://apps.apple.com/app/id\#(store)" rel="noopener">Get \#(name) on the App Store</a></p>"#
+                #"<p><a class="button secondary"\#(deferred) href="\#(storeURL)" rel="noopener">Get \#(name) on the App Store</a></p>"#
             )
             if stored { head += "\n" + #"<script src="/assets/deferred.js" defer></script>"# }
         }
@@ -261,9 +262,9 @@ enum SmartLinkPages {
         let scans = perDay.values.reduce(0) { $0 + $1.scans }
         guard !rows.isEmpty else { return #"<p id="chart">No clicks yet.</p>"# }
         return """
-            <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches are counted apart.</p>
+            <p>\(total) clicks by people (\(scans) of them from the QR code); link-preview fetches and mail security scanners are counted apart.</p>
             <svg id="chart" role="img" aria-label="Clicks per day\(grouping)" width="100%" height="\(height + 24)" shape-rendering="crispEdges">\(bars.joined())</svg>
-            <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Preview fetches</th></tr></thead><tbody>\(table)</tbody></table>
+            <table><thead><tr><th>Day</th><th>Clicks</th><th>From the QR code</th><th>Previews and scanners</th></tr></thead><tbody>\(table)</tbody></table>
             """
     }
 
@@ -316,13 +317,17 @@ enum SmartLinkPages {
     /// Smart App Banner whose Open hands the app this very URL.
     /// An app path opened in a browser: the store of the visitor's platform (Google Play on Android, never Apple's
     /// store there), and the Smart App Banner for Safari.
+    /// The App Store campaign of an app path opened without the app (no short link to name one).
+    static let appPathCampaign = "app-path"
+
     static func appPath(_ app: AppConfiguration, url: String, platform: ClientPlatform) -> HTML {
         let name = app.displayName
         let banner: HTML =
             platform == .android
             ? ""
             : app.appStoreID.map {
-                #"<meta name="apple-itunes-app" content="app-id=\#($0), app-argument=\#(url)">"#
+                let affiliate: HTML = app.bannerCampaign(Self.appPathCampaign).map { ", affiliate-data=\($0)" } ?? ""
+                return #"<meta name="apple-itunes-app" content="app-id=\#($0)\#(affiliate), app-argument=\#(url)">"#
             } ?? ""
         let store: HTML
         if platform == .android {
@@ -332,8 +337,8 @@ enum SmartLinkPages {
                 } ?? "<p>\(name) is not available for Android.</p>"
         } else {
             store =
-                app.appStoreID.map {
-                    #"<p><a class="button" href="https://apps.apple.com/app/id\#($0)" rel="noopener">Get \#(name) on the App Store</a></p>"#
+                app.appStoreURL(campaign: Self.appPathCampaign).map {
+                    #"<p><a class="button" href="\#($0)" rel="noopener">Get \#(name) on the App Store</a></p>"#
                 } ?? ""
         }
         return page(

@@ -6,16 +6,6 @@ import Foundation
 /// first: Microsoft's Safe Links sends a browser's agent from its own addresses.
 package enum VisitorClass: String, Sendable, CaseIterable, Codable {
     case people, scanners, previews
-
-    init(platform: ClientPlatform, agent: AgentText, address: IPAddress?, scanners: ScannerList = .builtIn) {
-        if scanners.scanner(agent: agent, address: address) != nil {
-            self = .scanners
-        } else if platform == .previewBot {
-            self = .previews
-        } else {
-            self = .people
-        }
-    }
 }
 
 /// The mail security scanners (`scanners.json`, compiled in): each by the tokens of its agent, the networks it
@@ -51,11 +41,14 @@ package struct ScannerList: Sendable {
     // swift-format-ignore: NeverUseForceTry
     static let builtIn = try! ScannerList(json: PackageResources.scanners_json)
 
-    /// The scanner a request comes from, by its agent or its address, if any.
-    func scanner(agent: AgentText, address: IPAddress?) -> String? {
+    /// The scanner an agent names (or a blank agent is), if any.
+    func scanner(agent: AgentText) -> String? {
         if agent.bytes.isEmpty { return blankAgent }
-        if let found = tokens.first(where: { agent.has($0.bytes) }) { return found.name }
-        guard let address else { return nil }
-        return networks.first { $0.network.contains(address) }?.name
+        return tokens.first { agent.has($0.bytes) }?.name
+    }
+
+    /// The scanner whose published networks hold `address`, if any.
+    func scanner(address: IPAddress) -> String? {
+        networks.first { $0.network.contains(address) }?.name
     }
 }
