@@ -27,17 +27,25 @@ extension View {
     ///     `LinkRelay.shared.setCondition("signedIn", holds: true)`.
     ///   - onUnhandled: a link not carried out, with why. Default: a universal link no route takes opens in
     ///     Safari (it is a page of your site the app has no screen for); nothing else.
+    ///   - reporter: tells the deeplinks server what the app opened (`LinkReporter`, opt-in; DeepLinksUIKit's
+    ///     `LinkReporter.urlSession(server:linkDomains:)` on iOS); nil, the default, tells no one.
     ///   - deliver: shows the destination (on the main actor).
     public func deepLinks<Destination: Sendable>(
         _ table: RouteTable<Destination>,
         requirements: @escaping @Sendable (Destination) -> Set<String> = { _ in [] },
         onUnhandled: @escaping @Sendable (_ url: String, LinkCoordinator<Destination>.Unhandled) async -> Void =
             openRejectedUniversalLinks,
+        reporter: LinkReporter? = nil,
         deliver: @escaping @MainActor @Sendable (Destination) -> Void
     ) -> some View {
         modifier(DeepLinksModifier(receiver: LinkRelay.shared))
             .onAppear {
-                LinkRelay.shared.start(table, requirements: requirements, onUnhandled: onUnhandled) { destination in
+                LinkRelay.shared.start(
+                    table,
+                    requirements: requirements,
+                    onUnhandled: onUnhandled,
+                    reporter: reporter
+                ) { destination in
                     await deliver(destination)
                 }
                 LinkRelay.shared.setReady(true)

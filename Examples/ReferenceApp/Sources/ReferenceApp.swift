@@ -11,13 +11,19 @@ import SwiftUI
 struct ReferenceApp: App {
     @UIApplicationDelegateAdaptor(DeepLinksAppDelegate.self) private var appDelegate
     @StateObject private var model = AppModel()
+    /// Tells the server each link the app opened (its route and channel, never a value): the funnel's opens.
+    static let reporter = LinkReporter.urlSession(
+        server: ServerAPI.configuredBaseURL.absoluteString,
+        linkDomains: ServerAPI.configuredBaseURL.host.map { [$0] } ?? []
+    )
 
     var body: some Scene {
         WindowGroup {
             RootView()
                 .environmentObject(model)
                 .environmentObject(model.navigation)
-                .deepLinks(DemoRoute.table, requirements: { $0.requirements }) { [navigation = model.navigation] in
+                .deepLinks(DemoRoute.table, requirements: { $0.requirements }, reporter: Self.reporter) {
+                    [navigation = model.navigation] in
                     navigation.go(to: $0.navigationTarget)
                 }
         }

@@ -9,12 +9,20 @@ import UIKit
 /// window is on screen.
 final class SceneDelegate: DeepLinksSceneDelegate {
     private var navigator: UIKitNavigator<DemoScreen>?
-    private lazy var coordinator = LinkCoordinator(table: DemoRoute.table, onUnhandled: openRejectedUniversalLinks) {
-        [weak self] route in
+    private lazy var coordinator = LinkCoordinator(
+        table: DemoRoute.table,
+        onUnhandled: openRejectedUniversalLinks,
+        reporter: Self.reporter
+    ) { [weak self] route in
         guard let navigator = await self?.navigator else { throw LinkDeliveryError.notReady("no window yet") }
         try await navigator.go(to: route.navigationTarget)
     }
     override var links: any LinkReceiver { coordinator }
+    /// Tells the server each link the app opened (its route and channel, never a value): the funnel's opens.
+    private static let reporter = LinkReporter.urlSession(
+        server: ServerAPI.configuredBaseURL.absoluteString,
+        linkDomains: ServerAPI.configuredBaseURL.host.map { [$0] } ?? []
+    )
 
     override func makeRootViewController(in window: UIWindow) -> UIViewController? {
         let api = ServerAPI(baseURL: ServerAPI.configuredBaseURL)

@@ -457,7 +457,7 @@ public struct Migration: Sendable {
                 """
                 CREATE TABLE link_click_facets (
                     code TEXT NOT NULL, day TEXT NOT NULL, facet TEXT NOT NULL, value TEXT NOT NULL, class TEXT NOT NULL,
-                    clicks BIGINT NOT NULL, PRIMARY KEY (code, day, facet, value, class)
+                    clicks BIGINT NOT NULL, PRIMARY KEY (code, facet, day, value, class)
                 )\(compact)
                 """,
                 "CREATE INDEX link_click_facets_day ON link_click_facets(day)",

@@ -137,9 +137,12 @@ import Testing
         #expect(exported.status == 0)
         #expect(
             exported.stdout.hasPrefix(
-                "code,app,route,ios,ipad,android,desktop,fallback,title,description,image,passQuery,expiresAt,expiredURL,rules\n"
+                "code,app,route,ios,ipad,android,desktop,fallback,title,description,image,passQuery,expiresAt,expiredURL,campaign,rules\n"
             )
         )
-        #expect(exported.stdout.contains("bb3,,/post/3,,,,,,\"three, with a comma\",,,true,,,\n"), "\(exported.stdout)")
+        #expect(
+            exported.stdout.contains("bb3,,/post/3,,,,,,\"three, with a comma\",,,true,,,,\n"),
+            "\(exported.stdout)"
+        )
     }
 }

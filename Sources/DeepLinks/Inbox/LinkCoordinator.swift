@@ -426,7 +426,16 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         switch result {
         case nil:
             record(.delivered(route: match.routeName, link: "\(match)"))
-            reporter?.opened(url: url, route: match.routeName, channel: channels.removeValue(forKey: url) ?? .onOpenURL)
+            let channel = channels.removeValue(forKey: url) ?? .onOpenURL
+            if let reporter {
+                // Queued before `settle()` returns, so a run that settled has reported every link carried out.
+                nextReport += 1
+                let number = nextReport
+                reports[number] = Task {
+                    await reporter.opened(url: url, route: match.routeName, channel: channel)
+                    self.reportFinished(number)
+                }
+            }
         case .notReady(let reason):
             record(.notReady(link: "\(match)", reason: reason))
             // The UI cannot show links now: this one and every later one wait for the next `setReady(true)`.

@@ -2,7 +2,7 @@ import Foundation  // NSLock: the relay is called from UIKit's callbacks and fro
 
 /// The app's one place for links: the front door's scene and app delegates (DeepLinksUIKit), its SwiftUI modifier
 /// (DeepLinksSwiftUI) and the app's own code (a deferred link, sign-in) all talk to ``shared``, which hands every
-/// call, in order, to the ``LinkCoordinator`` the app started with ``start(_:requirements:onUnhandled:deliver:)``.
+/// call, in order, to the ``LinkCoordinator`` the app started with ``start(_:requirements:onUnhandled:reporter:deliver:)``.
 ///
 /// It answers the question every app with a scene delegate meets: UIKit makes the scene delegate, so how does it
 /// reach the coordinator? Through the relay. Calls made before the coordinator exists (a cold start's connection
@@ -30,6 +30,7 @@ public final class LinkRelay: LinkReceiver, @unchecked Sendable {
     ///   - requirements: the conditions a destination needs (`["signedIn"]`): ``setCondition(_:holds:)`` says
     ///     when one holds.
     ///   - onUnhandled: a link that was not carried out, with why (``LinkCoordinator/Unhandled``).
+    ///   - reporter: tells the deeplinks server what the app opened (``LinkReporter``); nil tells no one.
     ///   - deliver: shows the destination; it throws ``LinkDeliveryError/notReady(_:)`` when the UI cannot yet.
     @discardableResult
     public func start<Destination: Sendable>(
@@ -39,6 +40,7 @@ public final class LinkRelay: LinkReceiver, @unchecked Sendable {
             _,
             _ in
         },
+        reporter: LinkReporter? = nil,
         deliver: @escaping @Sendable (Destination) async throws -> Void
     ) -> LinkCoordinator<Destination>? {
         guard receiver == nil else { return nil }
@@ -46,6 +48,7 @@ public final class LinkRelay: LinkReceiver, @unchecked Sendable {
             table: table,
             requirements: requirements,
             onUnhandled: onUnhandled,
+            reporter: reporter,
             deliver: deliver
         )
         return attach(coordinator) ? coordinator : nil

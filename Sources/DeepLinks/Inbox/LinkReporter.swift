@@ -69,8 +69,8 @@ public actor LinkReporter {
         { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
     }
 
-    /// A link the coordinator delivered, by the channel it first came by.
-    public nonisolated func opened(url: String, route: String, channel: LinkChannel) {
+    /// A link the coordinator delivered, by the channel it first came by: queued at once.
+    public func opened(url: String, route: String, channel: LinkChannel) {
         let kind: String
         switch channel {
         case .deferred: kind = "deferred"
@@ -78,15 +78,13 @@ public actor LinkReporter {
             kind = url.lowercased().hasPrefix("https://") ? "universal_link" : "custom_scheme"
         default: kind = "universal_link"
         }
-        let event = Event(id: Self.newID(), type: "opened", channel: kind, route: route, code: code(of: url), goal: nil)
-        Task { await self.enqueue(event) }
+        enqueue(Event(id: Self.newID(), type: "opened", channel: kind, route: route, code: code(of: url), goal: nil))
     }
 
     /// A goal the app reached (`signup`: 1 to 40 letters, digits, `-` or `_`), and the code of the link that led
-    /// there, when the app keeps it.
-    public nonisolated func goal(_ name: String, code: String? = nil) {
-        let event = Event(id: Self.newID(), type: "goal", channel: nil, route: nil, code: code, goal: name)
-        Task { await self.enqueue(event) }
+    /// there, when the app keeps it: queued at once.
+    public func goal(_ name: String, code: String? = nil) {
+        enqueue(Event(id: Self.newID(), type: "goal", channel: nil, route: nil, code: code, goal: name))
     }
 
     /// The events not sent yet.
@@ -128,7 +126,7 @@ public actor LinkReporter {
     }
 
     /// The short link's code of `url`: its one path segment, on a link domain; nil for anything else.
-    private nonisolated func code(of url: String) -> String? {
+    private func code(of url: String) -> String? {
         guard let parsed = try? LinkURL(parsing: url), parsed.scheme == "https", let host = parsed.host,
             linkDomains.contains(host), parsed.pathSegments.count == 1
         else { return nil }
@@ -163,7 +161,8 @@ public actor LinkReporter {
                 ("id", event.id), ("type", event.type), ("channel", event.channel), ("route", event.route),
                 ("code", event.code), ("goal", event.goal),
             ]
-            return "{" + fields.compactMap { name, value in value.map { "\(string(name)):\(string($0))" } }
+            return "{"
+                + fields.compactMap { name, value in value.map { "\(string(name)):\(string($0))" } }
                 .joined(separator: ",") + "}"
         }
         return Array(("{\"events\":[" + items.joined(separator: ",") + "]}").utf8)

@@ -49,6 +49,8 @@ final class ClickAnalytics: Sendable {
         var agents: [String: (text: AgentText, device: [ClientPlatform: Device], scanner: Bool)] = [:]
         var addresses: [String: (address: IPAddress?, place: Place?, scanner: Bool)] = [:]
         var keys: [String: SymmetricKey?] = [:]
+        /// Each visitor's hash by link, day, address and agent.
+        var visitors: [String: String] = [:]
     }
 
     /// The facts of a recorded click (``ClickCounter/RawClick``), off the request's path.
@@ -80,12 +82,14 @@ final class ClickAnalytics: Sendable {
         let day = ClickCounter.day(click.milliseconds)
         let key = cache.keys[day] ?? salts.withLock { $0[day] }
         cache.keys[day] = .some(key)
-        return ClickFacts(
-            visitorClass: visitorClass,
-            visitor: key.map { Self.visitor(code: click.code, client: client, agent: agent.text, key: $0) },
-            place: place,
-            device: device
-        )
+        var visitor: String?
+        if let key {
+            let seen = "\(click.code)\u{0}\(day)\u{0}\(client)\u{0}\(agentString)"
+            visitor =
+                cache.visitors[seen] ?? Self.visitor(code: click.code, client: client, agent: agent.text, key: key)
+            cache.visitors[seen] = visitor
+        }
+        return ClickFacts(visitorClass: visitorClass, visitor: visitor, place: place, device: device)
     }
 
     /// HMAC-SHA256 of the link, the client's address and its agent under the day's key, its first 12 bytes in

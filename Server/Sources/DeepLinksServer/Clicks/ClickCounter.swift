@@ -100,6 +100,8 @@ final class ClickCounter: Sendable {
         /// Each visitor seen since the last flush, with the hour and class of its first click then.
         var visitors: [VisitorKey: HourKey] = [:]
         var facets: [FacetKey: Int64] = [:]
+        /// Clicks by class of a batch ``absorb()`` counted, for the metrics (not stored).
+        var classes: [VisitorClass: Int64] = [:]
     }
 
     private let pending = Mutex(Pending())
@@ -155,6 +157,40 @@ final class ClickCounter: Sendable {
         facts: ClickFacts? = nil,
         at milliseconds: Int64
     ) {
+        let click = keys(
+            code: code,
+            platform: platform,
+            source: source,
+            referrer: referrer,
+            rule: rule,
+            facts: facts,
+            at: milliseconds
+        )
+        pending.withLock { Self.add(click, to: &$0) }
+        metrics?.clicksCounted[click.visitorClass]?.increment()
+    }
+
+    /// One click's keys in every table it is counted in.
+    private struct Keys {
+        let key: Key
+        let referred: ReferrerKey?
+        let ruled: RuleKey?
+        let hour: HourKey?
+        let visitor: VisitorKey?
+        let facets: [FacetKey]
+        let visitorClass: VisitorClass
+    }
+
+    /// The keys of a click (made outside the lock).
+    private func keys(
+        code: String,
+        platform: ClientPlatform,
+        source: ClickSource,
+        referrer: String?,
+        rule: RuleHit?,
+        facts: ClickFacts?,
+        at milliseconds: Int64
+    ) -> Keys {
         let day = Self.day(milliseconds)
         let visitorClass = facts?.visitorClass ?? (platform == .previewBot ? .previews : .people)
         let person = visitorClass == .people
@@ -164,21 +200,40 @@ final class ClickCounter: Sendable {
         let hour = facts.map { _ in
             HourKey(code: code, hour: Self.hour(milliseconds, day: day), visitorClass: visitorClass)
         }
-        let facets = facts.map { Self.facets($0, code: code, day: day) } ?? []
-        pending.withLock { pending in
-            pending.clicks[key, default: 0] += 1
-            if let referred { pending.referrers[referred, default: 0] += 1 }
-            if let ruled { pending.rules[ruled, default: 0] += 1 }
-            if let hour {
-                pending.hours[hour, default: 0] += 1
-                if let visitor = facts?.visitor {
-                    let seen = VisitorKey(code: code, day: day, visitor: visitor)
-                    if pending.visitors[seen] == nil { pending.visitors[seen] = hour }
-                }
-            }
-            for facet in facets { pending.facets[facet, default: 0] += 1 }
+        return Keys(
+            key: key,
+            referred: referred,
+            ruled: ruled,
+            hour: hour,
+            visitor: facts?.visitor.map { VisitorKey(code: code, day: day, visitor: $0) },
+            facets: facts.map { Self.facets($0, code: code, day: day) } ?? [],
+            visitorClass: visitorClass
+        )
+    }
+
+    /// Adds one click to `counted`.
+    private static func add(_ click: Keys, to counted: inout Pending) {
+        counted.clicks[click.key, default: 0] += 1
+        if let referred = click.referred { counted.referrers[referred, default: 0] += 1 }
+        if let ruled = click.ruled { counted.rules[ruled, default: 0] += 1 }
+        if let hour = click.hour {
+            counted.hours[hour, default: 0] += 1
+            if let visitor = click.visitor, counted.visitors[visitor] == nil { counted.visitors[visitor] = hour }
         }
-        metrics?.clicksCounted[visitorClass]?.increment()
+        for facet in click.facets { counted.facets[facet, default: 0] += 1 }
+    }
+
+    /// Adds `counted` to the pending counts, under the lock once, and to the metrics.
+    private func merge(_ counted: Pending) {
+        pending.withLock { pending in
+            pending.clicks.merge(counted.clicks, uniquingKeysWith: +)
+            pending.referrers.merge(counted.referrers, uniquingKeysWith: +)
+            pending.rules.merge(counted.rules, uniquingKeysWith: +)
+            pending.hours.merge(counted.hours, uniquingKeysWith: +)
+            pending.visitors.merge(counted.visitors) { first, _ in first }
+            pending.facets.merge(counted.facets, uniquingKeysWith: +)
+        }
+        for (visitorClass, clicks) in counted.classes { metrics?.clicksCounted[visitorClass]?.increment(by: clicks) }
     }
 
     /// A click to count with the analytics (``RawClick``): on the request's path, one append.
@@ -196,8 +251,10 @@ final class ClickCounter: Sendable {
         }
         guard !raws.isEmpty, let analytics else { return }
         var cache = ClickAnalytics.Cache()
+        // Counted here, without the lock the redirects append under, then added to the pending counts at once.
+        var counted = Pending()
         for raw in raws {
-            count(
+            let click = keys(
                 code: raw.code,
                 platform: raw.platform,
                 source: raw.source,
@@ -206,7 +263,10 @@ final class ClickCounter: Sendable {
                 facts: analytics.facts(of: raw, cache: &cache),
                 at: raw.milliseconds
             )
+            Self.add(click, to: &counted)
+            counted.classes[click.visitorClass, default: 0] += 1
         }
+        merge(counted)
     }
 
     /// The facets a click is counted under: its place (country, and region and city where known), OS, browser
@@ -394,8 +454,8 @@ final class ClickCounter: Sendable {
         let hourRows = hours.sorted { ($0.key.code, $0.key.hour) < ($1.key.code, $1.key.hour) }
         let visitorRows = visitors.sorted { ($0.key.code, $0.key.visitor) < ($1.key.code, $1.key.visitor) }
         let facetRows = facets.sorted {
-            ($0.key.code, $0.key.day, $0.key.facet, $0.key.value) < (
-                $1.key.code, $1.key.day, $1.key.facet, $1.key.value
+            ($0.key.code, $0.key.facet, $0.key.day, $0.key.value) < (
+                $1.key.code, $1.key.facet, $1.key.day, $1.key.value
             )
         }
         let size =
@@ -451,12 +511,12 @@ final class ClickCounter: Sendable {
                     try await AnalyticsStore.add(
                         facetSlice.map {
                             [
-                                .text($0.key.code), .text($0.key.day), .text($0.key.facet), .text($0.key.value),
+                                .text($0.key.code), .text($0.key.facet), .text($0.key.day), .text($0.key.value),
                                 .text($0.key.visitorClass.rawValue), .number($0.value),
                             ]
                         },
                         to: "link_click_facets",
-                        keys: ["code", "day", "facet", "value", "class"],
+                        keys: ["code", "facet", "day", "value", "class"],
                         sums: ["clicks"],
                         kind: database.kind,
                         on: sql

@@ -9,7 +9,7 @@ import Foundation
 /// overrides a field's column by name). `auto` tells the format from the header row.
 /// - `csv`: this server's own (`GET /v1/links/export` writes it): `code`, `app`, `route`, `ios`, `ipad`,
 ///   `android`, `desktop`, `fallback` (or `url`), `title`, `description`, `image`, `passQuery`, `expiresAt`,
-///   `expiredURL`, `rules` (the rules as the API's JSON array). A row without a route is a web link.
+///   `expiredURL`, `campaign`, `rules` (the rules as the API's JSON array). A row without a route is a web link.
 /// - `fdl`: Firebase Dynamic Links from Google Takeout: `short_link` and one column per long-link parameter (`link`,
 ///   `ibi`, `isi`, `apn`, `ifl`, `ipfl`, `afl`, `ofl`, `st`, `sd`, `si`, ..., `archived`), or the guide's labels
 ///   (`Short link`, `Deep link (link)`, ...); an older export with a long-link column is read too. A row means what
