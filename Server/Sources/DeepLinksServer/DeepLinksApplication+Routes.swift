@@ -161,7 +161,8 @@ extension DeepLinksApplication {
         }
         let transfer = LinkTransfer(store: links, policy: policy)
         LinksAPIController(store: links, policy: policy, transfer: transfer, access: access).register(on: router)
-        AppEventRoutes(store: links, policy: policy, proxies: settings.trustedProxies, clock: clock).register(on: router)
+        AppEventRoutes(store: links, policy: policy, proxies: settings.trustedProxies, clock: clock)
+            .register(on: router)
         let smartLinks = SmartLinkRoutes(
             redirect: LinkRedirect(
                 store: links,

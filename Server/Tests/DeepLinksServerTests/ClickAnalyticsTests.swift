@@ -233,7 +233,10 @@ import Testing
                 let second = ClickCounter.day(world.clock.wallClock.milliseconds())
                 try await Self.click(api, from: "198.51.100.7", agent: SmartLinkTests.iPhone)
                 let totals = try await Self.report(api, people: 2)["totals"] as? [String: Any]
-                #expect(totals?["visitors"] as? Int == 2, "yesterday's visitor is today's new one: \(String(describing: totals))")
+                #expect(
+                    totals?["visitors"] as? Int == 2,
+                    "yesterday's visitor is today's new one: \(String(describing: totals))"
+                )
                 // The flush fetched tomorrow's salt and forgot yesterday's, and yesterday's visitors.
                 var days: [String] = []
                 for _ in 0..<100 {

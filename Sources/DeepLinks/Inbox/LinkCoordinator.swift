@@ -97,6 +97,8 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
     private let inputs: AsyncStream<(Input, Duration)>.Continuation
     /// The release being resolved: its task and the links (URL and description) it has not finished yet.
     private var inFlight: (id: Int, links: [(url: String, link: String)], task: Task<Void, Never>)?
+    /// Every release still running, by id (one whose links were all handed to `deliver` is no longer `inFlight`).
+    private var delivering: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
     /// Calls of `onUnhandled` not finished yet, by number: ``settle()`` waits for them.
     private var reports: [Int: Task<Void, Never>] = [:]
@@ -237,6 +239,9 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
             await task.value
             if inFlight?.task == task { inFlight = nil }
         }
+        while let delivery = delivering.values.first {
+            await delivery.value
+        }
         while let report = reports.values.first {
             await report.value
         }
@@ -375,7 +380,9 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
         let (resolve, confirm, deliver, timeout, sleep) = (
             self.resolve, self.confirm, self.deliver, self.timeout, self.sleep
         )
-        let task = Task {
+        // Ended once its last `deliver` returned (and was recorded and reported): what `settle()` waits for, after
+        // `inFlight` has moved on.
+        func run() async {
             var held = false  // `deliver` could not carry a link out yet: the ones after it wait behind it
             for item in items {
                 if held {
@@ -418,6 +425,11 @@ public actor LinkCoordinator<Destination: Sendable>: LinkReceiver {
                 }
             }
         }
+        let task = Task {
+            await run()
+            self.delivering[id] = nil
+        }
+        delivering[id] = task
         inFlight = (id, items.map { ($0.url, $0.link) }, task)
     }
 

@@ -99,7 +99,8 @@ struct AppEventRoutes: Sendable {
         switch event.type {
         case "opened":
             guard let channel = event.channel, Self.channels.contains(channel) else {
-                return .failure(Refusal(reason: "'channel' is one of \(Self.channels.sorted().joined(separator: ", "))"))
+                let channels = Self.channels.sorted().joined(separator: ", ")
+                return .failure(Refusal(reason: "'channel' is one of \(channels)"))
             }
             // A route the app's manifest names: an open of a path the app does not have is no open.
             let routes = Set(policy.apps.flatMap { $0.routes?.routes.map(\.name) ?? [] })
