@@ -34,8 +34,10 @@ test-core:
 # its own, after the suite: beside it, the suite's timing-sensitive tests (idle timeouts) would share two cores with
 # it. Then the reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
 test-server:
-	$(WATCH) 40 swift test --package-path Server --explicit-target-dependency-import-check=error --skip LinkDocumentFuzzTests
+	$(WATCH) 40 swift test --package-path Server --explicit-target-dependency-import-check=error --skip LinkDocumentFuzzTests --skip AnalyticsPrivacyTests
 	$(WATCH) 10 swift test --package-path Server --skip-build --filter LinkDocumentFuzzTests
+	# Ten thousand clicks over the socket on both databases: alone, so the suites beside it keep their timings.
+	$(WATCH) 10 swift test --package-path Server --skip-build --filter AnalyticsPrivacyTests
 	DEEPLINKS_TEST_ACCOUNTS=external $(WATCH) 20 swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
 # The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).

@@ -376,6 +376,18 @@ import Testing
                 #expect(csv.text.contains("CH,1,0,0"), "\(csv.text)")
                 let wrong = try await api.get("/console/analytics?from=2026-13-01", headers: session)
                 #expect(wrong.status == .badRequest && wrong.text.contains("The range is wrong: from"))
+                let funnel = try await api.get("/console/links/summer/funnel", headers: session)
+                #expect(funnel.status == .ok)
+                #expect(funnel.text.contains(#"<th scope="row">Clicks by people</th><td class="number">1</td>"#))
+                #expect(
+                    funnel.text.contains(
+                        #"<th scope="row">Clicks by mail security scanners</th><td class="number">1</td>"#
+                    )
+                )
+                #expect(funnel.text.contains(#"id="export-funnel" href="/console/links/summer/funnel.csv?from="#))
+                let funnelCSV = try await api.get("/console/funnel.csv", headers: session)
+                #expect(funnelCSV.text.hasPrefix("step,count\r\nclicks by people,1\r\n"), "\(funnelCSV.text)")
+                #expect(try await api.get("/console/funnel?to=never", headers: session).status == .badRequest)
             }
         }
     }

@@ -350,7 +350,7 @@ import Testing
                 // A cell that is no list of rules is refused with the reason, and nothing is imported.
                 let broken =
                     LinkExport.header.joined(separator: ",")
-                    + "\nbroken,,/post/1,,,,,,,,,true,,,\"[{\"\"name\"\":\"\"x\"\",\"\"then\"\":{\"\"store\"\":true},\"\"colour\"\":1}]\"\n"
+                    + "\nbroken,,/post/1,,,,,,,,,true,,,,\"[{\"\"name\"\":\"\"x\"\",\"\"then\"\":{\"\"store\"\":true},\"\"colour\"\":1}]\"\n"
                 let refused = try await api.post("/v1/links/import", broken, headers: LinkImportTests.csv)
                 #expect(refused.text.contains("rules: '[0].colour': unknown field"), "\(refused.text)")
                 #expect(try await api.get("/v1/links/broken", headers: Self.admin).status == .notFound)

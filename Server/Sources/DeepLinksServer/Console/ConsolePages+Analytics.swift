@@ -108,3 +108,49 @@ extension ConsolePages {
             """
     }
 }
+
+extension ConsolePages {
+    /// The funnel page: a link's (`/console/links/{code}/funnel`) or every link's (`/console/funnel`), over the
+    /// range the form names: each step with its count, the rates between them, and a CSV export.
+    static func funnel(_ report: FunnelReport, viewer: Viewer) -> HTML {
+        let base = report.code.map { "/console/links/\($0)/funnel" } ?? "/console/funnel"
+        let title = report.code.map { "Funnel of \($0)" } ?? "Funnel of every link"
+        let heading: HTML =
+            report.code.map { "<h1>Funnel of <a href=\"/console/links/\($0)\"><code>\($0)</code></a></h1>" }
+            ?? "<h1>Funnel of every link</h1>"
+        func percent(_ rate: Double?) -> String { rate.map { String(format: "%.1f %%", $0 * 100) } ?? "none yet" }
+        var steps: [(String, Int64)] = [
+            ("Clicks by people", report.clicks.people), ("Clicks by mail security scanners", report.clicks.scanners),
+            ("Fetches by link-preview bots", report.clicks.previews),
+            ("Opens in the app by universal link", report.opens.universalLink),
+            ("Opens in the app by custom scheme", report.opens.customScheme),
+            ("Opens in the app by deferred link", report.opens.deferred),
+            ("Installs (deferred links redeemed)", report.installs),
+        ]
+        steps += report.goals.map { ("Goal: \($0.name)", $0.count) }
+        let rows: HTML = steps.map {
+            "<tr><th scope=\"row\">\($0.0)</th><td class=\"number\">\($0.1)</td></tr>" as HTML
+        }
+        .joined()
+        let rates: HTML = [
+            ("Taps that reached the app (opens over opens and people's clicks)", percent(report.rates.appShare)),
+            ("Installs per click by people", percent(report.rates.installsPerClick)),
+            ("Goals per open", percent(report.rates.goalsPerOpen)),
+        ].map { "<tr><th scope=\"row\">\($0.0)</th><td class=\"number\">\($0.1)</td></tr>" as HTML }.joined()
+        return page(
+            title: title,
+            viewer: viewer,
+            body: """
+                \(heading)
+                <form method="get" action="\(base)" class="inline" id="range">
+                <label>From <input type="date" name="from" value="\(report.from)"></label>
+                <label>To <input type="date" name="to" value="\(report.to)"></label>
+                <button type="submit">Show</button></form>
+                <p>A tap the server saw is a click; a universal link that opened the app never reaches the server, so the app reports it (its reporter, opt-in). Clicks and opens are two ends of the same taps, not steps one after the other.</p>
+                <table id="funnel"><caption>From \(report.from) to \(report.to) (UTC)</caption><tbody>\(rows)</tbody></table>
+                <table id="rates"><caption>Rates</caption><tbody>\(rates)</tbody></table>
+                <p><a class="export" id="export-funnel" href="\(base).csv?from=\(report.from)&to=\(report.to)" download>Export CSV</a></p>
+                """
+        )
+    }
+}

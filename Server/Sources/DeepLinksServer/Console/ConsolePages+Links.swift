@@ -123,7 +123,7 @@ extension ConsolePages {
                 <table id="details">\(details)</table>
                 \(warned)
                 <h2>Clicks</h2>
-                <p><a class="button secondary" id="analytics" href="/console/links/\(code)/analytics">Analytics: visitors, hours, countries, devices, scanners</a></p>
+                <p><a class="button secondary" id="analytics" href="/console/links/\(code)/analytics">Analytics: visitors, hours, countries, devices, scanners</a> <a class="button secondary" id="funnel" href="/console/links/\(code)/funnel">Funnel: opens, installs, goals</a></p>
                 \(SmartLinkPages.statsBody(link, rows: rows))
                 <div class="columns">
                 <section><h2>Platforms</h2><table id="platforms"><thead><tr><th>Platform</th><th>Clicks</th></tr></thead><tbody>\(platforms)</tbody></table></section>

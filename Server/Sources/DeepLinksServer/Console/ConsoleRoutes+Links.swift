@@ -21,6 +21,10 @@ extension ConsoleRoutes {
             .get("/console/analytics.csv", use: analyticsCSV)
             .get("/console/links/:code/analytics", use: analyticsPage)
             .get("/console/links/:code/analytics.csv", use: analyticsCSV)
+            .get("/console/funnel", use: funnelPage)
+            .get("/console/funnel.csv", use: funnelPage)
+            .get("/console/links/:code/funnel", use: funnelPage)
+            .get("/console/links/:code/funnel.csv", use: funnelPage)
         group(router, .editor)
             .get("/console/new", use: newLinkForm)
             .post("/console/new", use: createLink)
@@ -246,6 +250,38 @@ extension ConsoleRoutes {
         guard let (report, _) = try await analyticsReport(request, context) else { return notFound(viewer) }
         var response = LinkTransfer.csvFile(report.csv)
         response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
+        return response
+    }
+
+    /// A link's funnel page (every link's without `:code`), or its CSV at `.csv`.
+    @Sendable func funnelPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        var code: String?
+        if context.parameters.get("code") != nil {
+            guard let link = try await existing(context) else { return notFound(viewer) }
+            code = link.code
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where name == "from" || name == "to" {
+            parameters[String(name)] = String(value)
+        }
+        let query: AnalyticsReport.Query
+        do {
+            query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
+        } catch let error as APIError {
+            let reason = error.fields["reason"].flatMap(\.string) ?? ""
+            return ConsolePages.response(
+                .badRequest,
+                ConsolePages.message(title: "Funnel", viewer: viewer, text: "The range is wrong: \(reason).")
+            )
+        }
+        let report = try await FunnelReport.make(code: code, from: query.from, to: query.to, database: store.database)
+        guard request.uri.path.hasSuffix(".csv") else {
+            return ConsolePages.response(.ok, ConsolePages.funnel(report, viewer: viewer))
+        }
+        var response = LinkTransfer.csvFile(report.csv)
+        let name = ["funnel", code ?? "all-links", query.from, query.to].joined(separator: "-")
+        response.headers[.contentDisposition] = "attachment; filename=\"\(name).csv\""
         return response
     }
 

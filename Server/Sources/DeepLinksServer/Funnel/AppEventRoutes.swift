@@ -54,7 +54,9 @@ struct AppEventRoutes: Sendable {
 
     @Sendable func receive(_ request: Request, context: AppRequestContext) async throws -> Response {
         let network = ClientNetwork.key(proxies.clientAddress(peer: context.peer, headers: request.headers))
-        if let wait = limiter.take(network, now: clock.milliseconds()) { throw APIError.tooManyRequests(retryAfter: wait) }
+        if let wait = limiter.take(network, now: clock.milliseconds()) {
+            throw APIError.tooManyRequests(retryAfter: wait)
+        }
         let batch = try await JSONBody.read(request, context: context).decode(Batch.self)
         guard (1...Self.maxEvents).contains(batch.events.count) else {
             throw APIError.malformed("'events' holds 1 to \(Self.maxEvents) events")

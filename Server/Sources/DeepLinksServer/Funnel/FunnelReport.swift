@@ -55,7 +55,8 @@ struct FunnelReport: Encodable, Sendable {
 
     static func make(code: String?, from: String, to: String, database: Database) async throws -> FunnelReport {
         var clicks = Clicks()
-        for point in try await AnalyticsStore.series(code: code, from: from, to: to, hourly: false, database: database) {
+        for point in try await AnalyticsStore.series(code: code, from: from, to: to, hourly: false, database: database)
+        {
             switch VisitorClass(rawValue: point.class) {
             case .people?: clicks.people += point.clicks
             case .scanners?: clicks.scanners += point.clicks
