@@ -306,26 +306,31 @@ extension LinkStore {
 }
 
 extension AnalyticsReport {
+    /// The request's query items by name (the first of each).
+    static func parameters(_ request: Request) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
+            parameters[String(name)] = String(value)
+        }
+        return parameters
+    }
+
     /// The report the request's query asks for (``Query``), as JSON or, with `format=csv`, as a CSV file.
     static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let parameters = AnalyticsReport.parameters(request)
         let format = parameters["format"] ?? "json"
         guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
         let query = try Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
         let report = try await make(code: code, query: query, database: store.database)
         guard format == "csv" else { return try JSONResponse.make(.ok, report) }
-        var response = LinkTransfer.csvFile(report.csv)
-        response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
-        return response
+        return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 }
 
 extension FunnelReport {
     /// The funnel over the days `from` to `to` the query names (the last 30 by default), as JSON or CSV.
     static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let parameters = AnalyticsReport.parameters(request)
         let format = parameters["format"] ?? "json"
         guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
         for name in parameters.keys where !["from", "to", "format"].contains(name) {
@@ -334,9 +339,6 @@ extension FunnelReport {
         let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
         let report = try await make(code: code, from: query.from, to: query.to, database: store.database)
         guard format == "csv" else { return try JSONResponse.make(.ok, report) }
-        var response = LinkTransfer.csvFile(report.csv)
-        let name = ["funnel", code ?? "all-links", query.from, query.to].joined(separator: "-")
-        response.headers[.contentDisposition] = "attachment; filename=\"\(name).csv\""
-        return response
+        return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 }

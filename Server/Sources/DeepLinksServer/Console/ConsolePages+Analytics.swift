@@ -60,11 +60,7 @@ extension ConsolePages {
             viewer: viewer,
             body: """
                 \(heading)
-                <form method="get" action="\(base)" class="inline" id="range">
-                <label>From <input type="date" name="from" value="\(report.from)"></label>
-                <label>To <input type="date" name="to" value="\(report.to)"></label>
-                <label>Interval <select name="interval">\(intervals)</select></label>
-                <button type="submit">Show</button></form>
+                \(rangeForm(base, from: report.from, to: report.to, extra: "<label>Interval <select name=\"interval\">\(intervals)</select></label>"))
                 <p id="totals">\(totals.people) clicks by people from \(totals.visitors) visitors; \(totals.scanners) by mail security scanners and \(totals.previews) by link-preview fetchers, counted apart. A visitor is a browser on an address for a day: the same person on two days, or on a new address, counts again.</p>
                 \(seriesChart(report))
                 <p><a class="export" id="export-series" href="\(base).csv?\(range)" download>Export the series as CSV</a></p>
@@ -142,15 +138,24 @@ extension ConsolePages {
             viewer: viewer,
             body: """
                 \(heading)
-                <form method="get" action="\(base)" class="inline" id="range">
-                <label>From <input type="date" name="from" value="\(report.from)"></label>
-                <label>To <input type="date" name="to" value="\(report.to)"></label>
-                <button type="submit">Show</button></form>
+                \(rangeForm(base, from: report.from, to: report.to))
                 <p>A tap the server saw is a click; a universal link that opened the app never reaches the server, so the app reports it (its reporter, opt-in). Clicks and opens are two ends of the same taps, not steps one after the other.</p>
                 <table id="funnel"><caption>From \(report.from) to \(report.to) (UTC)</caption><tbody>\(rows)</tbody></table>
                 <table id="rates"><caption>Rates</caption><tbody>\(rates)</tbody></table>
                 <p><a class="export" id="export-funnel" href="\(base).csv?from=\(report.from)&to=\(report.to)" download>Export CSV</a></p>
                 """
         )
+    }
+}
+
+extension ConsolePages {
+    /// The range of an analytics or funnel page: a GET form, so the page's address is its report's.
+    static func rangeForm(_ action: String, from: String, to: String, extra: HTML = .empty) -> HTML {
+        """
+        <form method="get" action="\(action)" class="inline" id="range">
+        <label>From <input type="date" name="from" value="\(from)"></label>
+        <label>To <input type="date" name="to" value="\(to)"></label>
+        \(extra)<button type="submit">Show</button></form>
+        """
     }
 }

@@ -248,9 +248,7 @@ extension ConsoleRoutes {
     @Sendable func analyticsCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.viewer()
         guard let (report, _) = try await analyticsReport(request, context) else { return notFound(viewer) }
-        var response = LinkTransfer.csvFile(report.csv)
-        response.headers[.contentDisposition] = "attachment; filename=\"\(report.fileName)\""
-        return response
+        return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 
     /// A link's funnel page (every link's without `:code`), or its CSV at `.csv`.
@@ -261,10 +259,7 @@ extension ConsoleRoutes {
             guard let link = try await existing(context) else { return notFound(viewer) }
             code = link.code
         }
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where name == "from" || name == "to" {
-            parameters[String(name)] = String(value)
-        }
+        let parameters = AnalyticsReport.parameters(request).filter { $0.key == "from" || $0.key == "to" }
         let query: AnalyticsReport.Query
         do {
             query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
@@ -279,10 +274,7 @@ extension ConsoleRoutes {
         guard request.uri.path.hasSuffix(".csv") else {
             return ConsolePages.response(.ok, ConsolePages.funnel(report, viewer: viewer))
         }
-        var response = LinkTransfer.csvFile(report.csv)
-        let name = ["funnel", code ?? "all-links", query.from, query.to].joined(separator: "-")
-        response.headers[.contentDisposition] = "attachment; filename=\"\(name).csv\""
-        return response
+        return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 
     /// The report of the route's link (every link without `:code`); nil when the code is no link.
@@ -294,8 +286,7 @@ extension ConsoleRoutes {
             guard let link = try await existing(context) else { return nil }
             code = link.code
         }
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        let parameters = AnalyticsReport.parameters(request)
         let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
         return (try await AnalyticsReport.make(code: code, query: query, database: store.database), query)
     }

@@ -97,6 +97,9 @@ struct FunnelReport: Encodable, Sendable {
         )
     }
 
+    /// The CSV's file name: `funnel-CODE-FROM-TO.csv`.
+    var fileName: String { ["funnel", code ?? "all-links", from, to].joined(separator: "-") + ".csv" }
+
     /// The funnel as CSV: one `step,count` line per number, in the funnel's order.
     var csv: String {
         var lines = [

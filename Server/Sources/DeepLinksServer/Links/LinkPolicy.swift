@@ -103,7 +103,6 @@ struct LinkPolicy: Sendable {
         return "https://\(app(for: link).domains[0])\(route)"
     }
 
-
     /// Whether iOS would open `app` for `url`, by the association file this server serves.
     func opens(_ app: AppConfiguration, _ url: String) -> AASADecision {
         if let linkMatcher,

@@ -84,9 +84,10 @@ struct ResetLandingPage: Sendable {
         let initial = if case .initial = state { "initial" } else { "answered" }
         let name = app.displayName
         let banner: HTML =
-            app.appStoreID.map {
+            app.appStoreID.map { id in
                 let affiliate: HTML = app.bannerCampaign(Self.campaign).map { ", affiliate-data=\($0)" } ?? ""
-                return #"<meta name="apple-itunes-app" content="app-id=\#($0)\#(affiliate), app-argument=\#(links.page)">"#
+                let page = links.page
+                return #"<meta name="apple-itunes-app" content="app-id=\#(id)\#(affiliate), app-argument=\#(page)">"#
             } ?? ""
         let store: HTML =
             app.appStoreURL(campaign: Self.campaign).map {

@@ -142,12 +142,12 @@ struct LinkTransfer: Sendable {
     }
 
     /// A CSV file to download, named for the server's link domain.
-    static func csvFile(_ text: String) -> Response {
+    static func csvFile(_ text: String, name: String = "links.csv") -> Response {
         Response(
             status: .ok,
             headers: [
                 .contentType: "text/csv; charset=utf-8", .cacheControl: "no-store",
-                .contentDisposition: "attachment; filename=\"links.csv\"",
+                .contentDisposition: "attachment; filename=\"\(name)\"",
             ],
             body: .init(byteBuffer: ByteBuffer(string: text))
         )
