@@ -33,11 +33,15 @@ test-core:
 # packages' modules: Tools/ImportCheck, in make lint). The fuzzer of the link document (seconds of one core) runs on
 # its own, after the suite: beside it, the suite's timing-sensitive tests (idle timeouts) would share two cores with
 # it. Then the reset tests a second time with the accounts in a team's backend (its hooks on a live socket).
+# The analytics' suites (ten thousand clicks over the socket, servers in pairs, MMDB files written by Python) run
+# after the others, so the suites with deadlines (imports of 20,000 rows, slow bodies) keep their timings.
+ANALYTICS_SUITES = AnalyticsPrivacyTests ClickAnalyticsTests PlacesTests FunnelTests
+space := $(subst ,, )
 test-server:
-	$(WATCH) 40 swift test --package-path Server --explicit-target-dependency-import-check=error --skip LinkDocumentFuzzTests --skip AnalyticsPrivacyTests
+	$(WATCH) 40 swift test --package-path Server --explicit-target-dependency-import-check=error --skip LinkDocumentFuzzTests $(ANALYTICS_SUITES:%=--skip %)
 	$(WATCH) 10 swift test --package-path Server --skip-build --filter LinkDocumentFuzzTests
-	# Ten thousand clicks over the socket on both databases: alone, so the suites beside it keep their timings.
-	$(WATCH) 10 swift test --package-path Server --skip-build --filter AnalyticsPrivacyTests
+	$(WATCH) 15 swift test --package-path Server --skip-build --filter '$(subst $(space),|,$(ANALYTICS_SUITES))'
+
 	DEEPLINKS_TEST_ACCOUNTS=external $(WATCH) 20 swift test --package-path Server --skip-build --filter 'Reset|OtherApp'
 
 # The web pages in a real headless Chromium (Debian's chromium and chromium-driver, PyPI's selenium).

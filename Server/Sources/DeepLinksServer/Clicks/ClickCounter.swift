@@ -143,18 +143,17 @@ final class ClickCounter: Sendable {
         self.events = events
     }
 
+    /// A click counted without the analytics (`--analytics off`; with them, ``record(_:)``): a preview fetcher's
+    /// click is then the only one not counted as a person's.
     /// - Parameters:
     ///   - referrer: the host of the click's `Referer` (``referrerHost(_:)``), counted for people only.
     ///   - rule: the rule of the link (and its variant) that decided where the click went.
-    ///   - facts: what the analytics keep of the click (``ClickAnalytics/facts(code:platform:agent:headers:peer:at:)``);
-    ///     without them, a preview fetcher's click is the only one not counted as a person's.
     func count(
         code: String,
         platform: ClientPlatform,
         source: ClickSource = .link,
         referrer: String? = nil,
         rule: RuleHit? = nil,
-        facts: ClickFacts? = nil,
         at milliseconds: Int64
     ) {
         let click = keys(
@@ -163,7 +162,7 @@ final class ClickCounter: Sendable {
             source: source,
             referrer: referrer,
             rule: rule,
-            facts: facts,
+            facts: nil,
             at: milliseconds
         )
         pending.withLock { Self.add(click, to: &$0) }
@@ -242,8 +241,8 @@ final class ClickCounter: Sendable {
     }
 
     /// Counts the raw clicks recorded since the last call: their facts made (``ClickAnalytics/facts(of:cache:)``,
-    /// each agent and address read once per batch), then counted as ``count(code:platform:source:referrer:rule:facts:at:)``
-    /// counts. The flush job's work, every second.
+    /// each agent and address read once per batch), then counted in every table a click is. The flush job's work,
+    /// every second.
     func absorb() {
         let raws = pending.withLock { pending in
             defer { pending.raw = [] }
