@@ -17,8 +17,9 @@ struct ClickFacts: Sendable {
     let device: Device
 }
 
-/// Makes a click's ``ClickFacts`` on the request path (all in memory: the salt is fetched ahead, the place
-/// databases are loaded at start), and holds the day's salts, shared by every replica through the database.
+/// Makes the ``ClickFacts`` of the clicks the redirect recorded, in the flush job, off the request's path (all in
+/// memory: the salt is fetched a day ahead, the place databases are loaded at start), and holds the day's salts,
+/// shared by every replica through the database.
 final class ClickAnalytics: Sendable {
     let database: Database
     let proxies: TrustedProxies
