@@ -72,7 +72,7 @@ extension DeepLinksApplication {
         }
         if resets == nil { logger.notice("password reset: off (the app configuration names no passwordReset route)") }
         let webhooks = try Self.webhooks(settings, database: database, clock: clock, logger: logger)
-        let analytics = try Self.analytics(settings, database: database, clock: clock, logger: logger)
+        let analytics = try Self.analytics(settings, database: database, clock: clock)
         let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events, analytics: analytics)
         var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
         links.events = webhooks?.events
@@ -204,8 +204,9 @@ extension DeepLinksApplication {
     }
 
     /// The click analytics `settings` ask for: nil when off. An MMDB file named by `--geoip-database` is read now
-    /// (a file that is no MMDB stops the start with the reason); Debian's `tor-geoipdb` is read in the background.
-    static func analytics(_ settings: ServerSettings, database: Database, clock: WallClock, logger: Logger) throws
+    /// (a file that is no MMDB stops the start with the reason); Debian's `tor-geoipdb` in the background, at the
+    /// first click that asks for a place.
+    static func analytics(_ settings: ServerSettings, database: Database, clock: WallClock) throws
         -> ClickAnalytics?
     {
         guard settings.analytics else { return nil }
@@ -215,10 +216,6 @@ extension DeepLinksApplication {
                 try Places.load(source)
             } catch {
                 throw ConfigurationError(setting: "geoip database", reason: "\(error)")
-            }
-        } else if source == nil {
-            Task.detached(priority: .background) {
-                do { try Places.load(nil) } catch { logger.warning("tor-geoipdb not read: \(error)") }
             }
         }
         return ClickAnalytics(

@@ -301,15 +301,17 @@ import Testing
                 }
                 // 20,000 rows take seconds, and more beside the other suites on two cores: a client that waits
                 // two minutes (the test client's is 20 s), so the test judges the import, not the machine's load.
-                let patient = TestClient(
-                    host: "127.0.0.1",
-                    port: try #require(api.client.port),
-                    configuration: .init(timeout: .seconds(120))
-                )
-                patient.connect()
                 func importFile(_ query: String) async throws -> (
                     status: HTTPResponse.Status, headers: HTTPFields, text: String, object: [String: Any]
                 ) {
+                    // A client per import: the 503 of the failed one closes its connection.
+                    let patient = TestClient(
+                        host: "127.0.0.1",
+                        port: try #require(api.client.port),
+                        configuration: .init(timeout: .seconds(120))
+                    )
+                    patient.connect()
+                    defer { Task { try? await patient.shutdown() } }
                     let response = try await patient.execute(
                         .init(
                             "/v1/links/import\(query)",
@@ -333,7 +335,6 @@ import Testing
 
                 _ = try await world.sql("DROP TRIGGER fail_midway\(unsafeRaw: kind == .sqlite ? "" : " ON links")")
                 let retried = try await importFile("?onConflict=fail")
-                try await patient.shutdown()
                 #expect(retried.status == .ok, "\(retried.text.prefix(300))")
                 #expect(retried.object["imported"] as? Int == 20_000)
                 #expect(try await count("links") == 20_000)

@@ -33,10 +33,15 @@ enum Places {
     /// Read once: the lookup on every click asks no file system.
     private static let torInstalled = FileManager.default.fileExists(atPath: torIPv4)
 
-    /// The source `setting` names, once loaded; nil until then, and for `none`.
+    /// The source `setting` names, once loaded; nil until then, and for `none`. Debian's ranges are read in the
+    /// background the first time they are asked for (a server that never counts a click never reads them).
     static func source(_ setting: String?) -> (any PlaceSource)? {
         let path = key(setting)
-        return loaded.withLock { $0[path] ?? nil }
+        let found = loaded.withLock { $0[path] }
+        if found == nil, path == torIPv4 {
+            Task.detached(priority: .background) { try? load(setting) }
+        }
+        return found ?? nil
     }
 
     private static func key(_ setting: String?) -> String {
