@@ -1,8 +1,6 @@
 import DeepLinksTestSupport
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
-import NIOCore
 import Testing
 
 @testable import DeepLinksServer
@@ -299,33 +297,7 @@ import Testing
                         as: Int.self
                     ) ?? -1
                 }
-                // 20,000 rows take seconds, and more beside the other suites on two cores: a client that waits
-                // two minutes (the test client's is 20 s), so the test judges the import, not the machine's load.
-                func importFile(_ query: String) async throws -> (
-                    status: HTTPResponse.Status, headers: HTTPFields, text: String, object: [String: Any]
-                ) {
-                    // A client per import: the 503 of the failed one closes its connection.
-                    let patient = TestClient(
-                        host: "127.0.0.1",
-                        port: try #require(api.client.port),
-                        configuration: .init(timeout: .seconds(120))
-                    )
-                    patient.connect()
-                    defer { Task { try? await patient.shutdown() } }
-                    let response = try await patient.execute(
-                        .init(
-                            "/v1/links/import\(query)",
-                            method: .post,
-                            headers: Self.csv,
-                            body: ByteBuffer(string: file)
-                        )
-                    )
-                    let body = response.body ?? ByteBuffer()
-                    let object =
-                        (try? JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8))) as? [String: Any]
-                    return (response.status, response.headers, String(buffer: body), object ?? [:])
-                }
-                let failed = try await importFile("")
+                let failed = try await api.post("/v1/links/import", file, headers: Self.csv)
                 #expect(failed.status == .serviceUnavailable, "\(failed.text.prefix(300))")
                 #expect(failed.headers[.retryAfter] != nil)
                 #expect(!failed.text.contains("lnk7500"), "the database's own message stays in the log")
@@ -334,7 +306,7 @@ import Testing
                 }
 
                 _ = try await world.sql("DROP TRIGGER fail_midway\(unsafeRaw: kind == .sqlite ? "" : " ON links")")
-                let retried = try await importFile("?onConflict=fail")
+                let retried = try await api.post("/v1/links/import?onConflict=fail", file, headers: Self.csv)
                 #expect(retried.status == .ok, "\(retried.text.prefix(300))")
                 #expect(retried.object["imported"] as? Int == 20_000)
                 #expect(try await count("links") == 20_000)
