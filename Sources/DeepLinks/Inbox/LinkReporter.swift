@@ -44,7 +44,7 @@ public actor LinkReporter {
     /// A batch failed and the next try waits.
     private var retrying = false
     private var wait: Duration = LinkReporter.firstWait
-    /// Events the server took (counted or known), for tests and a debug screen.
+    /// The latest events the server took (counted or known, at most ``maxQueued``), for tests and a debug screen.
     public private(set) var sent: [Event] = []
 
     /// - Parameters:
@@ -111,7 +111,7 @@ public actor LinkReporter {
             case let status? where (200..<300).contains(status) || ((400..<500).contains(status) && status != 429):
                 // Taken, or refused for good: either way not sent again.
                 let ids = Set(batch.map(\.id))
-                if (200..<300).contains(status) { sent += batch }
+                if (200..<300).contains(status) { sent = Array((sent + batch).suffix(Self.maxQueued)) }
                 queue.removeAll { ids.contains($0.id) }
                 wait = Self.firstWait
             default:

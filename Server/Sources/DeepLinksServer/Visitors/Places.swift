@@ -23,8 +23,8 @@ protocol PlaceSource: Sendable {
 }
 
 /// The `--geoip-database` setting, loaded: the MMDB file it names; with no setting, Debian's `tor-geoipdb` where it
-/// is installed; with `none`, nothing. Loaded once per process and path, off the request path (a few seconds for
-/// Tor's 660,000 ranges in a debug build): a click before it is loaded has no place.
+/// is installed; with `none`, nothing. Loaded once per process and path, off the request path (Tor's 660,000 ranges
+/// take about 3 s in a debug build): a click before it is loaded has no place.
 enum Places {
     static let torIPv4 = "/usr/share/tor/geoip", torIPv6 = "/usr/share/tor/geoip6"
 
@@ -218,7 +218,7 @@ struct MMDBReader: PlaceSource {
         guard let metadataStart = found else {
             throw PlaceDatabaseError(description: "\(name): no MaxMind DB metadata (not an MMDB file)")
         }
-        var decoder = MMDBDecoder(bytes: bytes, base: metadataStart, pointerBase: metadataStart)
+        var decoder = MMDBDecoder(bytes: bytes, pointerBase: metadataStart)
         guard case .map(let metadata)? = try? decoder.value(at: metadataStart) else {
             throw PlaceDatabaseError(description: "\(name): its metadata is not a map")
         }
@@ -281,7 +281,7 @@ struct MMDBReader: PlaceSource {
     /// The data record of `address`, if the tree has one.
     func record(of address: IPAddress) -> [String: MMDBValue]? {
         guard let offset = recordOffset(of: address) else { return nil }
-        var decoder = MMDBDecoder(bytes: bytes, base: offset, pointerBase: dataStart)
+        var decoder = MMDBDecoder(bytes: bytes, pointerBase: dataStart)
         guard case .map(let record)? = try? decoder.value(at: offset) else { return nil }
         return record
     }
@@ -333,14 +333,13 @@ indirect enum MMDBValue: Sendable, Equatable {
 /// data section's start (the metadata's own start for the metadata).
 private struct MMDBDecoder {
     let bytes: [UInt8]
-    let base: Int
     let pointerBase: Int
     var depth = 0
 
     struct Malformed: Error {}
 
-    init(bytes: [UInt8], base: Int, pointerBase: Int) {
-        (self.bytes, self.base, self.pointerBase) = (bytes, base, pointerBase)
+    init(bytes: [UInt8], pointerBase: Int) {
+        (self.bytes, self.pointerBase) = (bytes, pointerBase)
     }
 
     mutating func value(at offset: Int) throws -> MMDBValue {
