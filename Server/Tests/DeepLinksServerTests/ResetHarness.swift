@@ -40,7 +40,7 @@ actor MailCatcher: MailTransport {
     var resetMessages: [OutgoingMail] { messages.filter { $0.subject.hasPrefix("Reset your") } }
 
     /// Waits until at least `count` messages arrived (the background jobs run every second, or when woken).
-    func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async throws -> [OutgoingMail] {
+    func waitFor(_ count: Int, timeout: Duration = .seconds(30)) async throws -> [OutgoingMail] {
         let deadline = ContinuousClock.now + timeout
         while messages.count < count {
             guard ContinuousClock.now < deadline else {
@@ -302,7 +302,8 @@ struct ResetClient: Sendable {
         let before = await world.mail.resetMessages.count
         let response = try await requestReset(email)
         #expect(response.status == .accepted)
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Waits for the mail job (every second, or when woken); generous for two cores busy with the whole suite.
+        let deadline = ContinuousClock.now + .seconds(30)
         while await world.mail.resetMessages.count <= before, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -330,6 +331,13 @@ struct ResetClient: Sendable {
 extension TestResponse {
     var text: String { String(buffer: body) }
     var object: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]) ?? [:] }
+}
+
+extension TestClient.Response {
+    var text: String { String(buffer: body ?? ByteBuffer()) }
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body ?? ByteBuffer())) as? [String: Any]) ?? [:]
+    }
 }
 
 /// A database error with the driver's reason (PostgreSQL's errors describe nothing).
