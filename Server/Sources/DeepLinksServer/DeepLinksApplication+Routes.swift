@@ -76,6 +76,29 @@ extension DeepLinksApplication {
         let clicks = ClickCounter(database: database, metrics: metrics, events: webhooks?.events, analytics: analytics)
         var links = LinkStore(database: database, clock: clock, cacheBytes: settings.linkCacheBytes)
         links.events = webhooks?.events
+        let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
+        // Universal-link health goes with the analytics: off with them.
+        let health =
+            settings.analytics
+            ? UniversalLinkHealth(
+                policy: policy,
+                database: database,
+                proxies: settings.trustedProxies,
+                metrics: metrics,
+                clock: clock
+            ) : nil
+        let watch = health.flatMap { health in
+            settings.appleCDNCheckMinutes > 0
+                ? AppleCDNWatch(
+                    health: health,
+                    files: files,
+                    cdnURL: settings.appleCDNURL,
+                    everyMinutes: settings.appleCDNCheckMinutes,
+                    clock: clock,
+                    events: webhooks?.events,
+                    logger: logger
+                ) : nil
+        }
         let jobs = BackgroundJobs(
             BackgroundJobs.all(
                 resets: resets,
@@ -83,6 +106,8 @@ extension DeepLinksApplication {
                 webhooks: webhooks?.sender,
                 links: links,
                 clicks: clicks,
+                health: health.map(UniversalLinkHealthJob.init),
+                cdnWatch: watch,
                 pruning: Pruning(
                     database: database,
                     clock: clock,
@@ -109,8 +134,7 @@ extension DeepLinksApplication {
 
         let operators = Operators(database: database, clock: clock)
         let access = Access(settings: settings.smartLinks, operators: operators)
-        let policy = try LinkPolicy(settings: settings.smartLinks, app: app, association: files)
-        let fallback = try AppPathFallback(policy: policy)
+        let fallback = try AppPathFallback(policy: policy, health: health)
         let router = Router(context: AppRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(StrictTransportSecurityMiddleware())
@@ -148,7 +172,8 @@ extension DeepLinksApplication {
                 app: app,
                 links: resets.links,
                 minimumLength: resetSettings.passwordPolicy.minimumLength,
-                lifetimeMinutes: resetSettings.tokenLifetimeSeconds / 60
+                lifetimeMinutes: resetSettings.tokenLifetimeSeconds / 60,
+                health: health
             )
             page.register(on: router)
             PasswordResetRoutes(
@@ -174,7 +199,8 @@ extension DeepLinksApplication {
                 unknownCodes: RateLimiter(
                     capacity: settings.smartLinks.unknownCodeBurst,
                     perMinute: settings.smartLinks.unknownCodesPerMinute
-                )
+                ),
+                health: health
             ),
             deferred: DeferredLinks(database: database, keys: keys, clock: clock, events: webhooks?.events),
             deferredCeiling: ceiling(.deferredLink)
@@ -188,7 +214,8 @@ extension DeepLinksApplication {
             doctor: LinkDoctor(
                 settings: settings,
                 fetcher: AASAFetcher(timeoutSeconds: 5),
-                shortLinks: { [links] code in try await links.find(code) }
+                shortLinks: { [links] code in try await links.find(code) },
+                health: database
             ),
             hasher: resetSettings.hasher,
             hashing: hashing,

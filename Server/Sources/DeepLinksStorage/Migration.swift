@@ -483,5 +483,25 @@ public struct Migration: Sendable {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Universal-link health (HealthStore): iOS requests on claimed paths per day, domain, cause and detail; each
+        // domain's last comparison of Apple's CDN copy of its association file with the one served.
+        Migration(version: 19, name: "universal-link health") { sql, kind in
+            let compact = kind == .sqlite ? " WITHOUT ROWID" : ""
+            for statement in [
+                """
+                CREATE TABLE link_health (
+                    day TEXT NOT NULL, domain TEXT NOT NULL, cause TEXT NOT NULL, detail TEXT NOT NULL,
+                    requests BIGINT NOT NULL, PRIMARY KEY (day, domain, cause, detail)
+                )\(compact)
+                """,
+                """
+                CREATE TABLE association_cdn_checks (
+                    domain TEXT PRIMARY KEY, checked_at BIGINT NOT NULL, differs_since BIGINT, notified_at BIGINT
+                )
+                """,
+            ] {
+                try await sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

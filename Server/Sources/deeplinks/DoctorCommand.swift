@@ -1,7 +1,9 @@
 import ArgumentParser
 import DeepLinks
 import DeepLinksServer
+import DeepLinksStorage
 import Foundation
+import Logging
 
 /// `deeplinks doctor URL`: why a link opens the app or Safari, checked the way iOS decides it, from what is served
 /// now rather than from what the configuration says.
@@ -49,13 +51,25 @@ struct DoctorCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.resolve()
+            // The server's database, for the domain's universal-link health; the check goes on without it (and never
+            // makes a SQLite file that is not there).
+            let stored: Bool
+            switch settings.database {
+            case .sqliteFile(let path): stored = FileManager.default.fileExists(atPath: path)
+            case .sqliteMemory: stored = false
+            case .postgres: stored = true
+            }
+            let database =
+                stored ? try? await Database.open(settings.database, logger: bootstrapLogging(level: .error)) : nil
             let doctor = LinkDoctor(
                 settings: settings,
                 fetcher: AASAFetcher(timeoutSeconds: 10, caFile: caFile),
                 origin: origin,
-                cdnURL: noCDN ? nil : cdnURL
+                cdnURL: noCDN ? nil : cdnURL,
+                health: database
             )
             let report = await doctor.examine(url, referrer: referrer, userAgent: userAgent)
+            try? await database?.close()
             if json {
                 printJSON(report.json)
             } else {

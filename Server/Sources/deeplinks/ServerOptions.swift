@@ -86,6 +86,10 @@ struct ServerOptions: ParsableArguments {
     var analytics: String?
     @Option(name: Setting.geoipDatabase.name, help: Setting.geoipDatabase.argumentHelp)
     var geoipDatabase: String?
+    @Option(name: Setting.appleCDNCheckMinutes.name, help: Setting.appleCDNCheckMinutes.argumentHelp)
+    var appleCDNCheckMinutes: Int?
+    @Option(name: Setting.appleCDNURL.name, help: Setting.appleCDNURL.argumentHelp)
+    var appleCDNURL: String?
 
     @Option(name: Setting.logLevel.name, help: Setting.logLevel.argumentHelp)
     var logLevel: String?
@@ -162,6 +166,20 @@ struct ServerOptions: ParsableArguments {
         }
         if let path = geoipDatabase ?? environment[Setting.geoipDatabase.environment], !path.isEmpty {
             settings.geoipDatabase = path
+        }
+        if let value = try Setting.appleCDNCheckMinutes.integer(appleCDNCheckMinutes, environment) {
+            settings.appleCDNCheckMinutes = value
+        }
+        if let url = appleCDNURL ?? environment[Setting.appleCDNURL.environment], !url.isEmpty {
+            guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.hasSuffix("/"),
+                URL(string: url)?.host?.isEmpty == false
+            else {
+                throw ConfigurationError(
+                    setting: "apple-cdn-url",
+                    reason: "is an http(s) URL ending in '/' (the domain is appended), not '\(url)'"
+                )
+            }
+            settings.appleCDNURL = url
         }
         if let size = linkCacheSize ?? environment[Setting.linkCacheSize.environment] {
             settings.linkCacheBytes = try Self.bytes(size, setting: "link cache size")

@@ -249,6 +249,20 @@ extension Setting {
         help:
             "An MMDB file (DB-IP Lite, GeoLite2) the analytics and the countries rule read clicks' countries from, when no --country-header gives one; none: no country. Read offline, never a network look-up."
     )
+    static let appleCDNCheckMinutes = Setting(
+        flag: "apple-cdn-check-minutes",
+        environment: "DEEPLINKS_APPLE_CDN_CHECK_MINUTES",
+        defaultValue: "5",
+        help:
+            "Minutes between two comparisons of Apple's CDN copy of each served domain's association file with the file served (universal-link health; a webhook once it has differed ten minutes); 0: never. Off with --analytics off.",
+        range: 0...1440
+    )
+    static let appleCDNURL = Setting(
+        flag: "apple-cdn-url",
+        environment: "DEEPLINKS_APPLE_CDN_URL",
+        defaultValue: "https://app-site-association.cdn-apple.com/a/v1/",
+        help: "Where Apple's CDN serves a domain's association file (the domain is appended): a stand-in for tests."
+    )
     static let logLevel = Setting(
         flag: "log-level",
         environment: "DEEPLINKS_LOG_LEVEL",
@@ -288,7 +302,7 @@ extension Setting {
     static let all: [Setting] = [
         config, host, port, databaseURL, mailURL, logLevel, secretKeys, hookSecrets, adminKey, trustedProxies,
         metricsAllow, idleTimeout, bodyTimeout, maxConnectionsPerClient, anonymousWritesPerHour, linkCacheSize,
-        clickRetentionDays, hourlyRetentionDays, analytics, geoipDatabase,
+        clickRetentionDays, hourlyRetentionDays, analytics, geoipDatabase, appleCDNCheckMinutes, appleCDNURL,
         linkDomain, otherLinkDomains, landingDomain, allowedDestinationHosts, countryHeader, webhooks,
         resetTokenMinutes, minimumPasswordLength, mailFrom, dkimKeyFile, dkimKey, dkimSelector, serverURL,
     ]

@@ -56,11 +56,11 @@ import FoundationNetworking
         #expect(first.status == 0, "\(first.stderr)")
         #expect(
             first.stdout
-                == "\(url): applied 18 migration(s) (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18); schema version 18\n"
+                == "\(url): applied 19 migration(s) (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19); schema version 19\n"
         )
         let second = try CommandRunner.run(["migrate"], environment: ["DEEPLINKS_DATABASE_URL": url])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == "\(url): up to date at schema version 18\n")
+        #expect(second.stdout == "\(url): up to date at schema version 19\n")
     }
 
     @Test(arguments: [

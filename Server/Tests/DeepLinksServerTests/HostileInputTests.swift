@@ -204,7 +204,9 @@ import Testing
                     ).run()
                 }
             }
-            #expect(try await Migrator(database: database, logger: logger).migrate() == [12, 13, 14, 15, 16, 17, 18])
+            #expect(
+                try await Migrator(database: database, logger: logger).migrate() == [12, 13, 14, 15, 16, 17, 18, 19]
+            )
             let keys = try await Operators(database: database).keys()
             func key(_ name: String) throws -> Operators.APIKey { try #require(keys.first { $0.name == name }) }
             #expect(try key("gone").revokedAt != nil)

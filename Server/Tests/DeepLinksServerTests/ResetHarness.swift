@@ -131,6 +131,8 @@ struct ResetWorld: Sendable {
         settings.passwordReset.signInBurst = 100_000
         // Debian's 660,000 country ranges are read by the tests that need them (ClickAnalyticsTests, PlacesTests).
         settings.geoipDatabase = "none"
+        // Apple's CDN is not asked (HealthTests asks a stand-in).
+        settings.appleCDNCheckMinutes = 0
         configure(&settings)
         return settings
     }

@@ -44,7 +44,7 @@ import Testing
             }
             #expect(
                 try await Migrator(database: database, logger: logger).migrate() == [
-                    5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+                    5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
                 ]
             )
             // Version 15: an account the upgrade found counts as used; the pruning of unused sign-ups never takes it.

@@ -41,6 +41,11 @@ struct LinksAPIController: Sendable {
         let funnels = RouteCollection(context: AppRequestContext.self)
         funnels.group(.viewer, .links, access: access).get(use: allFunnel)
         router.addRoutes(funnels, atPath: "/v1/funnel")
+        let health = RouteCollection(context: AppRequestContext.self)
+        health.group(.viewer, .links, access: access).get { request, _ in
+            try await LinkHealthReport.response(request: request, store: store)
+        }
+        router.addRoutes(health, atPath: "/v1/universal-links/health")
     }
 
     /// The link's funnel (``FunnelReport``): JSON, or CSV with `format=csv`.

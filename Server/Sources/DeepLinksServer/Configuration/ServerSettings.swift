@@ -66,6 +66,10 @@ public struct ServerSettings: Sendable {
     public var analytics = true
     /// The MMDB file clicks' countries are read from (none: `"none"`; nil: Debian's `tor-geoipdb` where installed).
     public var geoipDatabase: String?
+    /// Minutes between two comparisons of Apple's CDN copies with the served files (``AppleCDNWatch``); 0: never.
+    public var appleCDNCheckMinutes = 5
+    /// Where Apple's CDN serves a domain's association file (the domain is appended): a stand-in in tests.
+    public var appleCDNURL = LinkDoctor.appleCDN
     /// Who may read `GET /metrics`: loopback and these networks (`10.0.0.0/8`...); `nil` lets everyone.
     public var metricsAllowedFrom: [String]? = []
 

@@ -15,7 +15,7 @@ enum ConsolePages {
         if let viewer {
             var items: [HTML] = [
                 #"<a href="/console/links">Links</a>"#, #"<a href="/console/analytics">Analytics</a>"#,
-                #"<a href="/console/funnel">Funnel</a>"#,
+                #"<a href="/console/funnel">Funnel</a>"#, #"<a href="/console/health">Universal-link health</a>"#,
                 #"<a href="/console/association">Association</a>"#,
                 #"<a href="/console/doctor">Why didn't it open?</a>"#,
             ]

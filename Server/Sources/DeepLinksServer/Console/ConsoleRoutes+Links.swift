@@ -25,6 +25,8 @@ extension ConsoleRoutes {
             .get("/console/funnel.csv", use: funnelPage)
             .get("/console/links/:code/funnel", use: funnelPage)
             .get("/console/links/:code/funnel.csv", use: funnelPage)
+            .get("/console/health", use: healthPage)
+            .get("/console/health.csv", use: healthPage)
         group(router, .editor)
             .get("/console/new", use: newLinkForm)
             .post("/console/new", use: createLink)
@@ -273,6 +275,31 @@ extension ConsoleRoutes {
         let report = try await FunnelReport.make(code: code, from: query.from, to: query.to, database: store.database)
         guard request.uri.path.hasSuffix(".csv") else {
             return ConsolePages.response(.ok, ConsolePages.funnel(report, viewer: viewer))
+        }
+        return LinkTransfer.csvFile(report.csv, name: report.fileName)
+    }
+
+    /// The universal-link health page, or its CSV at `.csv`.
+    @Sendable func healthPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.viewer()
+        let parameters = AnalyticsReport.parameters(request).filter { $0.key == "from" || $0.key == "to" }
+        let query: AnalyticsReport.Query
+        do {
+            query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
+        } catch let error as APIError {
+            let reason = error.fields["reason"].flatMap(\.string) ?? ""
+            return ConsolePages.response(
+                .badRequest,
+                ConsolePages.message(
+                    title: "Universal-link health",
+                    viewer: viewer,
+                    text: "The range is wrong: \(reason)."
+                )
+            )
+        }
+        let report = try await LinkHealthReport.make(from: query.from, to: query.to, database: store.database)
+        guard request.uri.path.hasSuffix(".csv") else {
+            return ConsolePages.response(.ok, ConsolePages.health(report, viewer: viewer))
         }
         return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }

@@ -1,6 +1,7 @@
 import AppSiteAssociation
 import DeepLinks
 import DeepLinksJSON
+import DeepLinksStorage
 import Foundation
 
 /// Why a link opens the app or Safari, checked in the order iOS meets it (`deeplinks doctor`, and the console's
@@ -13,6 +14,8 @@ package struct LinkDoctor: Sendable {
     let origin: String?
     let cdnURL: String?
     let shortLinks: (@Sendable (String) async throws -> SmartLink?)?
+    /// Where the universal-link health counts are, to name the domain's week (nil: not read).
+    let health: Database?
 
     /// Apple's CDN: a domain's file at this prefix followed by the domain.
     package static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/"
@@ -21,13 +24,16 @@ package struct LinkDoctor: Sendable {
     ///   - origin: fetch the domain's file from this origin instead (a staging server, a test server).
     ///   - cdnURL: where the CDN serves a domain's file (the domain is appended); nil: do not ask it.
     ///   - shortLinks: the link stored under a code (nil when none), to check a short link's code; nil: not checked.
+    ///   - health: the database whose universal-link health counts the report names for the URL's domain.
     package init(
         settings: ServerSettings,
         fetcher: AASAFetcher,
         origin: String? = nil,
         cdnURL: String? = appleCDN,
-        shortLinks: (@Sendable (String) async throws -> SmartLink?)? = nil
+        shortLinks: (@Sendable (String) async throws -> SmartLink?)? = nil,
+        health: Database? = nil
     ) {
+        self.health = health
         self.settings = settings
         self.fetcher = fetcher
         self.origin = origin
@@ -105,6 +111,15 @@ package struct LinkDoctor: Sendable {
             return report
         }
         report.notes.append("app \(app.appID)" + (shortLinkHost ? " (\(host) is a short-link domain)" : ""))
+        if let health,
+            let note = await UniversalLinkHealth.note(
+                domain: host,
+                database: health,
+                now: Int64(Date().timeIntervalSince1970 * 1000)
+            )
+        {
+            report.notes.append(note)
+        }
 
         // What the origin serves, and what Apple's CDN serves (which is what devices read), asked at once: an
         // unreachable host costs one timeout, not two.

@@ -1,6 +1,6 @@
 /// A job the server runs in the background: a request leaves its work in the database (a row, or clicks counted in
 /// memory) and wakes the jobs; the job picks the work up and does the slow part. Each job's type says which work it
-/// picks up and where it leaves what follows; ``BackgroundJobs/all(resets:mail:webhooks:links:clicks:pruning:)`` lists
+/// picks up and where it leaves what follows; ``BackgroundJobs/all(resets:mail:webhooks:links:clicks:health:cdnWatch:pruning:)`` lists
 /// them all.
 ///
 /// Work lives in the database, claimed before it is done, so replicas sharing it never do one piece twice and a job
@@ -28,6 +28,8 @@ extension BackgroundJobs {
     /// | ``WebhookSender`` | `webhook_outbox` | ``WebhookEvents`` (link edits, counts, redemptions) | signed POSTs |
     /// | ``LinkChangesJob`` | `link_changes` | `LinkDocumentStore` (every server's edits) | this server's link cache |
     /// | ``ClickFlushJob`` | clicks counted in memory | ``ClickCounter`` (every redirect) | `link_clicks` and the rest |
+    /// | ``UniversalLinkHealthJob`` | iOS requests on claimed paths, in memory | ``UniversalLinkHealth`` (redirects, app pages) | `link_health` |
+    /// | ``AppleCDNWatch`` | Apple's CDN copies, when due | nothing: its own clock | `association_cdn_checks`, a webhook |
     /// | ``Pruning`` | rows past their time | everything above | nothing: deletes them |
     ///
     /// Beside them, ``DescriptorWatch`` (no work in the database: it samples the process's file descriptors).
@@ -37,11 +39,13 @@ extension BackgroundJobs {
         webhooks: WebhookSender?,
         links: LinkStore,
         clicks: ClickCounter,
+        health: UniversalLinkHealthJob?,
+        cdnWatch: AppleCDNWatch?,
         pruning: Pruning
     ) -> [any BackgroundJob] {
         let jobs: [(any BackgroundJob)?] = [
             resets.map(ResetRequestsJob.init), mail, webhooks, LinkChangesJob(links: links),
-            ClickFlushJob(clicks: clicks),
+            ClickFlushJob(clicks: clicks), health, cdnWatch,
             pruning,
         ]
         return jobs.compactMap { $0 }

@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Runs the server's background jobs (``BackgroundJob``; the list: ``all(resets:mail:webhooks:links:clicks:pruning:)``),
+/// Runs the server's background jobs (``BackgroundJob``; the list: ``all(resets:mail:webhooks:links:clicks:health:cdnWatch:pruning:)``),
 /// each in its own loop, whenever woken and at least every `interval`, so a slow mail server never holds up
 /// the click counts or the reset requests.
 ///

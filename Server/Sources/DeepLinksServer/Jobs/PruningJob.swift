@@ -4,7 +4,7 @@ import Synchronization
 /// Deletes what no longer serves, at most once an hour per server: audit events after 90 days, sent and
 /// dropped mail after 7 days, expired reset links, deferred-link tokens and sessions, reset requests after the
 /// day their daily cap needs them, refilled rate-limit buckets (the same as absent), and sign-ups nobody used in 30
-/// days (``AccountService/unusedSignUpMilliseconds``), click counts past their retention (400 days by default:
+/// days (``AccountService/unusedSignUpMilliseconds``), click counts (and universal-link health counts) past their retention (400 days by default:
 /// `--click-retention-days`; hourly analytics 35: `--hourly-retention-days`), and the visitor hashes of past days. Each delete uses an
 /// index on its time column.
 final class Pruning: BackgroundJob {
@@ -71,5 +71,7 @@ final class Pruning: BackgroundJob {
         try await AnalyticsStore.forgetVisitors(before: ClickCounter.day(now), database: database)
         // App event IDs a week (a retry comes within hours); funnel counts as long as click counts.
         try await FunnelStore.prune(eventsBefore: now - 7 * day, daysBefore: cutoffs.clicksFrom, database: database)
+        // Universal-link health counts as long as click counts.
+        if let first = cutoffs.clicksFrom { try await HealthStore.prune(daysBefore: first, database: database) }
     }
 }

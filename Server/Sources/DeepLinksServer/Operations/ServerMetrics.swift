@@ -205,7 +205,6 @@ public final class ServerMetrics: Sendable {
         collectors.duration.record(seconds)
     }
 
-    /// The registry in Prometheus text format.
     /// Writes refused because the ceiling of their kind (``WriteCeiling``) was reached.
     func anonymousWritesRefused(_ kind: String) -> Counter {
         registry.makeCounter(
@@ -221,6 +220,23 @@ public final class ServerMetrics: Sendable {
         )
     }
 
+    /// Requests from iOS that reached a claimed path instead of opening the app, by cause and domain (the served
+    /// domains only, so the labels stay bounded): `deeplinks_universal_links_fell_through_total{cause,domain}`.
+    func fellThrough(cause: String, domain: String) -> Counter {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "deeplinks",
+                subsystem: "universal_links",
+                metricName: "fell_through",
+                unitName: "total",
+                helpText:
+                    "Requests from iOS on a path an association file served here claims (universal links that did not open the app), by cause"
+            ),
+            labels: [("cause", cause), ("domain", domain)]
+        )
+    }
+
+    /// The registry in Prometheus text format.
     func exposition() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

@@ -18,6 +18,8 @@ struct ResetLandingPage: Sendable {
     let links: ResetLinks
     let minimumLength: Int
     let lifetimeMinutes: Int64
+    /// Universal-link health: a request from iOS for the page is a reset link that did not open the app.
+    var health: UniversalLinkHealth? = nil
 
     var reset: PasswordResetRoute { links.reset }
     /// The App Store campaign of the reset page's "Get the app".
@@ -25,7 +27,10 @@ struct ResetLandingPage: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] {
-            router.on(RouterPath(reset.path), method: method) { request, _ -> Response in
+            router.on(RouterPath(reset.path), method: method) { request, context -> Response in
+                if method == .get, !LinkRedirect.optsOut(request) {
+                    health?.record(request, peer: { context.peer })
+                }
                 let token = request.uri.queryParameters[Substring(reset.tokenParameter)].map(String.init)
                 let response = self.response(.initial(queryToken: token))
                 return method == .head ? Response(status: response.status, headers: response.headers) : response

@@ -17,6 +17,9 @@ struct LinkRedirect: Sendable {
     let clock: WallClock
     /// Per client network, codes that were no link (see ``SmartLinkSettings/unknownCodeBurst``).
     let unknownCodes: RateLimiter
+    /// Universal-link health, nil with `--analytics off`: a request from iOS here is a universal link that fell
+    /// through (when the link domain's file claims the code, which the health job checks).
+    var health: UniversalLinkHealth? = nil
 
     /// How long a 429 for made-up codes is held before it is sent.
     static let refusalDelay: Duration = .milliseconds(250)
@@ -40,9 +43,23 @@ struct LinkRedirect: Sendable {
             response.headers[.retryAfter] = String(refused.wait)
             return response
         }
-        guard let link = found else { return fallback.notFound(request) }
+        guard let link = found else { return fallback.notFound(request, peer: context.peer) }
+        // `?d=1` names the week's universal-link health of the domain (read here: the answer itself is synchronous).
+        var healthNote: String?
+        if let health, let query = request.uri.query, ClickQuery(query)?.wantsDecisions == true,
+            let host = request.requestedHost
+        {
+            healthNote = await health.note(domain: host)
+        }
         // Not nil: only a redirect may be refused.
-        return respond(link, code: code, request: request, peer: { context.peer }, counting: counting)!
+        return respond(
+            link,
+            code: code,
+            request: request,
+            peer: { context.peer },
+            counting: counting,
+            healthNote: healthNote
+        )!
     }
 
     /// The redirect for the head of a `GET` or `HEAD /{code}` whose link the cache holds, counted as the router
@@ -75,7 +92,8 @@ struct LinkRedirect: Sendable {
         request: Request,
         peer: () -> SocketAddress?,
         counting: Bool,
-        onlyRedirect: Bool = false
+        onlyRedirect: Bool = false,
+        healthNote: String? = nil
     ) -> Response? {
         let agent = AgentText(request.headers[.userAgent])
         var platform = ClientPlatform(agent: agent, platformHint: request.headers[Self.platformHint])
@@ -89,7 +107,13 @@ struct LinkRedirect: Sendable {
             if click.wantsDecisions {
                 guard !onlyRedirect else { return nil }
                 let address = peer()
-                let page = SmartLinkPages.decisions(link, policy: policy, now: clock.milliseconds(), you: platform) {
+                let page = SmartLinkPages.decisions(
+                    link,
+                    policy: policy,
+                    now: clock.milliseconds(),
+                    you: platform,
+                    health: healthNote
+                ) {
                     visitor(platform: $0, agent: agent, request: request, query: click, peer: address)
                 }
                 return SmartLinkPages.html(.ok, page)
@@ -150,6 +174,7 @@ struct LinkRedirect: Sendable {
                     at: clock.milliseconds()
                 )
             }
+            health?.record(request, platform: platform, peer: peer)
         }
         return response
     }

@@ -33,7 +33,7 @@ struct NotFoundMiddleware: RouterMiddleware {
                 }
                 return JSONResponse.error(.notFound, ["error": .string(APIError.Code.notFound.rawValue)])
             }
-            return fallback.notFound(request)
+            return fallback.notFound(request, peer: context.peer)
         }
     }
 }

@@ -148,6 +148,7 @@ enum SmartLinkPages {
         policy routes: LinkPolicy,
         now: Int64,
         you: ClientPlatform,
+        health: String? = nil,
         visitor: (ClientPlatform) -> RuleVisitor
     ) -> HTML {
         var rows: [HTML] = []
@@ -197,6 +198,7 @@ enum SmartLinkPages {
                 "<li>the landing page is on the link domain: a tap there stays on one domain, so iOS opens Safari, not the app. Set a landing domain.</li>"
             )
         }
+        if let health { checks.append("<li>\(health)</li>") }
         if link.expiresAt != nil {
             // When is the console's to show: this page is public.
             checks.append(
