@@ -133,3 +133,119 @@ import Testing
         }
     }
 }
+
+extension UniversalLinkHealthTests {
+    /// Two domains: the app's and the link domain.
+    static func twoDomains(_ settings: inout ServerSettings) {
+        configure(&settings)
+        settings.smartLinks.otherLinkDomains = []
+    }
+
+    /// A stand-in for Apple's CDN: each domain's copy as the test sets it (404 with Apple's failure header else).
+    final class CDNStandIn: Sendable {
+        let copies = Mutex<[String: String]>([:])
+
+        func serve<T: Sendable>(_ body: @Sendable (_ url: String) async throws -> T) async throws -> T {
+            let router = Router()
+            router.get("/a/v1/:domain") { _, context -> Response in
+                let domain = try context.parameters.require("domain")
+                guard let copy = self.copies.withLock({ $0[domain] }) else {
+                    return Response(status: .notFound, headers: [HTTPField.Name("Apple-Failure-Reason")!: "Not found"])
+                }
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: copy))
+                )
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            return try await app.test(.live) { client in
+                try await body("http://127.0.0.1:\(try #require(client.port))/a/v1/")
+            }
+        }
+    }
+
+    /// Apple's CDN holds another copy than the one served: requests its copy does not give the app are counted as
+    /// `apple_cdn_differs`, and after ten minutes one webhook says so, once, whichever server checks; the same copy
+    /// again ends it.
+    @Test(arguments: TestDatabase.allCases)
+    func aDifferingCDNCopyIsNamedAndAnnouncedOnce(_ kind: TestDatabase) async throws {
+        try await ResetWorld.with(kind, external: false) { world in
+            let cdn = CDNStandIn()
+            var served = ServerSettings()
+            Self.twoDomains(&served)
+            let files = try AssociationFiles(app: served.app, links: served.smartLinks)
+            let linkFile = String(decoding: try #require(files.linkDomainAssociation).file.body, as: UTF8.self)
+            // The app's domain: the same copy; the link domain: an old copy that claims nothing.
+            cdn.copies.withLock {
+                $0["links.example.com"] = String(decoding: files.appleAppSiteAssociation.body, as: UTF8.self)
+                $0["go.example.com"] = #"{"applinks":{"details":[]}}"#
+            }
+            try await cdn.serve { url in
+                let configure: (inout ServerSettings) -> Void = { settings in
+                    Self.twoDomains(&settings)
+                    settings.appleCDNURL = url
+                    settings.appleCDNCheckMinutes = 1
+                    settings.webhooks = ["http://127.0.0.1:9/hooks"]
+                    settings.hookSecrets = WebhookTests.secrets
+                }
+                @Sendable func state() async throws -> [String: Int64?] {
+                    var found: [String: Int64?] = [:]
+                    for row in try await world.sql("SELECT domain, differs_since FROM association_cdn_checks") {
+                        found[try row.decode(column: "domain", as: String.self)] = try row.decode(
+                            column: "differs_since",
+                            as: Int64?.self
+                        )
+                    }
+                    return found
+                }
+                @Sendable func notices() async throws -> Int {
+                    try await world.sql(
+                        "SELECT COUNT(*) AS n FROM webhook_outbox WHERE event_type = 'association.cdn_differs'"
+                    ).first?.decode(column: "n", as: Int.self) ?? -1
+                }
+                @Sendable func waitFor(_ what: String, _ done: () async throws -> Bool) async throws {
+                    for _ in 0..<150 {
+                        if try await done() { return }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    Issue.record("never: \(what)")
+                }
+                try await world.serve(configure) { api in
+                    _ = try await api.post("/v1/links", SmartLinkTests.summer, headers: SmartLinkTests.admin)
+                    let port = try #require(api.client.port)
+                    try await waitFor("both domains compared") { try await state().count == 2 }
+                    let compared = try await state()
+                    #expect(compared["links.example.com"] == .some(nil), "the same copy: \(compared)")
+                    #expect(compared["go.example.com"] != .some(nil), "another copy: \(compared)")
+                    try await Self.send(port, "go.example.com", "/summer", [.userAgent: SmartLinkTests.iPhone])
+                    #expect(try await Self.counts(world, total: 1) == ["go.example.com apple_cdn_differs": 1])
+                    #expect(try await notices() == 0, "not before ten minutes")
+                    world.clock.advance(seconds: 11 * 60)
+                    try await waitFor("the notice") { try await notices() == 1 }
+                }
+                // Another server on the database (a replica, a restart): the stretch is the same, no second notice.
+                world.clock.advance(seconds: 2 * 60)
+                try await world.serve(configure) { api in
+                    try await waitFor("compared again") {
+                        try await world.sql(
+                            "SELECT checked_at FROM association_cdn_checks WHERE domain = 'go.example.com'"
+                        ).first?.decode(column: "checked_at", as: Int64.self) == world.clock.wallClock.milliseconds()
+                    }
+                    #expect(try await notices() == 1)
+                    // The CDN follows: the stretch ends, and the requests are no longer the CDN's.
+                    cdn.copies.withLock { $0["go.example.com"] = linkFile }
+                    world.clock.advance(seconds: 2 * 60)
+                    try await waitFor("the same copy") { try await state()["go.example.com"] == .some(nil) }
+                    let port = try #require(api.client.port)
+                    try await Self.send(port, "go.example.com", "/summer", [.userAgent: SmartLinkTests.iPhone])
+                    let counts = try await Self.counts(world, total: 2)
+                    #expect(
+                        counts == ["go.example.com apple_cdn_differs": 1, "go.example.com unknown": 1],
+                        "\(counts)"
+                    )
+                }
+            }
+        }
+    }
+}
