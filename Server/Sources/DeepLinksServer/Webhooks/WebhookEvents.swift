@@ -8,7 +8,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Events for the configured webhook endpoints (`--webhook URL`): `link.created`, `link.updated`, `link.deleted`,
-/// `clicks.counted` (a flush's counts per link; on SQLite per thousand keys) and `deferred.redeemed`. An event is a
+/// `clicks.counted` (a flush's counts per link; on SQLite per thousand keys), `deferred.redeemed` and
+/// `association.cdn_differs` (``AppleCDNWatch``). An event is a
 /// row of `webhook_outbox` per endpoint, written in the transaction that made the change, so none is lost when an
 /// endpoint or this server is down and none is sent for a change that rolled back; ``WebhookSender`` delivers them.
 struct WebhookEvents: Sendable {
