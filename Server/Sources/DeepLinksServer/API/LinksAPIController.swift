@@ -332,18 +332,28 @@ extension AnalyticsReport {
     }
 }
 
-extension FunnelReport {
-    /// The funnel over the days `from` to `to` the query names (the last 30 by default), as JSON or CSV.
-    static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
-        let parameters = AnalyticsReport.parameters(request)
+extension AnalyticsReport {
+    /// The days `from` to `to` a report of `what` (the funnel, the health report) covers, read from the request's
+    /// query (the last 30 by default), and whether it asks for CSV (`format=csv`): any other parameter is refused,
+    /// by name.
+    static func range(_ request: Request, of what: String, today: String) throws -> (query: Query, csv: Bool) {
+        let parameters = parameters(request)
         let format = parameters["format"] ?? "json"
         guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
         for name in parameters.keys where !["from", "to", "format"].contains(name) {
-            throw APIError.invalidParameter(name, "is not a parameter of the funnel (from, to, format)")
+            throw APIError.invalidParameter(name, "is not a parameter of \(what) (from, to, format)")
         }
-        let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
+        return (try Query(parameters, today: today), format == "csv")
+    }
+}
+
+extension FunnelReport {
+    /// The funnel over the days `from` to `to` the query names (the last 30 by default), as JSON or CSV.
+    static func response(code: String?, request: Request, store: LinkStore) async throws -> Response {
+        let today = ClickCounter.day(store.clock.milliseconds())
+        let (query, csv) = try AnalyticsReport.range(request, of: "the funnel", today: today)
         let report = try await make(code: code, from: query.from, to: query.to, database: store.database)
-        guard format == "csv" else { return try JSONResponse.make(.ok, report) }
+        guard csv else { return try JSONResponse.make(.ok, report) }
         return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 }

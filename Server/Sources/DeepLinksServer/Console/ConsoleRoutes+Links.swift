@@ -261,16 +261,10 @@ extension ConsoleRoutes {
             guard let link = try await existing(context) else { return notFound(viewer) }
             code = link.code
         }
-        let parameters = AnalyticsReport.parameters(request).filter { $0.key == "from" || $0.key == "to" }
         let query: AnalyticsReport.Query
-        do {
-            query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
-        } catch let error as APIError {
-            let reason = error.fields["reason"].flatMap(\.string) ?? ""
-            return ConsolePages.response(
-                .badRequest,
-                ConsolePages.message(title: "Funnel", viewer: viewer, text: "The range is wrong: \(reason).")
-            )
+        switch range(request, title: "Funnel", viewer: viewer) {
+        case .success(let named): query = named
+        case .failure(let refused): return refused.page
         }
         let report = try await FunnelReport.make(code: code, from: query.from, to: query.to, database: store.database)
         guard request.uri.path.hasSuffix(".csv") else {
@@ -282,26 +276,42 @@ extension ConsoleRoutes {
     /// The universal-link health page, or its CSV at `.csv`.
     @Sendable func healthPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.viewer()
-        let parameters = AnalyticsReport.parameters(request).filter { $0.key == "from" || $0.key == "to" }
         let query: AnalyticsReport.Query
-        do {
-            query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds()))
-        } catch let error as APIError {
-            let reason = error.fields["reason"].flatMap(\.string) ?? ""
-            return ConsolePages.response(
-                .badRequest,
-                ConsolePages.message(
-                    title: "Universal-link health",
-                    viewer: viewer,
-                    text: "The range is wrong: \(reason)."
-                )
-            )
+        switch range(request, title: "Universal-link health", viewer: viewer) {
+        case .success(let named): query = named
+        case .failure(let refused): return refused.page
         }
         let report = try await LinkHealthReport.make(from: query.from, to: query.to, database: store.database)
         guard request.uri.path.hasSuffix(".csv") else {
             return ConsolePages.response(.ok, ConsolePages.health(report, viewer: viewer))
         }
         return LinkTransfer.csvFile(report.csv, name: report.fileName)
+    }
+
+    /// A range the page's query names wrongly: the page that says why.
+    struct RangeRefused: Error {
+        let page: Response
+    }
+
+    /// The days `from` to `to` a funnel or health page's query names (the last 30 by default), or the page that says
+    /// what is wrong with them.
+    private func range(_ request: Request, title: String, viewer: ConsolePages.Viewer) -> Result<
+        AnalyticsReport.Query, RangeRefused
+    > {
+        let parameters = AnalyticsReport.parameters(request).filter { $0.key == "from" || $0.key == "to" }
+        do {
+            return .success(try AnalyticsReport.Query(parameters, today: ClickCounter.day(clock.milliseconds())))
+        } catch {
+            let reason = (error as? APIError)?.fields["reason"].flatMap(\.string) ?? ""
+            return .failure(
+                RangeRefused(
+                    page: ConsolePages.response(
+                        .badRequest,
+                        ConsolePages.message(title: title, viewer: viewer, text: "The range is wrong: \(reason).")
+                    )
+                )
+            )
+        }
     }
 
     /// The report of the route's link (every link without `:code`); nil when the code is no link.

@@ -44,15 +44,10 @@ struct LinkHealthReport: Encodable, Sendable {
 
     /// The report over the days `from` to `to` the query names (the last 30 by default), as JSON or CSV.
     static func response(request: Request, store: LinkStore) async throws -> Response {
-        let parameters = AnalyticsReport.parameters(request)
-        let format = parameters["format"] ?? "json"
-        guard format == "json" || format == "csv" else { throw APIError.invalidParameter("format", "is json or csv") }
-        for name in parameters.keys where !["from", "to", "format"].contains(name) {
-            throw APIError.invalidParameter(name, "is not a parameter of the health report (from, to, format)")
-        }
-        let query = try AnalyticsReport.Query(parameters, today: ClickCounter.day(store.clock.milliseconds()))
+        let today = ClickCounter.day(store.clock.milliseconds())
+        let (query, csv) = try AnalyticsReport.range(request, of: "the health report", today: today)
         let report = try await make(from: query.from, to: query.to, database: store.database)
-        guard format == "csv" else { return try JSONResponse.make(.ok, report) }
+        guard csv else { return try JSONResponse.make(.ok, report) }
         return LinkTransfer.csvFile(report.csv, name: report.fileName)
     }
 

@@ -53,6 +53,10 @@ final class UniversalLinkHealth: Sendable {
     let scanners: ScannerList
     let metrics: ServerMetrics?
     let clock: WallClock
+    /// The hosts whose association file this server serves: the apps' domains and the short-link domains.
+    let domains: [String]
+    /// ``domains``, for the request's path: a request to any other host is not recorded.
+    let servedHosts: Set<String>
     private let sightings = Mutex<[Sighting]>([])
     private let counts = Mutex<[HealthStore.Count: Int64]>([:])
     /// The domains whose CDN copy differs from the served file, with the matcher of that copy (nil: none usable).
@@ -68,6 +72,9 @@ final class UniversalLinkHealth: Sendable {
     ) {
         (self.policy, self.database, self.proxies, self.metrics, self.clock, self.scanners) =
             (policy, database, proxies, metrics, clock, scanners)
+        var hosts = policy.apps.flatMap(\.domains)
+        for host in policy.linkMatcher?.hosts.sorted() ?? [] where !hosts.contains(host) { hosts.append(host) }
+        (domains, servedHosts) = (hosts, Set(hosts))
     }
 
     /// Whether a request from `platform` is one to record: iOS and iPadOS, and preview fetchers.
@@ -84,7 +91,9 @@ final class UniversalLinkHealth: Sendable {
                 agent: AgentText(request.headers[.userAgent]),
                 platformHint: request.headers[LinkRedirect.platformHint]
             )
-        guard Self.watches(platform), let host = request.requestedHost, let target = request.head.path else { return }
+        guard Self.watches(platform), let host = request.requestedHost, servedHosts.contains(host),
+            let target = request.head.path
+        else { return }
         let sighting = Sighting(
             host: host,
             target: target,
@@ -96,12 +105,6 @@ final class UniversalLinkHealth: Sendable {
         sightings.withLock { $0.append(sighting) }
     }
 
-    /// The hosts whose association file this server serves: the apps' domains and the short-link domains.
-    var domains: [String] {
-        var hosts = policy.apps.flatMap(\.domains)
-        for host in policy.linkMatcher?.hosts.sorted() ?? [] where !hosts.contains(host) { hosts.append(host) }
-        return hosts
-    }
 
     /// The app whose claim on `url` (on `host`) makes the request a universal link that fell through, if any.
     func claimant(host: String, url: String) -> AppConfiguration? {
