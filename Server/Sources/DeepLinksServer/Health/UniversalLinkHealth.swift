@@ -105,7 +105,6 @@ final class UniversalLinkHealth: Sendable {
         sightings.withLock { $0.append(sighting) }
     }
 
-
     /// The app whose claim on `url` (on `host`) makes the request a universal link that fell through, if any.
     func claimant(host: String, url: String) -> AppConfiguration? {
         if policy.linkMatcher?.hosts.contains(host) == true {
