@@ -181,6 +181,12 @@ extension UniversalLinkHealthTests {
                 $0["links.example.com"] = String(decoding: files.appleAppSiteAssociation.body, as: UTF8.self)
                 $0["go.example.com"] = #"{"applinks":{"details":[]}}"#
             }
+            _ = try await Operators(database: world.database, clock: world.clock.wallClock).create(
+                email: "viewer@example.com",
+                password: ConsoleTests.password,
+                role: .viewer,
+                hasher: world.settings().passwordReset.hasher
+            )
             try await cdn.serve { url in
                 let configure: (inout ServerSettings) -> Void = { settings in
                     Self.twoDomains(&settings)
@@ -223,6 +229,26 @@ extension UniversalLinkHealthTests {
                     #expect(try await notices() == 0, "not before ten minutes")
                     world.clock.advance(seconds: 11 * 60)
                     try await waitFor("the notice") { try await notices() == 1 }
+                    let (visit, _) = try await ConsoleTests.signIn(api, "viewer@example.com")
+                    let page = try await api.get("/console/health", headers: visit.headers)
+                    #expect(page.status == .ok)
+                    for part in [
+                        #"<th scope="row"><code>apple_cdn_differs</code></th><td class="number">1</td>"#,
+                        "<tr><th scope=\"row\">go.example.com</th>", "differs since 20",
+                        #"id="export-health" href="/console/health.csv?from="#,
+                        "<dt><code>open_in_app_tapped</code></dt>",
+                    ] {
+                        #expect(page.text.contains(part), "\(part)")
+                    }
+                    let csv = try await api.get("/console/health.csv", headers: visit.headers)
+                    #expect(
+                        csv.text == "domain,cause,detail,requests\r\ngo.example.com,apple_cdn_differs,,1\r\n",
+                        "\(csv.text)"
+                    )
+                    #expect(
+                        try await api.get("/console/health?from=2026-13-01", headers: visit.headers).status
+                            == .badRequest
+                    )
                 }
                 // Another server on the database (a replica, a restart): the stretch is the same, no second notice.
                 world.clock.advance(seconds: 2 * 60)
