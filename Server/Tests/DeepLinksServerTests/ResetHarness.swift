@@ -131,8 +131,11 @@ struct ResetWorld: Sendable {
         settings.passwordReset.signInBurst = 100_000
         // Debian's 660,000 country ranges are read by the tests that need them (ClickAnalyticsTests, PlacesTests).
         settings.geoipDatabase = "none"
-        // Apple's CDN is not asked (HealthTests asks a stand-in).
+        // Apple's CDN is not asked (UniversalLinkHealthTests asks a stand-in).
         settings.appleCDNCheckMinutes = 0
+        // The harness's one client connection may sit idle while a test waits on a loaded machine (a flush, a mail,
+        // an import): the server must not close it under the test. The tests of idle timeouts set their own.
+        settings.idleTimeoutSeconds = 300
         configure(&settings)
         return settings
     }
