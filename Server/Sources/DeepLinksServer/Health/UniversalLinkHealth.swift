@@ -31,10 +31,10 @@ package enum FallThroughCause: String, Sendable, CaseIterable {
     case unknown
 }
 
-/// Universal-link health (``FallThroughCause``): the redirect and the app-path pages record each request from iOS on
-/// a claimed path with one append (``record(_:)``); the background job classifies the batch (``absorb()``) and adds
-/// the counts per day, domain and cause to `link_health` (``flush()``); no row per visitor is ever written. Holds the
-/// domains whose CDN copy differs from the file served (``AppleCDNWatch``).
+/// Universal-link health (``FallThroughCause``): the redirect and the app-path pages record each request from iOS to
+/// a served host with one append (``record(_:platform:peer:)``); the background job classifies the batch
+/// (``absorb()``) and adds the counts per day, domain and cause to `link_health` (``flush()``); no row per visitor is
+/// ever written. Holds the domains whose CDN copy differs from the file served (``AppleCDNWatch``).
 final class UniversalLinkHealth: Sendable {
     /// A request as the redirect leaves it: its headers retained, not copied; dropped once classified.
     struct Sighting: Sendable {
