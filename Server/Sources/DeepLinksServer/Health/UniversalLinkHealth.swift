@@ -113,24 +113,54 @@ final class UniversalLinkHealth: Sendable {
         return policy.apps.first { $0.domains.contains(host) && policy.opens($0, url).verdict == .match }
     }
 
+    /// What a batch reads once: each URL's claim (the app, and whether a differing CDN copy gives it the URL), each
+    /// agent's scanner and in-app browser, each address's scanner, each `Referer`'s host.
+    struct Cache {
+        /// By host, then path and query as requested.
+        var claims: [String: [String: (appID: String, cdnOpens: Bool)?]] = [:]
+        var agents: [String: (scanner: Bool, inApp: InAppBrowser?)] = [:]
+        var addresses: [String: Bool] = [:]
+        var referrers: [String: String?] = [:]
+        /// The domains whose CDN copy differs, as they were when the batch began.
+        var differing: [String: AASAMatcher?] = [:]
+    }
+
     /// Why `sighting` came here, or nil when no file served here claims its path (not a universal link).
-    func cause(of sighting: Sighting) -> (cause: FallThroughCause, detail: String)? {
-        let url = "https://\(sighting.host)\(sighting.target)"
-        guard let app = claimant(host: sighting.host, url: url) else { return nil }
-        let agent = AgentText(sighting.headers[.userAgent])
-        let client = IPAddress(proxies.clientAddress(peer: sighting.peer, headers: sighting.headers))
-        if scanners.scanner(agent: agent) != nil || client.flatMap(scanners.scanner(address:)) != nil {
-            return (.scanner, "")
+    func cause(of sighting: Sighting, cache: inout Cache) -> (cause: FallThroughCause, detail: String)? {
+        let claim: (appID: String, cdnOpens: Bool)?
+        if let known = cache.claims[sighting.host]?[sighting.target] {
+            claim = known
+        } else {
+            let url = "https://\(sighting.host)\(sighting.target)"
+            claim = claimant(host: sighting.host, url: url).map { app in
+                let copy = cache.differing[sighting.host]
+                let cdnOpens =
+                    copy == nil || copy??.decide(appID: app.appID, url: url, domain: sighting.host).verdict == .match
+                return (app.appID, cdnOpens)
+            }
+            cache.claims[sighting.host, default: [:]][sighting.target] = .some(claim)
         }
+        guard let claim else { return nil }
+        let agentString = sighting.headers[.userAgent] ?? ""
+        let agent =
+            cache.agents[agentString]
+            ?? {
+                let text = AgentText(agentString)
+                return (scanners.scanner(agent: text) != nil, InAppBrowser(agent: text))
+            }()
+        cache.agents[agentString] = agent
+        let client = proxies.clientAddress(peer: sighting.peer, headers: sighting.headers)
+        let scannerAddress =
+            cache.addresses[client] ?? IPAddress(client).flatMap(scanners.scanner(address:)).map { _ in true } ?? false
+        cache.addresses[client] = scannerAddress
+        if agent.scanner || scannerAddress { return (.scanner, "") }
         if sighting.platform == .previewBot { return (.preview, "") }
-        if let browser = InAppBrowser(agent: agent) { return (.inAppBrowser, browser.key) }
-        let referrer = ClickCounter.referrerHost(sighting.headers[.referer])
+        if let browser = agent.inApp { return (.inAppBrowser, browser.key) }
+        let referer = sighting.headers[.referer] ?? ""
+        let referrer = cache.referrers[referer] ?? ClickCounter.referrerHost(referer)
+        cache.referrers[referer] = .some(referrer)
         if referrer == sighting.host { return (.sameDomain, "") }
-        if let copy = differing.withLock({ $0[sighting.host] }),
-            copy?.decide(appID: app.appID, url: url, domain: sighting.host).verdict != .match
-        {
-            return (.appleCDNDiffers, "")
-        }
+        if !claim.cdnOpens { return (.appleCDNDiffers, "") }
         if let referrer,
             referrer == policy.settings.landingDomain || policy.linkMatcher?.hosts.contains(referrer) == true
                 || referrer == policy.linkDomain
@@ -143,18 +173,24 @@ final class UniversalLinkHealth: Sendable {
         return (.unknown, "")
     }
 
-    /// Classifies the requests recorded since the last call and adds them to the pending counts and the metrics.
+    /// Classifies the requests recorded since the last call (each URL, agent and address read once per batch) and
+    /// adds them to the pending counts and the metrics.
     func absorb() {
         let taken = sightings.withLock { list in
             defer { list = [] }
             return list
         }
         guard !taken.isEmpty else { return }
+        var cache = Cache(differing: differing.withLock { $0 })
         var batch: [HealthStore.Count: Int64] = [:]
+        var day = (number: Int64.min, text: "")
         for sighting in taken {
-            guard let (cause, detail) = cause(of: sighting) else { continue }
+            guard let (cause, detail) = cause(of: sighting, cache: &cache) else { continue }
+            if sighting.milliseconds / 86_400_000 != day.number {
+                day = (sighting.milliseconds / 86_400_000, ClickCounter.day(sighting.milliseconds))
+            }
             let count = HealthStore.Count(
-                day: ClickCounter.day(sighting.milliseconds),
+                day: day.text,
                 domain: sighting.host,
                 cause: cause.rawValue,
                 detail: detail
