@@ -134,8 +134,10 @@ struct ResetWorld: Sendable {
         // Apple's CDN is not asked (UniversalLinkHealthTests asks a stand-in).
         settings.appleCDNCheckMinutes = 0
         // The harness's one client connection may sit idle while a test waits on a loaded machine (a flush, a mail,
-        // an import): the server must not close it under the test. The tests of idle timeouts set their own.
-        settings.idleTimeoutSeconds = 300
+        // an import): the server must not close it under the test (15 s did, beside the parallel suite). A minute,
+        // not more: a graceful shutdown waits for a connection it cannot close, up to that long (300 s held one
+        // run's shutdown for minutes). The tests of idle timeouts set their own.
+        settings.idleTimeoutSeconds = 60
         configure(&settings)
         return settings
     }
